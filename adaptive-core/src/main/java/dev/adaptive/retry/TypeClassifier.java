@@ -1,0 +1,43 @@
+package dev.adaptive.retry;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/** {@link RetryClassifier#on}: retries when an error in the cause chain has a listed type. Immutable. */
+final class TypeClassifier implements RetryClassifier {
+
+    private final List<Class<? extends Throwable>> types;
+
+    @SafeVarargs
+    TypeClassifier(Class<? extends Throwable>... types) {
+        Objects.requireNonNull(types, "types");
+        if (types.length == 0) {
+            throw new IllegalArgumentException("types must not be empty: []");
+        }
+        // List.of rejects null elements and copies the array away from the caller.
+        this.types = List.of(types);
+    }
+
+    @Override
+    public boolean shouldRetry(Throwable error, int attempt) {
+        // initCause allows a -> b -> a; remembering what we saw keeps that from looping.
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+            for (Class<? extends Throwable> type : types) {
+                if (type.isInstance(t)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "on" + Arrays.toString(types.stream().map(Class::getSimpleName).toArray());
+    }
+}
