@@ -1,0 +1,31 @@
+package dev.adaptive;
+
+/**
+ * Cause used when an attempt was classified as a failure although the task returned a value
+ * (for example an HTTP response with status 500 classified as {@link Outcome#DROPPED}).
+ */
+public class ClassifiedFailureException extends RuntimeException {
+
+    private final transient Object result;
+    private final Outcome outcome;
+
+    /**
+     * @param result  the value the task returned
+     * @param outcome how it was classified
+     */
+    public ClassifiedFailureException(Object result, Outcome outcome) {
+        super("result classified as " + outcome + ": " + result);
+        this.result = result;
+        this.outcome = outcome;
+    }
+
+    /** @return the value the task returned */
+    public Object result() {
+        return result;
+    }
+
+    /** @return how it was classified */
+    public Outcome outcome() {
+        return outcome;
+    }
+}

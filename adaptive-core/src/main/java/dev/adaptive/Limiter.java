@@ -1,0 +1,305 @@
+package dev.adaptive;
+
+import dev.adaptive.limit.Limit;
+import dev.adaptive.limit.LimitState;
+import dev.adaptive.limit.Vegas;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
+import dev.adaptive.trace.TraceListener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The gate around a {@link Limit}: it decides how many calls may be in flight, queues the
+ * rest without blocking a thread, and pauses all dispatch while a Retry-After window is open.
+ *
+ * <ul>
+ *   <li>{@link #tryAcquire()} sheds: a lease if a slot is free, nothing otherwise.</li>
+ *   <li>{@link #acquire()} queues: a future that completes with a lease when a slot frees up,
+ *       first come first served. A freed slot goes straight to the next waiter.</li>
+ *   <li>{@link Lease#release(Outcome)} feeds the attempt's sample to the limit; a
+ *       {@link Outcome.RateLimited} with a positive Retry-After closes the gate until then
+ *       (capped by {@link Builder#maxRetryAfter(Duration)}); the scheduler reopens it.</li>
+ * </ul>
+ *
+ * <p>Thread-safe. Acquire and release are lock-free: in-flight is one atomic counter and the
+ * limit's state is an immutable value swapped by compare-and-set, so no sample waits on a
+ * monitor. Time is read only through the {@link Ticker} and waited only through the
+ * {@link Scheduler}, so a limiter runs unchanged in {@link dev.adaptive.time.VirtualTime}.
+ *
+ * <p>Lifecycle: see {@link LimiterState}.
+ */
+public final class Limiter {
+
+    /** Default cap on a Retry-After pause: 10 minutes. */
+    public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofMinutes(10);
+
+    private final LimiterCore core;
+
+    private Limiter(Builder b) {
+        this.core = new LimiterCore(b.name, b.limit, b.ticker, b.scheduler, b.adapt, b.maxWaiters, b.waitTimeout,
+                b.maxRetryAfter, List.copyOf(b.traceListeners), List.copyOf(b.limitListeners));
+    }
+
+    /** @return a builder with every default */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a limiter with every default: {@link Vegas}, real time, unbounded queue */
+    public static Limiter create() {
+        return builder().build();
+    }
+
+    /** @return a lease if a slot is free, the gate is open and nobody is queued; empty otherwise */
+    public Optional<Lease> tryAcquire() {
+        return Optional.ofNullable(core.tryAcquire());
+    }
+
+    /**
+     * Queues for a slot. Never blocks. The future fails with {@link LimiterClosedException}
+     * after stop or abort, with {@link RejectedException} when {@code maxWaiters} are already
+     * queued, and with {@link AcquireTimeoutException} after the wait timeout. Cancelling the
+     * future withdraws from the queue; a lease granted to a cancelled future is given back.
+     *
+     * @return a future lease
+     */
+    public CompletableFuture<Lease> acquire() {
+        return core.acquire();
+    }
+
+    /** Stops granting leases until {@link #resume()}. Queued waiters stay queued. */
+    public void pause() {
+        core.pause();
+    }
+
+    /** Resumes after {@link #pause()}; does nothing in other states. */
+    public void resume() {
+        core.resume();
+    }
+
+    /** Refuses new acquisitions; queued waiters are still served as slots free up. Terminal. */
+    public void stop() {
+        core.stop();
+    }
+
+    /** Refuses new acquisitions and fails every queued waiter with {@link LimiterClosedException}. Terminal. */
+    public void abort() {
+        core.abort();
+    }
+
+    /**
+     * Opens a Retry-After pause from now, as a rate-limited release would, without a sample. Used
+     * by fleet coordinators and by faces that learn of a rate limit out of band.
+     *
+     * @param retryAfter the wait; capped by {@code maxRetryAfter}; zero or negative does nothing
+     */
+    public void pauseFor(Duration retryAfter) {
+        core.pauseFor(retryAfter);
+    }
+
+    /**
+     * Opens (or extends) a Retry-After pause until an absolute ticker reading.
+     *
+     * @param untilNanos when dispatch may resume; capped at now + {@code maxRetryAfter}
+     */
+    public void pauseUntil(long untilNanos) {
+        core.pauseUntil(untilNanos);
+    }
+
+    /**
+     * Bounds the limit from outside, for a fleet {@code Coordinator}'s share.
+     *
+     * @param ceiling the bound, at least 1; {@link Integer#MAX_VALUE} removes it (the default)
+     */
+    public void ceiling(int ceiling) {
+        if (ceiling < 1) {
+            throw new IllegalArgumentException("ceiling must be >= 1: " + ceiling);
+        }
+        core.ceiling(ceiling);
+    }
+
+    /** @return the current effective limit: the algorithm's limit, bounded by the ceiling */
+    public int limit() {
+        return core.limit();
+    }
+
+    /** @return the algorithm's own limit, before any fleet ceiling */
+    public int localLimit() {
+        return core.localLimit();
+    }
+
+    /** @return leases granted and not yet released */
+    public int inflight() {
+        return core.inflight();
+    }
+
+    /** @return acquisitions queued */
+    public int waiting() {
+        return core.waiting();
+    }
+
+    /** @return the lifecycle state */
+    public LimiterState state() {
+        return core.state();
+    }
+
+    /** @return whether a Retry-After pause is open */
+    public boolean isRatePaused() {
+        return core.isRatePaused();
+    }
+
+    /** @return the ticker reading at which the current Retry-After pause ends, or 0 if none */
+    public long pausedUntilNanos() {
+        return core.pausedUntilNanos();
+    }
+
+    /** @return a snapshot of the counters */
+    public LimiterStats stats() {
+        return core.stats();
+    }
+
+    /** @return the algorithm */
+    public Limit algorithm() {
+        return core.algorithm();
+    }
+
+    /** @return the algorithm's current state, with its metrics */
+    public LimitState limitState() {
+        return core.limitState();
+    }
+
+    /** @return the ticker this limiter reads */
+    public Ticker ticker() {
+        return core.ticker();
+    }
+
+    /** @return the scheduler this limiter waits on */
+    public Scheduler scheduler() {
+        return core.scheduler();
+    }
+
+    /** @return the name given at build time */
+    public String name() {
+        return core.name();
+    }
+
+    LimiterCore core() {
+        return core;
+    }
+
+    @Override
+    public String toString() {
+        return "Limiter[" + core.name() + ", " + stats() + "]";
+    }
+
+    /**
+     * Builds a {@link Limiter}. Not thread-safe; {@link #build()} copies every option, so a
+     * builder may be reused.
+     */
+    public static final class Builder {
+        private String name = "limiter";
+        private Limit limit = Vegas.defaults();
+        private Ticker ticker = Ticker.system();
+        private Scheduler scheduler = Scheduler.system();
+        private Adapt adapt = Adapt.all();
+        private int maxWaiters = Integer.MAX_VALUE;
+        private Duration waitTimeout;
+        private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
+        private final List<TraceListener> traceListeners = new ArrayList<>();
+        private final List<LimitChangeListener> limitListeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** @param name used in messages and thread names; default {@code "limiter"} @return this */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** @param limit the algorithm; default {@link Vegas#defaults()} @return this */
+        public Builder limit(Limit limit) {
+            this.limit = Objects.requireNonNull(limit, "limit");
+            return this;
+        }
+
+        /** @param ticker the time source; default {@link Ticker#system()} @return this */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /** @param scheduler the waits; default {@link Scheduler#system()} @return this */
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * Sets ticker and scheduler from one object, such as {@link dev.adaptive.time.VirtualTime}.
+         *
+         * @param time both
+         * @param <T>  a ticker that is also a scheduler
+         * @return this
+         */
+        public <T extends Ticker & Scheduler> Builder time(T time) {
+            return ticker(time).scheduler(time);
+        }
+
+        /** @param adapt which signals move the limit; default {@link Adapt#all()} @return this */
+        public Builder adapt(Adapt adapt) {
+            this.adapt = Objects.requireNonNull(adapt, "adapt");
+            return this;
+        }
+
+        /** @param maxWaiters bound on queued acquisitions, at least 0; default unbounded @return this */
+        public Builder maxWaiters(int maxWaiters) {
+            if (maxWaiters < 0) {
+                throw new IllegalArgumentException("maxWaiters must be >= 0: " + maxWaiters);
+            }
+            this.maxWaiters = maxWaiters;
+            return this;
+        }
+
+        /** @param waitTimeout how long one acquisition may queue, positive; default none @return this */
+        public Builder waitTimeout(Duration waitTimeout) {
+            if (waitTimeout != null && (waitTimeout.isNegative() || waitTimeout.isZero())) {
+                throw new IllegalArgumentException("waitTimeout must be positive: " + waitTimeout);
+            }
+            this.waitTimeout = waitTimeout;
+            return this;
+        }
+
+        /** @param maxRetryAfter cap on one Retry-After pause, positive; default 10 min @return this */
+        public Builder maxRetryAfter(Duration maxRetryAfter) {
+            if (maxRetryAfter == null || maxRetryAfter.isNegative() || maxRetryAfter.isZero()) {
+                throw new IllegalArgumentException("maxRetryAfter must be positive: " + maxRetryAfter);
+            }
+            this.maxRetryAfter = maxRetryAfter;
+            return this;
+        }
+
+        /** @param listener receives every trace event; may be called several times @return this */
+        public Builder traceListener(TraceListener listener) {
+            traceListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** @param listener told of every limit change; may be called several times @return this */
+        public Builder limitChangeListener(LimitChangeListener listener) {
+            limitListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** @return a new limiter */
+        public Limiter build() {
+            return new Limiter(this);
+        }
+    }
+}

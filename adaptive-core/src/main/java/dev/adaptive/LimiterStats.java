@@ -1,0 +1,19 @@
+package dev.adaptive;
+
+/**
+ * A snapshot of a {@link Limiter}. Fields are read one by one without a global lock, so under
+ * load they may be a few events apart.
+ *
+ * @param limit            the current limit (after any fleet ceiling)
+ * @param inflight         leases granted and not released
+ * @param waiting          acquisitions queued
+ * @param maxLimitReached  the highest limit so far
+ * @param congestionEvents drops folded (errors, timeouts)
+ * @param rateLimitEvents  rate-limited outcomes released
+ * @param ratePaused       whether a Retry-After pause is open now
+ * @param state            the lifecycle state
+ * @param listenerFailures exceptions thrown by trace or limit listeners (and swallowed)
+ */
+public record LimiterStats(int limit, int inflight, int waiting, int maxLimitReached, long congestionEvents,
+                           long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures) {
+}

@@ -1,0 +1,107 @@
+package dev.adaptive.trace;
+
+import dev.adaptive.Outcome;
+import dev.adaptive.limit.Sample;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What the engine did, as a stream of immutable events for logging, charts and tests. Every
+ * event carries {@code timeNanos}, a reading of the engine's {@link dev.adaptive.time.Ticker}.
+ *
+ * <p>Limiters emit {@link ConcurrencyChange}, {@link Decision} and {@link RatePause}; the
+ * runners that execute tasks (pool, Camel, Vert.x) add {@link TaskStart}, {@link TaskEnd} and
+ * {@link Retry}. {@code index} is the item's position in the pool's input, or a sequence number
+ * for standalone calls.
+ */
+public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.TaskEnd,
+        TraceEvent.ConcurrencyChange, TraceEvent.Decision, TraceEvent.Retry, TraceEvent.RatePause {
+
+    /** @return when it happened, in ticker nanoseconds */
+    long timeNanos();
+
+    /**
+     * An attempt was admitted and started.
+     *
+     * @param timeNanos when
+     * @param index     the item
+     * @param attempt   1 for the first attempt
+     * @param limit     the limit at that moment
+     * @param inflight  attempts in flight, counting this one
+     */
+    record TaskStart(long timeNanos, long index, int attempt, int limit, int inflight) implements TraceEvent {
+    }
+
+    /**
+     * An attempt finished.
+     *
+     * @param timeNanos when
+     * @param index     the item
+     * @param attempt   1 for the first attempt
+     * @param rttNanos  how long it took
+     * @param outcome   how the classifier saw it
+     * @param error     the failure, or {@code null} on success
+     */
+    record TaskEnd(long timeNanos, long index, int attempt, long rttNanos, Outcome outcome, Throwable error)
+            implements TraceEvent {
+    }
+
+    /**
+     * The limit moved.
+     *
+     * @param timeNanos when
+     * @param from      the old limit
+     * @param to        the new limit
+     * @param reason    what moved it: {@code "sample"}, {@code "rate-limit"}, {@code "coordinator"}
+     */
+    record ConcurrencyChange(long timeNanos, int from, int to, String reason) implements TraceEvent {
+        /** Validates. */
+        public ConcurrencyChange {
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /**
+     * The algorithm folded one sample.
+     *
+     * @param timeNanos when
+     * @param algorithm the limit's name
+     * @param limit     the limit after the fold
+     * @param metrics   the algorithm's internals after the fold
+     * @param sample    the sample folded
+     */
+    record Decision(long timeNanos, String algorithm, int limit, Map<String, Double> metrics, Sample sample)
+            implements TraceEvent {
+        /** Copies the metrics. */
+        public Decision {
+            metrics = Map.copyOf(metrics);
+        }
+    }
+
+    /**
+     * A failed attempt will be retried.
+     *
+     * @param timeNanos    when the retry was decided
+     * @param index        the item
+     * @param attempt      the attempt that failed
+     * @param cause        why it failed
+     * @param delay        the wait before the next attempt may be dispatched
+     * @param readyAtNanos when the next attempt may be dispatched
+     * @param rateLimited  {@code true} if this retry is on the rate-limit budget
+     */
+    record Retry(long timeNanos, long index, int attempt, Throwable cause, Duration delay, long readyAtNanos,
+                 boolean rateLimited) implements TraceEvent {
+    }
+
+    /**
+     * Dispatch of the whole limiter is paused until {@code untilNanos}.
+     *
+     * @param timeNanos  when
+     * @param untilNanos when dispatch resumes
+     * @param retryAfter the (capped) wait the server asked for
+     */
+    record RatePause(long timeNanos, long untilNanos, Duration retryAfter) implements TraceEvent {
+    }
+}
