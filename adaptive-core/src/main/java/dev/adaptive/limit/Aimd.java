@@ -200,12 +200,6 @@ public final class Aimd implements Limit {
                         double recentRttNanos, double ratio, long lastDecreaseNanos, boolean decreased)
             implements LimitState {
 
-        /** Rejects missing parts. */
-        public State {
-            Objects.requireNonNull(history, "history");
-            Objects.requireNonNull(recent, "recent");
-        }
-
         /** @return baselineRtt and recentRtt (milliseconds), ratio and limit */
         @Override
         public Map<String, Double> metrics() {

@@ -206,12 +206,6 @@ public final class Vegas implements Limit {
     public record State(int limit, RttHistory history, RttBatch probe, double queue, double baseRttNanos,
                         double probeRttNanos, long lastDecreaseNanos, boolean decreased) implements LimitState {
 
-        /** Rejects missing parts. */
-        public State {
-            Objects.requireNonNull(history, "history");
-            Objects.requireNonNull(probe, "probe");
-        }
-
         /** @return queue, baseRtt and probeRtt (milliseconds) and limit */
         @Override
         public Map<String, Double> metrics() {

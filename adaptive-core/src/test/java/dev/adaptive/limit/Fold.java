@@ -18,7 +18,6 @@ final class Fold {
     private final Limit limit;
     private LimitState state;
     private long now = 1_000 * MS;
-    private int peak;
 
     Fold(Limit limit) {
         this.limit = limit;
@@ -63,16 +62,6 @@ final class Fold {
         return state.limit();
     }
 
-    /** @return the highest limit seen since the last {@link #resetPeak()} */
-    int peak() {
-        return peak;
-    }
-
-    Fold resetPeak() {
-        peak = state.limit();
-        return this;
-    }
-
     LimitState state() {
         return state;
     }
@@ -94,6 +83,5 @@ final class Fold {
         assertThat(state.limit()).as("limit").isBetween(limit.minLimit(), limit.maxLimit());
         assertThat(state.metrics()).isNotNull();
         state.metrics().forEach((k, v) -> assertThat(v).as("metric %s", k).isFinite());
-        peak = Math.max(peak, state.limit());
     }
 }
