@@ -1,0 +1,41 @@
+package dev.adaptive.limit;
+
+/** Sample rules shared by the adaptive limits. Stateless. */
+final class Samples {
+
+    /**
+     * The smallest RTT a success may count for. A zero RTT (a cached answer, a coarse clock)
+     * would make the baseline zero and every later probe look infinitely congested, and would
+     * divide by zero in the ratios.
+     */
+    static final long MIN_RTT_NANOS = 1_000;
+
+    private Samples() {
+    }
+
+    static long successRtt(Sample sample) {
+        return Math.max(sample.rttNanos(), MIN_RTT_NANOS);
+    }
+
+    /**
+     * When the limiter folded this sample, in its ticker's time: the attempt ended then. Attempts
+     * admitted before that moment were admitted under the limit the decrease replaced.
+     * Overflow wraps, which is what the {@code a - b < 0} comparison in {@link #isStale} expects.
+     */
+    static long decreaseTime(Sample sample) {
+        return sample.startNanos() + sample.rttNanos();
+    }
+
+    /**
+     * A congestion sample that started before the last multiplicative decrease says that the old,
+     * higher limit was too high, which the decrease already acted on. Counting it again would
+     * turn one overload, seen by all the attempts in flight at once, into a collapse to min.
+     */
+    static boolean isStale(Sample sample, boolean decreased, long lastDecreaseNanos) {
+        return decreased && sample.startNanos() - lastDecreaseNanos < 0;
+    }
+
+    static double millis(double nanos) {
+        return nanos / 1_000_000.0;
+    }
+}

@@ -1,0 +1,305 @@
+package dev.adaptive.limit;
+
+import dev.adaptive.Outcome;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * Behaviour every adaptive limit must show, run as pure folds over synthetic samples. Each
+ * algorithm's test class extends this and adds what is specific to it.
+ */
+abstract class AdaptiveLimitContract {
+
+    /** @return the algorithm with these bounds and its other options at their defaults */
+    abstract Limit limit(int min, int initial, int max);
+
+    /** @return the algorithm with these bounds and initialLimit left unset */
+    abstract Limit limitWithDefaultInitial(int min, int max);
+
+    /** @return the metric that carries the no-load RTT estimate, in milliseconds */
+    abstract String baselineMetric();
+
+    Limit bounded() {
+        return limit(1, 5, 1_000);
+    }
+
+    /** Flat 10 ms successes until the limit reaches at least {@code target}. */
+    static Fold warm(Limit limit, int target) {
+        Fold fold = new Fold(limit);
+        for (int i = 0; i < 20_000 && fold.limit() < target; i++) {
+            fold.success(10);
+        }
+        assertThat(fold.limit()).as("warm-up reached").isGreaterThanOrEqualTo(target);
+        return fold;
+    }
+
+    @Test
+    void flatRttGrowsTheLimitToMax() {
+        Fold fold = new Fold(limit(1, 5, 40)).successes(5_000, 10);
+        assertThat(fold.limit()).isEqualTo(40);
+    }
+
+    @Test
+    void risingRttShrinksTheLimit() {
+        Fold fold = warm(bounded(), 40);
+        int before = fold.limit();
+        double rtt = 10;
+        for (int i = 0; i < 300; i++) {
+            rtt *= 1.01;
+            fold.success(rtt);
+        }
+        assertThat(fold.limit()).isLessThan(before / 2);
+    }
+
+    @Test
+    void dropsShrinkTheLimit() {
+        Fold fold = warm(bounded(), 40);
+        int before = fold.limit();
+        fold.drop(10);
+        assertThat(fold.limit()).isLessThan(before);
+        for (int i = 0; i < 20; i++) {
+            fold.drop(10);
+        }
+        assertThat(fold.limit()).isEqualTo(1);
+    }
+
+    @Test
+    void rateLimitsShrinkTheLimit() {
+        Fold fold = warm(bounded(), 40);
+        int before = fold.limit();
+        fold.rateLimited(10);
+        assertThat(fold.limit()).isLessThan(before);
+        for (int i = 0; i < 20; i++) {
+            fold.rateLimited(1);
+        }
+        assertThat(fold.limit()).isEqualTo(1);
+    }
+
+    @Test
+    void decreasesStopAtMin() {
+        Fold fold = warm(limit(7, 7, 100), 30);
+        for (int i = 0; i < 50; i++) {
+            fold.drop(10);
+        }
+        assertThat(fold.limit()).isEqualTo(7);
+    }
+
+    @Test
+    void boundsHoldWithZeroAndHugeRtts() {
+        Fold fold = new Fold(limit(3, 5, 17));
+        fold.successes(200, 0).successes(200, 10);
+        fold.apply(fold.next(Outcome.SUCCESS, Long.MAX_VALUE));
+        fold.successes(50, 10);
+        for (int i = 0; i < 200; i++) {
+            fold.apply(fold.next(Outcome.SUCCESS, i % 2 == 0 ? 0 : Long.MAX_VALUE / 4));
+        }
+        fold.drop(0).apply(fold.next(Outcome.DROPPED, Long.MAX_VALUE / 4)).successes(500, 0);
+        assertThat(fold.limit()).isBetween(3, 17);
+    }
+
+    @Test
+    void growthAtIntegerMaxValueDoesNotOverflow() {
+        Fold fold = new Fold(limit(1, Integer.MAX_VALUE, Integer.MAX_VALUE)).successes(200, 10);
+        assertThat(fold.limit()).isEqualTo(Integer.MAX_VALUE);
+        fold.drop(10);
+        assertThat(fold.limit()).isLessThan(Integer.MAX_VALUE).isPositive();
+    }
+
+    @Test
+    void recoversAfterACongestionEpisode() {
+        Fold fold = warm(bounded(), 30);
+        int peak = fold.limit();
+        for (int i = 0; i < 200; i++) {
+            if (i % 10 == 0) {
+                fold.drop(50);
+            } else {
+                fold.success(50);
+            }
+        }
+        int low = fold.limit();
+        assertThat(low).isLessThan(peak / 2);
+        fold.successes(3_000, 10);
+        assertThat(fold.limit()).isGreaterThanOrEqualTo(peak);
+    }
+
+    @Test
+    void growsAgainAfterThePermanentLatencyRises() {
+        Fold fold = warm(bounded(), 30);
+        int low = fold.limit();
+        for (int i = 0; i < 3_000; i++) {
+            fold.success(40);
+            low = Math.min(low, fold.limit());
+        }
+        // An all-time minimum baseline would keep calling 40 ms congested and hold the limit down.
+        assertThat(low).isLessThan(30);
+        assertThat(fold.limit()).isGreaterThan(low + 20);
+    }
+
+    @Test
+    void nearZeroRttFailuresDoNotPoisonTheBaseline() {
+        Fold fold = new Fold(bounded()).successes(500, 10);
+        for (int i = 0; i < 30; i++) {
+            fold.drop(0);
+        }
+        assertThat(fold.limit()).isEqualTo(1);
+        // Few enough successes that poisoned entries would still sit in any RTT window.
+        fold.successes(50, 10);
+        assertThat(fold.metric(baselineMetric())).isCloseTo(10.0, within(0.5));
+        assertThat(fold.limit()).isGreaterThanOrEqualTo(5);
+        fold.successes(600, 10);
+        assertThat(fold.limit()).isGreaterThanOrEqualTo(30);
+    }
+
+    @Test
+    void zeroRttSuccessesAreHarmless() {
+        Fold fold = new Fold(limit(1, 5, 50)).successes(2_000, 0);
+        assertThat(fold.limit()).isEqualTo(50);
+        fold.successes(200, 10);
+        assertThat(fold.limit()).isBetween(1, 50);
+    }
+
+    @Test
+    void congestionThatStartedBeforeTheLastDecreaseDoesNotDecreaseAgain() {
+        Fold fold = warm(bounded(), 40);
+        long start = fold.now();
+        // Twenty attempts in flight together, all failing as the downstream falls over.
+        List<Sample> storm = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            Outcome outcome = i % 2 == 0 ? Outcome.DROPPED : Outcome.rateLimited(Duration.ofMillis(100));
+            storm.add(new Sample(start + i, Fold.nanos(5) + i * 1_000L, 40, outcome));
+        }
+        fold.apply(storm.get(0));
+        int afterFirst = fold.limit();
+        LimitState stateAfterFirst = fold.state();
+        assertThat(afterFirst).isLessThan(40);
+        for (Sample sample : storm.subList(1, storm.size())) {
+            fold.apply(sample);
+        }
+        assertThat(fold.limit()).isEqualTo(afterFirst);
+        assertThat(fold.state()).isEqualTo(stateAfterFirst);
+
+        long afterStorm = start + Fold.nanos(10);
+        fold.apply(new Sample(afterStorm, Fold.nanos(1), afterFirst, Outcome.DROPPED));
+        assertThat(fold.limit()).isLessThan(afterFirst);
+    }
+
+    @Test
+    void updateIsPure() {
+        Limit limit = limit(2, 5, 60);
+        List<Sample> samples = randomSamples(new Random(42), 2_000);
+        LimitState a = limit.initialState();
+        LimitState b = limit.initialState();
+        for (Sample sample : samples) {
+            LimitState before = a;
+            LimitState snapshot = b;
+            a = limit.update(a, sample);
+            b = limit.update(b, sample);
+            assertThat(a).isEqualTo(b).hasSameHashCodeAs(b);
+            assertThat(limit.update(before, sample)).isEqualTo(a);
+            assertThat(before).isEqualTo(snapshot);
+            assertThat(a.metrics()).isEqualTo(b.metrics());
+        }
+    }
+
+    @Test
+    void randomSampleSequencesStayWithinBounds() {
+        for (int seed = 0; seed < 40; seed++) {
+            Random random = new Random(seed);
+            int min = 1 + random.nextInt(5);
+            int max = random.nextBoolean() ? Integer.MAX_VALUE : min + random.nextInt(60);
+            int initial = min + random.nextInt((int) Math.min(100, (long) max - min + 1));
+            Fold fold = new Fold(limit(min, initial, max));
+            for (Sample sample : randomSamples(random, 3_000)) {
+                fold.apply(sample);
+            }
+        }
+    }
+
+    /** Mixed outcomes, RTTs from zero to absurd, and some starts earlier than others ended. */
+    static List<Sample> randomSamples(Random random, int count) {
+        List<Sample> out = new ArrayList<>(count);
+        long now = random.nextLong();
+        double base = 1 + random.nextInt(50);
+        for (int i = 0; i < count; i++) {
+            int roll = random.nextInt(100);
+            Outcome outcome = roll < 75 ? Outcome.SUCCESS
+                    : roll < 88 ? Outcome.DROPPED
+                    : Outcome.rateLimited(Duration.ofMillis(random.nextInt(1_000)));
+            long rtt = switch (random.nextInt(20)) {
+                case 0 -> 0;
+                case 1 -> 1 + random.nextInt(1_000);
+                case 2 -> Long.MAX_VALUE / (1 + random.nextInt(4));
+                default -> Fold.nanos(base * (0.5 + random.nextDouble() * (1 + (i / 500) % 4)));
+            };
+            long start = random.nextInt(10) == 0 ? now - random.nextInt(1_000_000_000) : now;
+            out.add(new Sample(start, rtt, 1 + random.nextInt(100), outcome));
+            now += random.nextInt(5_000_000);
+        }
+        return out;
+    }
+
+    @Test
+    void rejectsAStateItDidNotMake() {
+        Sample sample = new Sample(0, 1, 1, Outcome.SUCCESS);
+        LimitState foreign = new LimitState() {
+            @Override
+            public int limit() {
+                return 1;
+            }
+
+            @Override
+            public java.util.Map<String, Double> metrics() {
+                return java.util.Map.of();
+            }
+        };
+        assertThatThrownBy(() -> bounded().update(foreign, sample))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("state");
+    }
+
+    @Test
+    void ignoredSamplesChangeNothing() {
+        Fold fold = warm(bounded(), 20);
+        LimitState before = fold.state();
+        fold.apply(fold.next(Outcome.IGNORED, 0));
+        assertThat(fold.state()).isEqualTo(before);
+    }
+
+    @Test
+    void initialStateMatchesTheOptions() {
+        Limit limit = limit(2, 9, 30);
+        assertThat(limit.initialLimit()).isEqualTo(9);
+        assertThat(limit.minLimit()).isEqualTo(2);
+        assertThat(limit.maxLimit()).isEqualTo(30);
+        assertThat(limit.initialState().limit()).isEqualTo(9);
+        assertThat(limit.name()).isNotBlank();
+    }
+
+    @Test
+    void anUnsetInitialLimitMovesIntoTheBounds() {
+        assertThat(limitWithDefaultInitial(1, 3).initialLimit()).isEqualTo(3);
+        assertThat(limitWithDefaultInitial(10, 20).initialLimit()).isEqualTo(10);
+        assertThat(limitWithDefaultInitial(1, Integer.MAX_VALUE).initialLimit()).isEqualTo(5);
+    }
+
+    @Test
+    void badBoundsFailAtBuildNamingOptionAndValue() {
+        assertThatThrownBy(() -> limit(0, 5, 10))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("minLimit").hasMessageEndingWith(": 0");
+        assertThatThrownBy(() -> limit(-3, 5, 10))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("minLimit").hasMessageEndingWith(": -3");
+        assertThatThrownBy(() -> limit(5, 5, 4))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxLimit").hasMessageEndingWith(": 4");
+        assertThatThrownBy(() -> limit(2, 1, 10))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("initialLimit").hasMessageEndingWith(": 1");
+        assertThatThrownBy(() -> limit(2, 11, 10))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("initialLimit").hasMessageEndingWith(": 11");
+    }
+}
