@@ -313,11 +313,20 @@ final class PoolEngine<T, R> {
         if (stage == null) {
             return null; // the executor reports it as a failed attempt
         }
-        return stage.whenComplete((value, error) -> {
-            if (error != null && OutcomeClassifier.unwrap(error) instanceof StopPoolException sp) {
-                markStopped(sp);
+        if (stage instanceof CompletableFuture<R> done && done.isDone()) {
+            // Already answered (a synchronous task): look now, without another stage per item.
+            if (done.isCompletedExceptionally()) {
+                done.whenComplete(this::watchForStop);
             }
-        });
+            return stage;
+        }
+        return stage.whenComplete(this::watchForStop);
+    }
+
+    private void watchForStop(Object value, Throwable error) {
+        if (error != null && OutcomeClassifier.unwrap(error) instanceof StopPoolException sp) {
+            markStopped(sp);
+        }
     }
 
     private void markStopped(StopPoolException cause) {
