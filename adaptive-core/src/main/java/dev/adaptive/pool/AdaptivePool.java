@@ -163,55 +163,82 @@ public final class AdaptivePool<T> {
         return this;
     }
 
-    /** @param algorithm the limit algorithm, with its own bounds; wins over {@link #withConcurrency} @return this */
+    /**
+     * @param algorithm the limit algorithm, with its own bounds; wins over {@link #withConcurrency}
+     * @return this
+     */
     public AdaptivePool<T> withAlgorithm(Limit algorithm) {
         options.algorithm(algorithm);
         return this;
     }
 
-    /** @param adapt which signals move the limit; default {@link Adapt#all()} @return this */
+    /**
+     * @param adapt which signals move the limit; default {@link Adapt#all()}
+     * @return this
+     */
     public AdaptivePool<T> adaptOn(Adapt adapt) {
         options.adapt(adapt);
         return this;
     }
 
-    /** @param policy retries, backoff, rate-limit budget, Retry-After cap; default {@link RetryPolicy#defaults()} @return this */
+    /**
+     * @param policy retries, backoff, rate-limit budget, Retry-After cap; default {@link RetryPolicy#defaults()}
+     * @return this
+     */
     public AdaptivePool<T> withRetry(RetryPolicy policy) {
         options.retry(policy);
         return this;
     }
 
-    /** @param timeout per-attempt timeout, positive; default none @return this */
+    /**
+     * @param timeout per-attempt timeout, positive; default none
+     * @return this
+     */
     public AdaptivePool<T> withTaskTimeout(Duration timeout) {
         options.taskTimeout(timeout);
         return this;
     }
 
-    /** @param deadline the most a run may take, positive, in ticker time; default none @return this */
+    /**
+     * @param deadline the most a run may take, positive, in ticker time; default none
+     * @return this
+     */
     public AdaptivePool<T> withDeadline(Duration deadline) {
         options.deadline(deadline);
         return this;
     }
 
-    /** @param stage cancels the run when it completes, normally or not @return this */
+    /**
+     * @param stage cancels the run when it completes, normally or not
+     * @return this
+     */
     public AdaptivePool<T> withCancellation(CompletionStage<?> stage) {
         options.cancellation(stage);
         return this;
     }
 
-    /** @param signal cancels the run when it fires (a task's cancellation, to nest pools) @return this */
+    /**
+     * @param signal cancels the run when it fires (a task's cancellation, to nest pools)
+     * @return this
+     */
     public AdaptivePool<T> withCancellation(Cancellation signal) {
         options.cancellation(signal);
         return this;
     }
 
-    /** @param listener receives every trace event; may be called several times @return this */
+    /**
+     * @param listener receives every trace event; may be called several times
+     * @return this
+     */
     public AdaptivePool<T> withTrace(TraceListener listener) {
         options.trace(listener);
         return this;
     }
 
-    /** @param classifier outcome classifier; default {@link OutcomeClassifier#defaults()} @return this */
+    /**
+     * @param classifier outcome classifier; default {@link OutcomeClassifier#defaults()}
+     * @return this
+     */
     public AdaptivePool<T> withClassifier(OutcomeClassifier classifier) {
         options.classifier(classifier);
         return this;
@@ -250,19 +277,28 @@ public final class AdaptivePool<T> {
         return this;
     }
 
-    /** @param maxPending bound on accepted, unsettled items; 0 (default) is twice the limit @return this */
+    /**
+     * @param maxPending bound on accepted, unsettled items; 0 (default) is twice the limit
+     * @return this
+     */
     public AdaptivePool<T> withMaxPending(int maxPending) {
         options.maxPending(maxPending);
         return this;
     }
 
-    /** @param name for thread names and messages; default {@code "pool"} @return this */
+    /**
+     * @param name for thread names and messages; default {@code "pool"}
+     * @return this
+     */
     public AdaptivePool<T> withName(String name) {
         options.name(name);
         return this;
     }
 
-    /** @param all replaces every option set so far @return this */
+    /**
+     * @param all replaces every option set so far
+     * @return this
+     */
     public AdaptivePool<T> withOptions(PoolOptions all) {
         options.from(Objects.requireNonNull(all, "options"));
         return this;

@@ -20,7 +20,13 @@ import java.util.Objects;
  */
 public record AdaptiveResult<T, R>(List<ItemResult<T, R>> successes, List<ItemError<T>> errors, PoolStats stats) {
 
-    /** Copies the lists. */
+    /**
+     * Copies the lists.
+     *
+     * @param successes the items that succeeded, in completion order
+     * @param errors    the items that failed, in completion order
+     * @param stats     what the run did
+     */
     public AdaptiveResult {
         successes = List.copyOf(successes);
         errors = List.copyOf(errors);

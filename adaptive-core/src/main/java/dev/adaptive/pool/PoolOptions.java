@@ -306,7 +306,10 @@ public final class PoolOptions {
             return this;
         }
 
-        /** @param adapt which signals move the limit; default {@link Adapt#all()} @return this */
+        /**
+         * @param adapt which signals move the limit; default {@link Adapt#all()}
+         * @return this
+         */
         public Builder adapt(Adapt adapt) {
             this.adapt = Objects.requireNonNull(adapt, "adapt");
             return this;
@@ -366,19 +369,28 @@ public final class PoolOptions {
             return this;
         }
 
-        /** @param classifier outcome classifier; default {@link OutcomeClassifier#defaults()} @return this */
+        /**
+         * @param classifier outcome classifier; default {@link OutcomeClassifier#defaults()}
+         * @return this
+         */
         public Builder classifier(OutcomeClassifier classifier) {
             this.classifier = Objects.requireNonNull(classifier, "classifier");
             return this;
         }
 
-        /** @param ticker the time source; default {@link Ticker#system()} @return this */
+        /**
+         * @param ticker the time source; default {@link Ticker#system()}
+         * @return this
+         */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
         }
 
-        /** @param scheduler the waits; default {@link Scheduler#system()} @return this */
+        /**
+         * @param scheduler the waits; default {@link Scheduler#system()}
+         * @return this
+         */
         public Builder scheduler(Scheduler scheduler) {
             this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
             return this;

@@ -48,7 +48,25 @@ public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long co
      */
     public static final int MAX_PERFORMANCE_SEGMENTS = 10_000;
 
-    /** Copies the collections and checks for nulls. */
+    /**
+     * Copies the collections and checks for nulls; see the class documentation for each field.
+     *
+     * @param finalConcurrency         the limit when the run ended
+     * @param maxConcurrencyReached    the highest limit during the run
+     * @param congestionEvents         drops the limiter saw
+     * @param rateLimitEvents          rate-limited attempts
+     * @param totalRetries             attempts beyond the first
+     * @param totalAttempts            attempts started
+     * @param accepted                 items taken from the input
+     * @param succeeded                items that ended with a result
+     * @param failed                   items that ended with an error
+     * @param elapsed                  the run's duration in ticker time
+     * @param performanceData          stretches at one limit, in order
+     * @param performanceDataTruncated whether stretches were left out
+     * @param timeAtConcurrency        total time at each limit
+     * @param callbackFailures         listener exceptions swallowed
+     * @param stopCause                why the run ended early, if it did
+     */
     public PoolStats {
         Objects.requireNonNull(elapsed, "elapsed");
         performanceData = List.copyOf(performanceData);

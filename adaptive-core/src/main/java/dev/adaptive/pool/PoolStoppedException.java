@@ -32,6 +32,7 @@ public class PoolStoppedException extends RuntimeException {
         INPUT_FAILED
     }
 
+    /** What ended the run. */
     private final Reason reason;
 
     /**

@@ -22,7 +22,11 @@ public sealed interface Settled<T, R> permits Settled.Succeeded, Settled.Failed 
      * @param <R>    the result type
      */
     record Succeeded<T, R>(ItemResult<T, R> result) implements Settled<T, R> {
-        /** Checks for null. */
+        /**
+         * Checks for null.
+         *
+         * @param result the item, its value and attempts
+         */
         public Succeeded {
             Objects.requireNonNull(result, "result");
         }
@@ -41,7 +45,11 @@ public sealed interface Settled<T, R> permits Settled.Succeeded, Settled.Failed 
      * @param <R>   the result type
      */
     record Failed<T, R>(ItemError<T> error) implements Settled<T, R> {
-        /** Checks for null. */
+        /**
+         * Checks for null.
+         *
+         * @param error the item, its failure and attempts
+         */
         public Failed {
             Objects.requireNonNull(error, "error");
         }
