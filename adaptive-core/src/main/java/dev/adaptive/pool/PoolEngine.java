@@ -146,16 +146,15 @@ final class PoolEngine<T, R> {
                 }
             });
         }
-        source.open(this::pump);
+        if (stop.get() == null) {
+            // A cancellation that had already fired ended the run above: no point subscribing.
+            source.open(this::pump);
+        }
         pump();
     }
 
     Limiter limiter() {
         return limiter;
-    }
-
-    boolean isFinished() {
-        return finished.get();
     }
 
     /**

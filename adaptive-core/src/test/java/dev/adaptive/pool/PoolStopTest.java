@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import static dev.adaptive.pool.VirtualPoolHarness.Reply;
@@ -103,6 +104,18 @@ class PoolStopTest {
         assertThat(h.starts).isEmpty();
         assertThat(r.errors()).extracting(ItemError::item).containsExactly(0, 1, 2, 3, 4);
         assertThat(r.errors()).extracting(ItemError::attempts).containsOnly(0);
+    }
+
+    @Test
+    void aPublisherIsNotEvenSubscribedWhenTheRunIsCancelledBeforeItStarts() {
+        AtomicInteger subscribes = new AtomicInteger();
+        java.util.concurrent.Flow.Publisher<Integer> publisher = s -> subscribes.incrementAndGet();
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(publisher))
+                .withCancellation(CompletableFuture.completedFuture(null))
+                .process(h.scripted((item, attempt) -> Reply.ok(1, item))));
+        assertThat(subscribes.get()).isZero();
+        assertThat(r.stats().accepted()).isZero();
+        assertThat(r.stats().stopCause()).isPresent();
     }
 
     @Test
