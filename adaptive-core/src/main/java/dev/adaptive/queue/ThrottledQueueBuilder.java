@@ -89,13 +89,25 @@ public final class ThrottledQueueBuilder {
     ThrottledQueueBuilder() {
     }
 
-    /** @param name used in messages and as the concurrency limiter's name; default {@code "queue"} @return this */
+    /**
+
+     * @param name used in messages and as the concurrency limiter's name; default {@code "queue"}
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder name(String name) {
         this.name = Objects.requireNonNull(name, "name");
         return this;
     }
 
-    /** @param minRate the lowest rate, in starts per interval; required, at least 1 @return this */
+    /**
+
+     * @param minRate the lowest rate, in starts per interval; required, at least 1
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder minRate(int minRate) {
         this.minRate = minRate;
         return this;
@@ -111,7 +123,13 @@ public final class ThrottledQueueBuilder {
         return this;
     }
 
-    /** @param interval the period the rate counts starts in; required, positive @return this */
+    /**
+
+     * @param interval the period the rate counts starts in; required, positive
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder interval(Duration interval) {
         this.interval = interval;
         return this;
@@ -128,19 +146,37 @@ public final class ThrottledQueueBuilder {
         return this;
     }
 
-    /** @param errorsPerInterval counted failures in one window that are "too many"; default 5, at least 1 @return this */
+    /**
+
+     * @param errorsPerInterval counted failures in one window that are "too many"; default 5, at least 1
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder errorsPerInterval(int errorsPerInterval) {
         this.errorsPerInterval = errorsPerInterval;
         return this;
     }
 
-    /** @param backOff on a decision that says "too many errors", start nothing for one full interval; default false @return this */
+    /**
+
+     * @param backOff on a decision that says "too many errors", start nothing for one full interval; default false
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder backOff(boolean backOff) {
         this.backOff = backOff;
         return this;
     }
 
-    /** @param retries retries of a failed task (rate-limit answers have their own budget); default 0, at least 0 @return this */
+    /**
+
+     * @param retries retries of a failed task (rate-limit answers have their own budget); default 0, at least 0
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder retries(int retries) {
         this.retries = retries;
         return this;
@@ -169,7 +205,13 @@ public final class ThrottledQueueBuilder {
         return this;
     }
 
-    /** @param concurrency the bound on attempts running at once; default unlimited, at least 1 @return this */
+    /**
+
+     * @param concurrency the bound on attempts running at once; default unlimited, at least 1
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder concurrency(int concurrency) {
         this.concurrency = concurrency;
         return this;
@@ -200,13 +242,25 @@ public final class ThrottledQueueBuilder {
         return this;
     }
 
-    /** @param rateStrategy the policy that moves the rate; default {@link RateStrategy#linear()} @return this */
+    /**
+
+     * @param rateStrategy the policy that moves the rate; default {@link RateStrategy#linear()}
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder rateStrategy(RateStrategy rateStrategy) {
         this.rateStrategy = Objects.requireNonNull(rateStrategy, "rateStrategy");
         return this;
     }
 
-    /** @param classifier which failures lower the rate; default {@link RateOutcomeClassifier#defaults()} @return this */
+    /**
+
+     * @param classifier which failures lower the rate; default {@link RateOutcomeClassifier#defaults()}
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder rateOutcomeClassifier(RateOutcomeClassifier classifier) {
         this.rateOutcomeClassifier = Objects.requireNonNull(classifier, "rateOutcomeClassifier");
         return this;
@@ -224,13 +278,25 @@ public final class ThrottledQueueBuilder {
         return this;
     }
 
-    /** @param timing when the rate strategy decides; default {@link AdjustmentTiming#INTERVAL} @return this */
+    /**
+
+     * @param timing when the rate strategy decides; default {@link AdjustmentTiming#INTERVAL}
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder adjustmentTiming(AdjustmentTiming timing) {
         this.adjustmentTiming = Objects.requireNonNull(timing, "adjustmentTiming");
         return this;
     }
 
-    /** @param listener told of every applied rate change; may be called several times @return this */
+    /**
+
+     * @param listener told of every applied rate change; may be called several times
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder onRateChange(RateChangeListener listener) {
         rateListeners.add(Objects.requireNonNull(listener, "onRateChange"));
         return this;
@@ -250,31 +316,61 @@ public final class ThrottledQueueBuilder {
         return this;
     }
 
-    /** @param maxRateLimitRetries retries after rate-limit answers, apart from {@code retries}; default 10, at least 0 @return this */
+    /**
+
+     * @param maxRateLimitRetries retries after rate-limit answers, apart from {@code retries}; default 10, at least 0
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder maxRateLimitRetries(int maxRateLimitRetries) {
         this.maxRateLimitRetries = maxRateLimitRetries;
         return this;
     }
 
-    /** @param maxRetryAfter the cap on one Retry-After pause; default 10 minutes, positive @return this */
+    /**
+
+     * @param maxRetryAfter the cap on one Retry-After pause; default 10 minutes, positive
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder maxRetryAfter(Duration maxRetryAfter) {
         this.maxRetryAfter = maxRetryAfter;
         return this;
     }
 
-    /** @param listener receives TaskStart, TaskEnd, Retry and RatePause events (and the concurrency limiter's); may be called several times @return this */
+    /**
+
+     * @param listener receives TaskStart, TaskEnd, Retry and RatePause events (and the concurrency limiter's); may be called several times
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder traceListener(TraceListener listener) {
         traceListeners.add(Objects.requireNonNull(listener, "traceListener"));
         return this;
     }
 
-    /** @param ticker the time source; default {@link Ticker#system()} @return this */
+    /**
+
+     * @param ticker the time source; default {@link Ticker#system()}
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder ticker(Ticker ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         return this;
     }
 
-    /** @param scheduler the waits; default {@link Scheduler#system()} @return this */
+    /**
+
+     * @param scheduler the waits; default {@link Scheduler#system()}
+
+     * @return this
+
+     */
     public ThrottledQueueBuilder scheduler(Scheduler scheduler) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         return this;
