@@ -1,12 +1,10 @@
 package dev.adaptive.queue;
 
 import dev.adaptive.AsyncTask;
-import dev.adaptive.ClassifiedFailureException;
 import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
 import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
-import dev.adaptive.RateLimitedException;
 import dev.adaptive.RejectedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.retry.RetryPolicy;
@@ -58,14 +56,14 @@ final class QueueCore {
     private volatile QueueStatus status = QueueStatus.RUNNING;
     private RateStrategyException haltCause;
     private QueueAbortedException abortCause;
-    private int rate;
     private final ArrayDeque<Job<?>> fresh = new ArrayDeque<>();
     /** Retries whose delay is over; they go before fresh tasks, being older. */
     private final ArrayDeque<Job<?>> readyRetries = new ArrayDeque<>();
-    private final Set<Job<?>> delayed = new LinkedHashSet<>();
+    private final DelayedRetries delayed;
     private final Set<Attempt<?>> running = new LinkedHashSet<>();
     private long nextIndex;
     private final Pacer pacer;
+    private final RateController rates;
     private Cancellable dispatchTimer;
     private Object dispatchToken;
     private long dispatchAt;
@@ -73,14 +71,10 @@ final class QueueCore {
     private long rateLimitedUntil;
     private boolean backingOff;
     private long backOffUntil;
-    private ObservationWindow window;
-    private Cancellable windowTimer;
     private long started;
     private long succeeded;
     private long failed;
     private long retried;
-    private long rateIncreases;
-    private long rateDecreases;
     private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
 
     QueueCore(QueueConfig cfg) {
@@ -91,8 +85,9 @@ final class QueueCore {
         this.retryPolicy = cfg.retryPolicy();
         this.intervalNanos = cfg.intervalNanos();
         this.traceListeners = cfg.traceListeners().toArray(new TraceListener[0]);
-        this.rate = cfg.initialRate();
         this.pacer = new Pacer(intervalNanos, cfg.evenlySpaced());
+        this.rates = new RateController(cfg, scheduler, this::onWindowEnd, pacer, outbox, listenerFailures);
+        this.delayed = new DelayedRetries(scheduler, this::onRetryDue);
         if (cfg.concurrencyLimit() == null) {
             this.limiter = null;
         } else {
@@ -140,19 +135,12 @@ final class QueueCore {
     }
 
     private void withdraw(Job<?> job) {
-        try {
-            synchronized (lock) {
-                if (fresh.remove(job) || readyRetries.remove(job)) {
-                    checkIdleLocked();
-                } else if (delayed.remove(job)) {
-                    disarmLocked(job);
-                    checkIdleLocked();
-                }
-                // A running attempt runs on; settleLocked sees the withdrawal and retries nothing.
+        locked(() -> {
+            if (fresh.remove(job) || readyRetries.remove(job) || delayed.remove(job)) {
+                checkIdleLocked();
             }
-        } finally {
-            outbox.drain();
-        }
+            // A running attempt runs on; settleLocked sees the withdrawal and retries nothing.
+        });
     }
 
     // ---- dispatch ------------------------------------------------------------------------
@@ -169,6 +157,7 @@ final class QueueCore {
                 armDispatchLocked(hold, now);
                 return;
             }
+            ObservationWindow window = rates.window();
             if (window != null && cfg.adjustmentTiming() == AdjustmentTiming.SETTLED) {
                 if (!window.closedForStarts && now - window.endNanos >= 0) {
                     window.closedForStarts = true; // the window's own timer may lag in real time
@@ -177,14 +166,14 @@ final class QueueCore {
                     if (window.outstanding > 0) {
                         return; // the last settlement decides, then dispatches
                     }
-                    decideClosedWindowLocked(now);
+                    decideLocked(rates.close(), now);
                     continue;
                 }
             }
             if (running.size() >= cfg.concurrency()) {
                 return; // a settlement dispatches again
             }
-            long at = pacer.earliest(now, rate);
+            long at = pacer.earliest(now, rates.rate());
             if (at - now > 0) {
                 armDispatchLocked(at, now);
                 return;
@@ -254,18 +243,14 @@ final class QueueCore {
     }
 
     private void onDispatchTimer(Object token) {
-        try {
-            synchronized (lock) {
-                if (dispatchToken != token) {
-                    return; // cancelled in real time after it had started
-                }
-                dispatchTimer = null;
-                dispatchToken = null;
-                dispatchLocked(ticker.nanoTime());
+        locked(() -> {
+            if (dispatchToken != token) {
+                return; // cancelled in real time after it had started
             }
-        } finally {
-            outbox.drain();
-        }
+            dispatchTimer = null;
+            dispatchToken = null;
+            dispatchLocked(ticker.nanoTime());
+        });
     }
 
     private void cancelDispatchTimerLocked() {
@@ -279,12 +264,8 @@ final class QueueCore {
     private <R> void startLocked(Job<R> job, Lease lease, long now) {
         int number = ++job.attempts;
         started++;
-        pacer.started(now, rate);
-        if (window == null) {
-            openWindowLocked(now, now);
-        }
-        window.started++;
-        window.outstanding++;
+        pacer.started(now, rates.rate());
+        ObservationWindow window = rates.started(now);
         Attempt<R> a = new Attempt<>(job, number, lease, now, running.size() + 1, window, signal);
         running.add(a);
         outbox.post(() -> run(a));
@@ -319,43 +300,32 @@ final class QueueCore {
         if (!a.settled.compareAndSet(false, true)) {
             return;
         }
-        Outcome outcome = classify(value, error);
-        boolean failedAttempt = error != null || outcome instanceof Outcome.RateLimited
-                || outcome instanceof Outcome.Dropped;
-        Throwable cause = failedAttempt ? causeOf(value, error, outcome) : null;
-        boolean lowers = failedAttempt && lowersRate(outcome, cause);
-        Job<R> job = a.job;
-        boolean retryWanted = failedAttempt && !(outcome instanceof Outcome.RateLimited)
-                && !(cause instanceof StopPoolException)
-                && job.retriesUsed < retryPolicy.retries()
-                && retryPolicy.shouldRetry(cause, a.number);
+        Verdict v = Verdict.of(cfg, a, value, error);
         if (a.lease != null) {
-            a.lease.release(forLimiter(outcome));
+            a.lease.release(v.forLimiter());
         }
-        try {
-            synchronized (lock) {
-                settleLocked(a, value, error, outcome, cause, lowers, retryWanted);
-            }
-        } finally {
-            outbox.drain();
-        }
+        locked(() -> settleLocked(a, value, v));
     }
 
-    private <R> void settleLocked(Attempt<R> a, R value, Throwable error, Outcome outcome, Throwable cause,
-                                  boolean lowers, boolean retryWanted) {
+    private <R> void settleLocked(Attempt<R> a, R value, Verdict v) {
         if (status == QueueStatus.ABORTED || !running.remove(a)) {
             return; // abandoned by an abort: no counter, no retry
         }
         long now = ticker.nanoTime();
         Job<R> job = a.job;
-        emitLocked(new TraceEvent.TaskEnd(now, job.index, a.number, Math.max(0, now - a.startNanos), outcome, error));
-        if (cause == null) {
-            succeeded++;
-        } else {
+        Throwable cause = v.cause();
+        emitLocked(new TraceEvent.TaskEnd(now, job.index, a.number, Math.max(0, now - a.startNanos), v.outcome(),
+                v.error()));
+        if (v.failed()) {
             failed++;
+        } else {
+            succeeded++;
         }
-        observeLocked(a, cause != null, lowers, now);
-        if (cause == null) {
+        // Paused or stopped, the window is gone: outcomes then do not move the rate.
+        if (status == QueueStatus.RUNNING && rates.settled(a.window, v.failed(), v.countsAgainstRate())) {
+            decideLocked(rates.close(), now);
+        }
+        if (!v.failed()) {
             finishLocked(job, value);
         } else if (job.withdrawn()) {
             // The caller took the task back while it ran: nothing to retry for.
@@ -363,9 +333,9 @@ final class QueueCore {
             failLocked(job, cause);
             abortLocked(new QueueAbortedException("queue '" + name + "' aborted: a task threw StopPoolException", cause));
             return;
-        } else if (outcome instanceof Outcome.RateLimited r) {
+        } else if (v.outcome() instanceof Outcome.RateLimited r) {
             rateLimitedLocked(job, a.number, r, cause, now);
-        } else if (retryWanted) {
+        } else if (v.retryWanted()) {
             job.retriesUsed++;
             retried++;
             Duration delay = retryPolicy.delayBeforeRetry(job.retriesUsed);
@@ -410,196 +380,63 @@ final class QueueCore {
         return rateLimitedUntil;
     }
 
-    private Outcome classify(Object value, Throwable error) {
-        Outcome o;
-        try {
-            o = cfg.classifier().classify(value, error);
-        } catch (Throwable brokenClassifier) {
-            o = null;
-        }
-        return o != null ? o : QueueClassifier.defaults().classify(value, error);
-    }
-
-    private boolean lowersRate(Outcome outcome, Throwable cause) {
-        try {
-            return cfg.rateOutcomeClassifier().lowersRate(outcome, cause);
-        } catch (Throwable brokenClassifier) {
-            return true;
-        }
-    }
-
-    private static Throwable causeOf(Object value, Throwable error, Outcome outcome) {
-        if (error != null) {
-            return error;
-        }
-        if (outcome instanceof Outcome.RateLimited r) {
-            return new RateLimitedException("result classified as rate-limited: " + value, r.retryAfter());
-        }
-        return new ClassifiedFailureException(value, outcome);
-    }
-
-    /** The queue holds Retry-After pauses itself; one in the limiter too would block its tryAcquire without a wake-up. */
-    private static Outcome forLimiter(Outcome outcome) {
-        return outcome instanceof Outcome.RateLimited ? Outcome.rateLimited(Duration.ZERO) : outcome;
-    }
-
     // ---- delayed retries -----------------------------------------------------------------
 
     private void delayRetryLocked(Job<?> job, Duration delay, long now) {
         long nanos = saturatedNanos(delay);
         if (nanos <= 0) {
             readyRetries.add(job);
-            return;
-        }
-        job.remainingNanos = nanos;
-        delayed.add(job);
-        if (status == QueueStatus.RUNNING) {
-            armLocked(job, now);
-        }
-    }
-
-    private void armLocked(Job<?> job, long now) {
-        if (job.remainingNanos <= 0) {
-            delayed.remove(job);
-            readyRetries.add(job);
-            return;
-        }
-        Object token = new Object();
-        job.timerToken = token;
-        job.dueNanos = saturatedAdd(now, job.remainingNanos);
-        job.timer = scheduler.schedule(() -> onRetryDue(job, token), job.remainingNanos);
-    }
-
-    private void disarmLocked(Job<?> job) {
-        if (job.timer != null) {
-            job.timer.cancel();
-            job.timer = null;
-            job.timerToken = null;
+        } else {
+            delayed.add(job, nanos, status == QueueStatus.RUNNING, now);
         }
     }
 
     private void onRetryDue(Job<?> job, Object token) {
-        try {
-            synchronized (lock) {
-                if (job.timerToken != token || !delayed.remove(job)) {
-                    return; // frozen, withdrawn or aborted meanwhile
-                }
-                job.timer = null;
-                job.timerToken = null;
-                readyRetries.add(job);
-                dispatchLocked(ticker.nanoTime());
+        locked(() -> {
+            if (!delayed.takeIfCurrent(job, token)) {
+                return; // frozen, withdrawn or aborted meanwhile
             }
-        } finally {
-            outbox.drain();
-        }
-    }
-
-    private void freezeRetriesLocked(long now) {
-        for (Job<?> job : delayed) {
-            if (job.timer != null) {
-                disarmLocked(job);
-                job.remainingNanos = Math.max(0, job.dueNanos - now);
-            }
-        }
-    }
-
-    private void thawRetriesLocked(long now) {
-        for (Job<?> job : new ArrayList<>(delayed)) {
-            if (job.timer == null) {
-                armLocked(job, now);
-            }
-        }
+            readyRetries.add(job);
+            dispatchLocked(ticker.nanoTime());
+        });
     }
 
     // ---- observation and rate decisions --------------------------------------------------
 
-    private void openWindowLocked(long start, long now) {
-        ObservationWindow w = new ObservationWindow(start, intervalNanos);
-        window = w;
-        windowTimer = scheduler.schedule(() -> onWindowEnd(w), w.endNanos - now);
-    }
-
-    private void discardWindowLocked() {
-        if (windowTimer != null) {
-            windowTimer.cancel();
-            windowTimer = null;
-        }
-        window = null;
-    }
-
-    private void observeLocked(Attempt<?> a, boolean failedAttempt, boolean lowers, long now) {
-        ObservationWindow w = window;
-        if (status != QueueStatus.RUNNING || w == null) {
-            return; // paused or stopped: outcomes do not move the rate
-        }
-        if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {
-            w.record(failedAttempt, lowers);
-            return;
-        }
-        if (a.window != w) {
-            return; // started in a window discarded by a pause or stop
-        }
-        w.outstanding--;
-        w.record(failedAttempt, lowers);
-        if (w.closedForStarts && w.outstanding == 0) {
-            decideClosedWindowLocked(now);
-        }
-    }
-
     private void onWindowEnd(ObservationWindow w) {
-        try {
-            synchronized (lock) {
-                if (w != window || status != QueueStatus.RUNNING) {
+        locked(() -> {
+            if (!rates.isOpen(w) || status != QueueStatus.RUNNING) {
+                return;
+            }
+            long now = ticker.nanoTime();
+            if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {
+                rates.close();
+                if (!decideLocked(w, now)) {
                     return;
                 }
-                windowTimer = null;
-                long now = ticker.nanoTime();
-                if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {
-                    window = null;
-                    if (!decideLocked(w, now)) {
-                        return;
-                    }
-                    if (hasWorkLocked()) {
-                        openWindowLocked(w.endNanos, now);
-                    }
-                } else {
-                    w.closedForStarts = true;
-                    if (w.outstanding == 0) {
-                        decideClosedWindowLocked(now);
-                    }
+                if (hasWorkLocked()) {
+                    rates.open(w.endNanos, now); // windows follow each other while there is work
                 }
-                dispatchLocked(now);
-                checkIdleLocked();
+            } else {
+                w.closedForStarts = true;
+                if (w.outstanding == 0) {
+                    decideLocked(rates.close(), now);
+                }
             }
-        } finally {
-            outbox.drain();
-        }
-    }
-
-    private void decideClosedWindowLocked(long now) {
-        ObservationWindow w = window;
-        discardWindowLocked();
-        decideLocked(w, now);
+            dispatchLocked(now);
+            checkIdleLocked();
+        });
     }
 
     /** @return {@code false} if the strategy failed and the queue halted */
     private boolean decideLocked(ObservationWindow w, long now) {
-        RateObservation obs = w.observe(rate, cfg.minRate(), cfg.maxRate(), cfg.errorsPerInterval(), now);
         RateDecision d;
         try {
-            d = cfg.rateStrategy().decide(obs);
-        } catch (VirtualMachineError fatal) {
-            throw fatal;
-        } catch (Throwable t) {
-            haltLocked(new RateStrategyException("rate strategy of queue '" + name + "' threw on " + obs, t), now);
+            d = rates.decide(w, now);
+        } catch (RateStrategyException e) {
+            haltLocked(e, now);
             return false;
         }
-        if (d == null) {
-            haltLocked(new RateStrategyException("rate strategy of queue '" + name + "' returned no decision for "
-                    + obs, null), now);
-            return false;
-        }
-        applyRateLocked(obs.clamp(d.nextRate()), now);
         if (d.shouldBackOff() && cfg.backOff()) {
             backingOff = true;
             backOffUntil = saturatedAdd(now, intervalNanos);
@@ -607,93 +444,51 @@ final class QueueCore {
         return true;
     }
 
-    private void applyRateLocked(int next, long now) {
-        int from = rate;
-        if (next == from) {
-            return;
-        }
-        rate = next;
-        if (next > from) {
-            rateIncreases++;
-        } else {
-            rateDecreases++;
-        }
-        pacer.rateChanged();
-        List<RateChangeListener> listeners = cfg.rateListeners();
-        if (!listeners.isEmpty()) {
-            outbox.post(() -> {
-                for (RateChangeListener l : listeners) {
-                    try {
-                        l.onRateChange(from, next, now);
-                    } catch (Throwable t) {
-                        listenerFailures.increment();
-                    }
-                }
-            });
-        }
-    }
-
     // ---- lifecycle -----------------------------------------------------------------------
 
     void pause() {
-        try {
-            synchronized (lock) {
-                if (status != QueueStatus.RUNNING) {
-                    return;
-                }
-                status = QueueStatus.PAUSED;
-                holdLocked(ticker.nanoTime());
+        locked(() -> {
+            if (status != QueueStatus.RUNNING) {
+                return;
             }
-        } finally {
-            outbox.drain();
-        }
+            status = QueueStatus.PAUSED;
+            holdLocked(ticker.nanoTime());
+        });
     }
 
     void resume() {
-        try {
-            synchronized (lock) {
-                if (status != QueueStatus.PAUSED && status != QueueStatus.STOPPED) {
-                    return;
-                }
-                long now = ticker.nanoTime();
-                restartLocked(now);
-                dispatchLocked(now);
-                checkIdleLocked();
+        locked(() -> {
+            if (status != QueueStatus.PAUSED && status != QueueStatus.STOPPED) {
+                return;
             }
-        } finally {
-            outbox.drain();
-        }
+            long now = ticker.nanoTime();
+            restartLocked(now);
+            dispatchLocked(now);
+            checkIdleLocked();
+        });
     }
 
     void stop() {
-        try {
-            synchronized (lock) {
-                if (status != QueueStatus.RUNNING && status != QueueStatus.PAUSED) {
-                    return;
-                }
-                status = QueueStatus.STOPPED;
-                holdLocked(ticker.nanoTime());
+        locked(() -> {
+            if (status != QueueStatus.RUNNING && status != QueueStatus.PAUSED) {
+                return;
             }
-        } finally {
-            outbox.drain();
-        }
+            status = QueueStatus.STOPPED;
+            holdLocked(ticker.nanoTime());
+        });
     }
 
     void abort() {
-        try {
-            synchronized (lock) {
-                abortLocked(new QueueAbortedException("queue '" + name + "' was aborted", null));
-            }
-        } finally {
-            outbox.drain();
-        }
+        locked(() -> {
+            abortLocked(new QueueAbortedException("queue '" + name + "' was aborted", null));
+        });
     }
 
     /** What pause, stop and halt share: every timer cleared, delays frozen, the window dropped. */
     private void holdLocked(long now) {
-        freezeRetriesLocked(now);
+        delayed.freeze(now);
         cancelDispatchTimerLocked();
-        discardWindowLocked();
+        rates.close();
     }
 
     /** Back to running with fresh pacing; the back-off ends, a server's Retry-After does not. */
@@ -702,7 +497,7 @@ final class QueueCore {
         haltCause = null;
         backingOff = false;
         pacer.reset();
-        thawRetriesLocked(now);
+        readyRetries.addAll(delayed.thaw(now));
     }
 
     private void haltLocked(RateStrategyException cause, long now) {
@@ -721,16 +516,12 @@ final class QueueCore {
         status = QueueStatus.ABORTED;
         abortCause = cause;
         cancelDispatchTimerLocked();
-        discardWindowLocked();
+        rates.close();
         List<Job<?>> jobs = new ArrayList<>(readyRetries);
         jobs.addAll(fresh);
-        for (Job<?> job : delayed) {
-            disarmLocked(job);
-            jobs.add(job);
-        }
+        jobs.addAll(delayed.clear());
         readyRetries.clear();
         fresh.clear();
-        delayed.clear();
         List<Attempt<?>> abandoned = new ArrayList<>(running);
         running.clear();
         for (Attempt<?> a : abandoned) {
@@ -803,6 +594,17 @@ final class QueueCore {
         job.future.completeExceptionally(cause);
     }
 
+    /** Runs {@code body} under the lock, then the effects it posted, without the lock. */
+    private void locked(Runnable body) {
+        try {
+            synchronized (lock) {
+                body.run();
+            }
+        } finally {
+            outbox.drain();
+        }
+    }
+
     // ---- views and tracing ---------------------------------------------------------------
 
     QueueState state() {
@@ -815,8 +617,9 @@ final class QueueCore {
             if (backingOff && backOffUntil - hold > 0) {
                 hold = backOffUntil;
             }
-            return new QueueState(status, rate, fresh.size() + readyRetries.size(), running.size(), delayed.size(),
-                    started, succeeded, failed, retried, rateIncreases, rateDecreases, concurrencyLimit(),
+            return new QueueState(status, rates.rate(), fresh.size() + readyRetries.size(), running.size(),
+                    delayed.size(), started, succeeded, failed, retried, rates.increases(), rates.decreases(),
+                    concurrencyLimit(),
                     hold == now ? OptionalLong.empty() : OptionalLong.of(hold), haltCause,
                     listenerFailures.sum() + outbox.failures());
         }
@@ -830,7 +633,7 @@ final class QueueCore {
 
     int rate() {
         synchronized (lock) {
-            return rate;
+            return rates.rate();
         }
     }
 
