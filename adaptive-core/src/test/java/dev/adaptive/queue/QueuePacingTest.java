@@ -2,6 +2,7 @@ package dev.adaptive.queue;
 
 import dev.adaptive.limit.Aimd;
 import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.time.Scheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +82,44 @@ class QueuePacingTest extends QueueFixture {
         q.submit(task(Duration.ZERO));
         time.runUntilIdle();
         assertThat(startTimes()).containsExactly(0L, ms(5050), ms(5250), ms(5450));
+    }
+
+    /**
+     * Regression: a real scheduler wakes up a little late, and each late start used to restart
+     * the spacing, so 100 per second ran at about 87 per second. Timers here fire 1.5 ms late.
+     */
+    @Test
+    void lateTimersNeitherSlowTheRateNorLetAnyIntervalHoldMoreThanRateStarts() {
+        long lateness = ms(1.5);
+        Scheduler late = (task, delayNanos) -> time.schedule(task, Math.max(0, delayNanos) + lateness);
+        ThrottledQueue q = ThrottledQueue.builder().minRate(100).interval(SECOND).ticker(time).scheduler(late).build();
+        int n = 1000;
+        for (int i = 0; i < n; i++) {
+            q.submit(task(Duration.ZERO));
+        }
+        time.runUntilIdle();
+        List<Long> at = startTimes();
+        assertThat(at).hasSize(n);
+        // Ten rounds of 100: the lateness is absorbed once per round, not once per start.
+        assertThat(at.get(n - 1)).isBetween(ms(9990), ms(9990 + 10 * 1.5 + 1.5));
+        for (int i = 0; i + 100 < n; i++) {
+            assertThat(at.get(i + 100) - at.get(i)).as("start %d and the 100th after it", i)
+                    .isGreaterThanOrEqualTo(SECOND.toNanos());
+        }
+    }
+
+    @Test
+    void aStartLateByMoreThanOneSlotBeginsANewGrid() {
+        ThrottledQueue q = builder(10, SECOND).build();
+        q.submit(task(Duration.ZERO));
+        advanceTo(150); // slot 1 was at 100 ms: 50 ms late is within one slot, so the grid holds
+        q.submit(task(Duration.ZERO));
+        q.submit(task(Duration.ZERO));
+        advanceTo(600); // slot 3 was at 300 ms: 300 ms late, a new grid starts here
+        q.submit(task(Duration.ZERO));
+        q.submit(task(Duration.ZERO));
+        time.runUntilIdle();
+        assertThat(startTimes()).containsExactly(0L, ms(150), ms(200), ms(600), ms(700));
     }
 
     @Test
