@@ -136,9 +136,11 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-     * @param evenlySpaced {@code true} (default): consecutive starts are
-     *                     {@code interval / rate} apart; {@code false}: up to {@code rate}
-     *                     starts at once at the start of each interval
+     * @param evenlySpaced {@code true} (default): starts go on a grid of slots
+     *                     {@code interval / rate} apart (a start a timer delayed keeps the
+     *                     grid); {@code false}: up to {@code rate} starts at once at the start
+     *                     of each interval. Either way no window of one interval holds more
+     *                     than {@code rate} starts
      * @return this
      */
     public ThrottledQueueBuilder evenlySpaced(boolean evenlySpaced) {
