@@ -7,7 +7,7 @@ import java.util.Objects;
  * a stop ended (in flight, waiting to retry, or accepted and never started) and the
  * {@link PoolStats#stopCause()} of the run; {@link #getCause()} is what triggered it, if
  * anything did: the {@link dev.adaptive.StopPoolException}, the cancellation's failure or
- * reason, or the input's failure.
+ * reason, or the input's failure. Immutable once thrown.
  */
 public class PoolStoppedException extends RuntimeException {
 
