@@ -37,7 +37,7 @@ class ExecutorLifecycleProperties {
 
     private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(3);
 
-    @Property(tries = 100, shrinking = ShrinkingMode.OFF)
+    @Property(tries = 60, shrinking = ShrinkingMode.OFF)
     void everyExecutionEndsOnceWhateverTheLifecycle(@ForAll long seed) {
         check(seed);
     }

@@ -43,7 +43,7 @@ class QueueFaultScheduleProperties {
     private static final Clock SERVER_CLOCK = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
     private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(2);
 
-    @Property(tries = 100, shrinking = ShrinkingMode.OFF)
+    @Property(tries = 60, shrinking = ShrinkingMode.OFF)
     void invariantsHoldUnderRandomFaultsAndLifecycle(@ForAll long seed) {
         check(seed);
     }
