@@ -426,7 +426,8 @@ final class LimiterCore {
     // ---- views -------------------------------------------------------------------------
 
     int limit() {
-        return effectiveLimit;
+        // Never shows a limit above a ceiling just lowered, even while a fold re-publishes.
+        return Math.min(effectiveLimit, ceiling);
     }
 
     int localLimit() {
@@ -454,7 +455,7 @@ final class LimiterCore {
     }
 
     LimiterStats stats() {
-        return new LimiterStats(effectiveLimit, inflight.get(), waiting.get(), maxLimitReached.get(),
+        return new LimiterStats(limit(), inflight.get(), waiting.get(), maxLimitReached.get(),
                 congestionEvents.sum(), rateLimitEvents.sum(), ratePaused, state, listenerFailures.sum());
     }
 

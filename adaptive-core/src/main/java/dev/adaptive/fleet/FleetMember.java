@@ -62,6 +62,8 @@ import java.util.function.Consumer;
  * applied with {@link Limiter#pauseUntil(long)}, capped by the limiter's {@code maxRetryAfter}.
  * A pause that is only the echo of one received from the fleet is not published again.
  *
+ * <p>One member per limiter: the member owns the limiter's {@link Limiter#ceiling(int)}.
+ *
  * <p><b>Leaving.</b> {@link #close()} leaves the fleet: the limiter's ceiling is left at 0,
  * because the fleet no longer counts this node; set {@link Limiter#ceiling(int)} to
  * {@link Integer#MAX_VALUE} to use the limiter alone again.
@@ -150,6 +152,7 @@ public final class FleetMember implements AutoCloseable {
     }
 
     private void start() {
+        int before = limiter.ceiling();
         synchronized (lock) {
             limiter.ceiling(0);
         }
@@ -158,6 +161,7 @@ public final class FleetMember implements AutoCloseable {
             subscription = coordinator.subscribePauses(key, this::onFleetPause);
         } catch (RuntimeException e) {
             limiter.removeRatePauseListener(pauseHook);
+            limiter.ceiling(before);
             throw e;
         }
         Beat first;

@@ -129,19 +129,28 @@ public final class ConcurrencyGuard {
         private Builder() {
         }
 
-        /** @param name used in messages; default {@code "guard"} @return this builder */
+        /**
+         * @param name used in messages; default {@code "guard"}
+         * @return this builder
+         */
         public Builder name(String name) {
             this.name = Objects.requireNonNull(name, "name");
             return this;
         }
 
-        /** @param gradient the limit; default {@link GuardGradient#defaults()} @return this builder */
+        /**
+         * @param gradient the limit; default {@link GuardGradient#defaults()}
+         * @return this builder
+         */
         public Builder limit(GuardGradient gradient) {
             this.gradient = Objects.requireNonNull(gradient, "limit");
             return this;
         }
 
-        /** @param ticker the clock latencies are measured on; default {@link Ticker#system()} @return this builder */
+        /**
+         * @param ticker the clock latencies are measured on; default {@link Ticker#system()}
+         * @return this builder
+         */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
@@ -161,7 +170,10 @@ public final class ConcurrencyGuard {
             return this;
         }
 
-        /** @param listener receives the limiter's trace events; may be called several times @return this builder */
+        /**
+         * @param listener receives the limiter's trace events; may be called several times
+         * @return this builder
+         */
         public Builder traceListener(TraceListener listener) {
             traceListeners.add(Objects.requireNonNull(listener, "listener"));
             return this;

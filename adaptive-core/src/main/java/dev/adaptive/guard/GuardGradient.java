@@ -405,50 +405,74 @@ public final class GuardGradient implements Limit {
         private Builder() {
         }
 
-        /** @param initialLimit the limit before any sample, within [minLimit, maxLimit]; default minLimit @return this builder */
+        /**
+         * @param initialLimit the limit before any sample, within [minLimit, maxLimit]; default minLimit
+         * @return this builder
+         */
         public Builder initialLimit(int initialLimit) {
             this.initialLimit = initialLimit;
             this.initialLimitSet = true;
             return this;
         }
 
-        /** @param minLimit the smallest limit, at least 1; default 4 @return this builder */
+        /**
+         * @param minLimit the smallest limit, at least 1; default 4
+         * @return this builder
+         */
         public Builder minLimit(int minLimit) {
             this.minLimit = minLimit;
             return this;
         }
 
-        /** @param maxLimit the largest limit, at least minLimit; default 512 @return this builder */
+        /**
+         * @param maxLimit the largest limit, at least minLimit; default 512
+         * @return this builder
+         */
         public Builder maxLimit(int maxLimit) {
             this.maxLimit = maxLimit;
             return this;
         }
 
-        /** @param rttWindow successes over which rttNoLoad is the minimum, in [1, 100000]; default 100 @return this builder */
+        /**
+         * @param rttWindow successes over which rttNoLoad is the minimum, in [1, 100000]; default 100
+         * @return this builder
+         */
         public Builder rttWindow(int rttWindow) {
             this.rttWindow = rttWindow;
             return this;
         }
 
-        /** @param smoothing weight of each new limit, greater than 0 and at most 1; default 0.2 @return this builder */
+        /**
+         * @param smoothing weight of each new limit, greater than 0 and at most 1; default 0.2
+         * @return this builder
+         */
         public Builder smoothing(double smoothing) {
             this.smoothing = smoothing;
             return this;
         }
 
-        /** @param tolerance RTT ratio tolerated before shrinking, at least 1; default 2.0 @return this builder */
+        /**
+         * @param tolerance RTT ratio tolerated before shrinking, at least 1; default 2.0
+         * @return this builder
+         */
         public Builder tolerance(double tolerance) {
             this.tolerance = tolerance;
             return this;
         }
 
-        /** @param backoffRatio factor a drop applies, in [0.5, 1); default 0.9 @return this builder */
+        /**
+         * @param backoffRatio factor a drop applies, in [0.5, 1); default 0.9
+         * @return this builder
+         */
         public Builder backoffRatio(double backoffRatio) {
             this.backoffRatio = backoffRatio;
             return this;
         }
 
-        /** @param recalibration probes of the no-load RTT, or {@code null} for none (the default) @return this builder */
+        /**
+         * @param recalibration probes of the no-load RTT, or {@code null} for none (the default)
+         * @return this builder
+         */
         public Builder recalibration(Recalibration recalibration) {
             this.recalibration = recalibration;
             return this;

@@ -127,13 +127,19 @@ public final class Recalibration {
         private Builder() {
         }
 
-        /** @param interval time between probes, positive, at most a year; default 60 s @return this builder */
+        /**
+         * @param interval time between probes, positive, at most a year; default 60 s
+         * @return this builder
+         */
         public Builder interval(Duration interval) {
             this.interval = interval;
             return this;
         }
 
-        /** @param jitter largest part of the interval added at random, in [0, 1]; default 0.15 @return this builder */
+        /**
+         * @param jitter largest part of the interval added at random, in [0, 1]; default 0.15
+         * @return this builder
+         */
         public Builder jitter(double jitter) {
             this.jitter = jitter;
             return this;
@@ -150,19 +156,28 @@ public final class Recalibration {
             return this;
         }
 
-        /** @param probeSamples clean samples per probe, in [1, 1000]; default 5 @return this builder */
+        /**
+         * @param probeSamples clean samples per probe, in [1, 1000]; default 5
+         * @return this builder
+         */
         public Builder probeSamples(int probeSamples) {
             this.probeSamples = probeSamples;
             return this;
         }
 
-        /** @param pinnedWindows consecutive pinned windows that force a probe, at least 1; default 3 @return this builder */
+        /**
+         * @param pinnedWindows consecutive pinned windows that force a probe, at least 1; default 3
+         * @return this builder
+         */
         public Builder pinnedWindows(int pinnedWindows) {
             this.pinnedWindows = pinnedWindows;
             return this;
         }
 
-        /** @param seed the jitter's seed, for reproducible simulations; default random @return this builder */
+        /**
+         * @param seed the jitter's seed, for reproducible simulations; default random
+         * @return this builder
+         */
         public Builder seed(long seed) {
             this.seed = seed;
             this.seedSet = true;

@@ -41,6 +41,8 @@ class FleetCeilingPropertyTest {
             if (sim.maxTotal == CEILING) {
                 reached++;
             }
+            System.out.printf("fleet seed=%d admissions=%d maxTotal=%d ceiling=%d violations=%d%n",
+                    seed, sim.admissions, sim.maxTotal, CEILING, sim.violations.size());
         }
         // A property that never comes near the bound would prove nothing.
         assertThat(reached).isGreaterThanOrEqualTo(8);

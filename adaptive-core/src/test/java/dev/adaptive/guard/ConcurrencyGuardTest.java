@@ -120,6 +120,10 @@ class ConcurrencyGuardTest {
             time.advance(Duration.ofSeconds(25));
             // Were RTTs near the limit let into the rolling minimum, the baseline would follow the
             // queue up and the limit would reach 512 with 256 ms latencies within a minute.
+            // Figures for docs/core-guard-fleet.md (surefire keeps them in the test's output file).
+            System.out.printf("overload t=%s limit=%d maxLatency=%.1fms served=%d shed=%d rttNoLoad=%s%n",
+                    time.elapsed(), guard.limit(), server.maxLatencyNanos / 1e6, server.served, server.shed,
+                    guard.stats().rttNoLoad());
             assertThat(guard.stats().rttNoLoad()).isEqualTo(Duration.ofMillis(10));
             assertThat(guard.limit()).isBetween(30, 60);
             assertThat(Duration.ofNanos(server.maxLatencyNanos)).isLessThanOrEqualTo(Duration.ofMillis(30));
