@@ -106,7 +106,9 @@ public final class FleetMember implements AutoCloseable {
     private long lastGoodSendNanos;
     private Cancellable tickTask;
     private Cancellable expiryTask;
-    private boolean closed;
+    // Volatile so that the pause paths read it without the lock: they run inside other
+    // members' pause deliveries, and taking two members' locks in turn could deadlock.
+    private volatile boolean closed;
     private int globalCeiling;
     private int liveNodes;
     private long heartbeats;
@@ -363,10 +365,8 @@ public final class FleetMember implements AutoCloseable {
                 return;
             }
         }
-        synchronized (lock) {
-            if (closed) {
-                return;
-            }
+        if (closed) {
+            return;
         }
         long now = ticker.nanoTime();
         FleetPause published = new FleetPause(nodeId, clock.instant().plusNanos(pause.untilNanos() - now));
@@ -381,10 +381,8 @@ public final class FleetMember implements AutoCloseable {
     }
 
     private void onFleetPause(FleetPause pause) {
-        synchronized (lock) {
-            if (closed) {
-                return;
-            }
+        if (closed) {
+            return;
         }
         long now = ticker.nanoTime();
         long delta = saturatedNanos(Duration.between(clock.instant(), pause.until()));
@@ -474,9 +472,7 @@ public final class FleetMember implements AutoCloseable {
 
     /** @return whether {@link #close()} was called */
     public boolean isClosed() {
-        synchronized (lock) {
-            return closed;
-        }
+        return closed;
     }
 
     /** @return the limiter this member bounds */

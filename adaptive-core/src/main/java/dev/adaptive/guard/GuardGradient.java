@@ -18,15 +18,21 @@ import java.util.Objects;
  * newLimit  = estimate * gradient + sqrt(estimate)
  * estimate  = estimate * (1 - smoothing) + newLimit * smoothing
  * </pre>
- * {@code rttNoLoad} is the minimum RTT of the last {@code rttWindow} successes, this one
- * included: a rolling minimum, so the baseline can rise after a lasting shift in latency.
- * With {@link Recalibration} on, it is instead the RTT measured by the last probe, held until
- * the next one (see there). The {@code sqrt(estimate)} term is headroom for queueing that
- * grows slower than the limit.
+ * {@code rttNoLoad} is the minimum RTT of the last {@code rttWindow} quiet successes: a rolling
+ * minimum, so the baseline can rise after a lasting shift in latency. A success is quiet if it
+ * was admitted with at most {@code max(minLimit, estimate / 2)} requests in flight; near the
+ * limit an RTT includes the queue the baseline is there to detect, and letting it in would let
+ * the baseline, and the limit with it, creep up with the queue under sustained overload. (After
+ * a real shift the limit falls to minLimit, where every success is quiet.) With
+ * {@link Recalibration} on, {@code rttNoLoad} is instead the RTT measured by the last probe,
+ * held until the next one. The {@code sqrt(estimate)} term is headroom for queueing that grows
+ * slower than the limit.
  *
  * <p>An increase is applied only if the request was admitted with at least half the estimate
  * in flight: a server that is mostly idle proves nothing about its capacity, and a limit grown
- * idle would not shed when a burst comes.
+ * idle would not shed when a burst comes. A decrease is applied only if the request was
+ * admitted after the last decrease: the requests of one round trip were all slowed by the
+ * same excess, and cutting once per request would overshoot to the minimum and oscillate.
  *
  * <p>A drop (an error or timeout released as dropped) multiplies the estimate by
  * {@code min(backoffRatio, 1 - smoothing / 2)}, at once and unsmoothed. {@code 1 - smoothing/2}
