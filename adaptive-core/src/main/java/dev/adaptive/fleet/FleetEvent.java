@@ -29,7 +29,16 @@ public sealed interface FleetEvent permits FleetEvent.ShareChanged, FleetEvent.C
      */
     record ShareChanged(long timeNanos, int from, int to, int globalCeiling, int liveNodes, String reason)
             implements FleetEvent {
-        /** Validates. */
+        /**
+         * Validates.
+         *
+         * @param timeNanos     when
+         * @param from          the old ceiling
+         * @param to            the new ceiling
+         * @param globalCeiling the fleet's ceiling in the last heartbeat's view
+         * @param liveNodes     the live nodes in that view
+         * @param reason        what moved it
+         */
         public ShareChanged {
             Objects.requireNonNull(reason, "reason");
         }

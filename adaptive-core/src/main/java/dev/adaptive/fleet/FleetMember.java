@@ -4,7 +4,6 @@ import dev.adaptive.Limiter;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
-import dev.adaptive.trace.TraceEvent;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -20,7 +19,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
 
 /**
  * Makes a {@link Limiter} one node of a fleet that calls one backend: the fleet's total in
@@ -91,7 +89,7 @@ public final class FleetMember implements AutoCloseable {
     private final Ticker ticker;
     private final Scheduler scheduler;
     private final FleetListener[] listeners;
-    private final Consumer<TraceEvent.RatePause> pauseHook = this::onLocalPause;
+    private final PauseRelay pauses;
 
     private final Object lock = new Object();
     // Guarded by lock.
@@ -106,8 +104,6 @@ public final class FleetMember implements AutoCloseable {
     private long lastGoodSendNanos;
     private Cancellable tickTask;
     private Cancellable expiryTask;
-    // Volatile so that the pause paths read it without the lock: they run inside other
-    // members' pause deliveries, and taking two members' locks in turn could deadlock.
     private volatile boolean closed;
     private int globalCeiling;
     private int liveNodes;
@@ -115,13 +111,6 @@ public final class FleetMember implements AutoCloseable {
     private long heartbeatFailures;
     private final Map<String, Instant> otherIncarnations = new HashMap<>();
     private final Set<String> clashes = new HashSet<>();
-    private AutoCloseable subscription;
-
-    private final Object pauseLock = new Object();
-    private boolean remoteApplied;
-    private long appliedRemoteUntil;
-    private final LongAdder pausesPublished = new LongAdder();
-    private final LongAdder pausesReceived = new LongAdder();
     private final LongAdder listenerFailures = new LongAdder();
 
     private FleetMember(Builder b) {
@@ -142,6 +131,7 @@ public final class FleetMember implements AutoCloseable {
         this.ticker = limiter.ticker();
         this.scheduler = limiter.scheduler();
         this.listeners = b.listeners.toArray(new FleetListener[0]);
+        this.pauses = new PauseRelay(limiter, coordinator, key, nodeId, clock, this::emit);
     }
 
     /**
@@ -158,11 +148,9 @@ public final class FleetMember implements AutoCloseable {
         synchronized (lock) {
             limiter.ceiling(0);
         }
-        limiter.addRatePauseListener(pauseHook);
         try {
-            subscription = coordinator.subscribePauses(key, this::onFleetPause);
+            pauses.open();
         } catch (RuntimeException e) {
-            limiter.removeRatePauseListener(pauseHook);
             limiter.ceiling(before);
             throw e;
         }
@@ -356,59 +344,6 @@ public final class FleetMember implements AutoCloseable {
         otherIncarnations.putAll(seen);
     }
 
-    // ---- pauses --------------------------------------------------------------------------
-
-    private void onLocalPause(TraceEvent.RatePause pause) {
-        synchronized (pauseLock) {
-            // Already applied from the fleet (our own publication coming back, or another's).
-            if (remoteApplied && pause.untilNanos() - appliedRemoteUntil <= 0) {
-                return;
-            }
-        }
-        if (closed) {
-            return;
-        }
-        long now = ticker.nanoTime();
-        FleetPause published = new FleetPause(nodeId, clock.instant().plusNanos(pause.untilNanos() - now));
-        pausesPublished.increment();
-        emit(new FleetEvent.PausePublished(now, published));
-        try {
-            coordinator.publishPause(key, published);
-        } catch (RuntimeException e) {
-            // The local pause stands; the fleet learns of the rate limit from its own calls.
-            listenerFailures.increment();
-        }
-    }
-
-    private void onFleetPause(FleetPause pause) {
-        if (closed) {
-            return;
-        }
-        long now = ticker.nanoTime();
-        long delta = saturatedNanos(Duration.between(clock.instant(), pause.until()));
-        if (delta <= 0) {
-            return;
-        }
-        // Far enough from overflow; the limiter caps it at maxRetryAfter anyway.
-        long until = now + Math.min(delta, Long.MAX_VALUE / 4);
-        synchronized (pauseLock) {
-            if (!remoteApplied || until - appliedRemoteUntil > 0) {
-                appliedRemoteUntil = until;
-            }
-            remoteApplied = true;
-        }
-        limiter.pauseUntil(until);
-        long actual = limiter.pausedUntilNanos();
-        synchronized (pauseLock) {
-            // Capped by maxRetryAfter: a longer local pause later is news for the fleet.
-            if (actual != 0 && actual - until < 0 && appliedRemoteUntil == until) {
-                appliedRemoteUntil = actual;
-            }
-        }
-        pausesReceived.increment();
-        emit(new FleetEvent.PauseReceived(now, pause, until));
-    }
-
     // ---- lifecycle and views -------------------------------------------------------------
 
     /**
@@ -417,7 +352,6 @@ public final class FleetMember implements AutoCloseable {
      */
     @Override
     public void close() {
-        AutoCloseable sub;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -437,16 +371,8 @@ public final class FleetMember implements AutoCloseable {
             if (from != 0) {
                 emit(new FleetEvent.ShareChanged(ticker.nanoTime(), from, 0, globalCeiling, liveNodes, "closed"));
             }
-            sub = subscription;
         }
-        limiter.removeRatePauseListener(pauseHook);
-        try {
-            if (sub != null) {
-                sub.close();
-            }
-        } catch (Exception ignored) {
-            // Nothing to undo: the member ignores pauses once closed.
-        }
+        pauses.close();
         try {
             coordinator.leave(key, nodeId);
         } catch (RuntimeException ignored) {
@@ -458,8 +384,8 @@ public final class FleetMember implements AutoCloseable {
     public FleetStats stats() {
         synchronized (lock) {
             return new FleetStats(appliedCeiling(), target, globalCeiling, liveNodes, up, heartbeats,
-                    heartbeatFailures, pausesPublished.sum(), pausesReceived.sum(), !clashes.isEmpty(),
-                    listenerFailures.sum());
+                    heartbeatFailures, pauses.published(), pauses.received(), !clashes.isEmpty(),
+                    listenerFailures.sum() + pauses.failures());
         }
     }
 
@@ -525,13 +451,6 @@ public final class FleetMember implements AutoCloseable {
         }
     }
 
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-    }
 
     /** One heartbeat: its order, when it left, what it said and which share it announced. */
     private record Beat(long seq, long sentNanos, NodeReport report, int want) {

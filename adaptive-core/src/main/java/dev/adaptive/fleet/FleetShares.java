@@ -39,7 +39,13 @@ public record FleetShares(int globalCeiling, List<NodeReport> nodes, long claime
     private static final Comparator<NodeReport> ORDER =
             Comparator.comparing(NodeReport::nodeId).thenComparing(NodeReport::incarnation);
 
-    /** Copies and checks. */
+    /**
+     * Copies and checks.
+     *
+     * @param globalCeiling {@code G}, at least 0
+     * @param nodes         the live reports, in the rule's order
+     * @param claimed       the sum of their claims
+     */
     public FleetShares {
         nodes = List.copyOf(nodes);
         if (globalCeiling < 0) {
