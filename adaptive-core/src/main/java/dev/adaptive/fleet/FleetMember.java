@@ -62,7 +62,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>One member per limiter: the member owns the limiter's {@link Limiter#ceiling(int)}.
  *
- * <p><b>Leaving.</b> {@link #close()} leaves the fleet: the limiter's ceiling is left at 0,
+ * <p><b>Leaving.</b> {@link #close()} leaves the fleet: the limiter's ceiling goes to 0 at once,
+ * and the report is removed once the calls in flight have finished. The ceiling stays at 0,
  * because the fleet no longer counts this node; set {@link Limiter#ceiling(int)} to
  * {@link Integer#MAX_VALUE} to use the limiter alone again.
  *
@@ -104,6 +105,8 @@ public final class FleetMember implements AutoCloseable {
     private long lastGoodSendNanos;
     private Cancellable tickTask;
     private Cancellable expiryTask;
+    // leaving: close() was called, nothing more is admitted; closed: the report is gone too.
+    private volatile boolean leaving;
     private volatile boolean closed;
     private int globalCeiling;
     private int liveNodes;
@@ -172,15 +175,22 @@ public final class FleetMember implements AutoCloseable {
                 return;
             }
             tickTask = scheduler.schedule(this::tick, heartbeatNanos);
-            if (beating) {
+            if (leaving && !beating && limiter.inflight() == 0) {
+                beat = null;
+            } else if (beating) {
                 // One heartbeat at a time keeps this node's writes in order; a stuck one is an outage.
                 onOutage(null);
                 return;
+            } else {
+                followUps = 1;
+                beat = prepareBeat();
             }
-            followUps = 1;
-            beat = prepareBeat();
         }
-        dispatch(beat);
+        if (beat == null) {
+            finishLeaving();
+        } else {
+            dispatch(beat);
+        }
     }
 
     /** Under the lock. */
@@ -207,6 +217,7 @@ public final class FleetMember implements AutoCloseable {
 
     private void onReply(Beat beat, List<NodeReport> reports, Throwable error) {
         Beat next = null;
+        boolean done = false;
         synchronized (lock) {
             if (closed || beat.seq != beatSeq || !beating) {
                 return;
@@ -242,7 +253,8 @@ public final class FleetMember implements AutoCloseable {
             if (share < newGranted) {
                 newGranted = share;
             }
-            target = share;
+            // A leaving node wants nothing: its claim shrinks with its calls in flight.
+            target = leaving ? 0 : share;
             if (fresh) {
                 hasGoodBeat = true;
                 lastGoodSendNanos = beat.sentNanos;
@@ -253,7 +265,9 @@ public final class FleetMember implements AutoCloseable {
             granted = newGranted;
             applyCeiling(from, now);
             int nextClaim = Math.max(Math.max(granted, target), limiter.inflight());
-            if (nextClaim != beat.report.claim() && followUps > 0) {
+            if (leaving && nextClaim == 0) {
+                done = true;
+            } else if (nextClaim != beat.report.claim() && followUps > 0) {
                 // Publish a new claim now rather than a heartbeat later: a joining node announces
                 // the share it wants, a shrinking one gives room back sooner.
                 followUps--;
@@ -262,6 +276,8 @@ public final class FleetMember implements AutoCloseable {
         }
         if (next != null) {
             dispatch(next);
+        } else if (done) {
+            finishLeaving();
         }
     }
 
@@ -273,7 +289,7 @@ public final class FleetMember implements AutoCloseable {
             up = false;
             emit(new FleetEvent.CoordinatorLost(now, cause));
         }
-        if (policy == OutagePolicy.LOCAL_ONLY && !localOnly) {
+        if (policy == OutagePolicy.LOCAL_ONLY && !localOnly && !leaving) {
             int from = appliedCeiling();
             localOnly = true;
             limiter.ceiling(Integer.MAX_VALUE);
@@ -347,11 +363,36 @@ public final class FleetMember implements AutoCloseable {
     // ---- lifecycle and views -------------------------------------------------------------
 
     /**
-     * Leaves the fleet: stops the heartbeat, unsubscribes from pauses, removes this node's
-     * report and sets the limiter's ceiling to 0. Idempotent.
+     * Leaves the fleet. At once: the limiter's ceiling goes to 0 and pauses are no longer
+     * shared. Then, once the calls still in flight have finished (heartbeats meanwhile publish
+     * them as this node's claim, so nobody grows into the room they hold), the heartbeat stops
+     * and this node's report is removed. Idempotent.
      */
     @Override
     public void close() {
+        boolean now;
+        synchronized (lock) {
+            if (leaving) {
+                return;
+            }
+            leaving = true;
+            int from = appliedCeiling();
+            localOnly = false;
+            granted = 0;
+            target = 0;
+            limiter.ceiling(0);
+            if (from != 0) {
+                emit(new FleetEvent.ShareChanged(ticker.nanoTime(), from, 0, globalCeiling, liveNodes, "closed"));
+            }
+            now = !beating && limiter.inflight() == 0;
+        }
+        pauses.close();
+        if (now) {
+            finishLeaving();
+        }
+    }
+
+    private void finishLeaving() {
         synchronized (lock) {
             if (closed) {
                 return;
@@ -363,16 +404,7 @@ public final class FleetMember implements AutoCloseable {
             if (expiryTask != null) {
                 expiryTask.cancel();
             }
-            int from = appliedCeiling();
-            localOnly = false;
-            granted = 0;
-            target = 0;
-            limiter.ceiling(0);
-            if (from != 0) {
-                emit(new FleetEvent.ShareChanged(ticker.nanoTime(), from, 0, globalCeiling, liveNodes, "closed"));
-            }
         }
-        pauses.close();
         try {
             coordinator.leave(key, nodeId);
         } catch (RuntimeException ignored) {
@@ -398,6 +430,11 @@ public final class FleetMember implements AutoCloseable {
 
     /** @return whether {@link #close()} was called */
     public boolean isClosed() {
+        return leaving;
+    }
+
+    /** @return whether this node has left: closed, its calls finished and its report removed */
+    public boolean hasLeft() {
         return closed;
     }
 

@@ -24,7 +24,7 @@ class FleetCeilingPropertyTest {
     private static final int CEILING = 24;
     private static final Duration BEAT = FleetMember.DEFAULT_HEARTBEAT;
 
-    @Property(tries = 40)
+    @Property(tries = 100)
     void inFlightNeverExceedsTheCeiling(@ForAll long seed) {
         FleetSim sim = runScenario(seed);
         assertThat(sim.violations).isEmpty();

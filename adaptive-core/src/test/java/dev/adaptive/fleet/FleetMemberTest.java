@@ -162,10 +162,42 @@ class FleetMemberTest {
         b.member.close();
         assertThat(b.limit()).isZero();
         assertThat(b.member.isClosed()).isTrue();
+        assertThat(b.member.hasLeft()).isTrue(); // nothing in flight: gone at once
         sim.advance(BEAT);
         assertThat(a.limit()).isEqualTo(30);
         assertThat(sim.store.liveReports(FleetSim.KEY)).extracting(NodeReport::nodeId).containsExactly("a");
         b.member.close(); // idempotent
+    }
+
+    @Test
+    void aLeavingNodeKeepsClaimingItsCallsInFlightUntilTheyFinish() {
+        sim.ceiling = 30;
+        FleetSim.Node a = sim.node("a", 30).join();
+        FleetSim.Node b = sim.node("b", 30).join();
+        FleetSim.Node c = sim.node("c", 30).join();
+        sim.advance(BEAT.multipliedBy(3));
+        a.hold(20);
+        b.hold(20);
+        c.hold(10);
+        assertThat(sim.totalInflight()).isEqualTo(30);
+        c.member.close();
+        assertThat(c.member.isClosed()).isTrue();
+        assertThat(c.member.hasLeft()).isFalse();
+        assertThat(c.limit()).isZero();
+        sim.advance(BEAT.multipliedBy(3));
+        // c's 10 calls still run: its report stays, claiming them, and nobody grows.
+        assertThat(List.of(a.limit(), b.limit())).containsExactly(10, 10);
+        assertThat(sim.store.liveReports(FleetSim.KEY)).extracting(NodeReport::claim).containsExactly(10, 10, 10);
+        c.release(6);
+        sim.advance(BEAT);
+        assertThat(sim.store.liveReports(FleetSim.KEY)).extracting(NodeReport::claim).containsExactly(10, 10, 4);
+        c.release(4);
+        sim.advance(BEAT);
+        assertThat(c.member.hasLeft()).isTrue();
+        sim.advance(BEAT);
+        assertThat(List.of(a.limit(), b.limit())).containsExactly(15, 15);
+        assertThat(sim.totalInflight()).isEqualTo(30);
+        assertThat(sim.maxTotal).isEqualTo(30);
     }
 
     @Test
