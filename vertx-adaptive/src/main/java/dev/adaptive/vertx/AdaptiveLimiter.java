@@ -150,25 +150,37 @@ public interface AdaptiveLimiter {
             this.options = new AdaptiveOptions(Objects.requireNonNull(options, "options"));
         }
 
-        /** @param classifier decides what a result or failure means; default {@link OutcomeClassifier#defaults()} @return this */
+        /**
+         * @param classifier decides what a result or failure means; default {@link OutcomeClassifier#defaults()}
+         * @return this
+         */
         public Builder classifier(OutcomeClassifier classifier) {
             this.classifier = Objects.requireNonNull(classifier, "classifier");
             return this;
         }
 
-        /** @param limit the algorithm, replacing the algorithm options; default from the options @return this */
+        /**
+         * @param limit the algorithm, replacing the algorithm options; default from the options
+         * @return this
+         */
         public Builder limit(Limit limit) {
             this.limit = Objects.requireNonNull(limit, "limit");
             return this;
         }
 
-        /** @param retryPolicy replaces the retry options (for a retry classifier or seeded jitter) @return this */
+        /**
+         * @param retryPolicy replaces the retry options (for a retry classifier or seeded jitter)
+         * @return this
+         */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
             this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
             return this;
         }
 
-        /** @param listener receives every trace event, on the thread that caused it @return this */
+        /**
+         * @param listener receives every trace event, on the thread that caused it
+         * @return this
+         */
         public Builder traceListener(TraceListener listener) {
             traceListeners.add(Objects.requireNonNull(listener, "listener"));
             return this;

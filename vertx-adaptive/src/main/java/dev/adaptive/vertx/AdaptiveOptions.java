@@ -201,7 +201,10 @@ public class AdaptiveOptions {
         return name;
     }
 
-    /** @param name names the limiter in stats and errors, not blank @return this */
+    /**
+     * @param name names the limiter in stats and errors, not blank
+     * @return this
+     */
     public AdaptiveOptions setName(String name) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("name must not be blank: '" + name + "'");
@@ -215,7 +218,10 @@ public class AdaptiveOptions {
         return algorithm;
     }
 
-    /** @param algorithm one of {@link #ALGORITHMS}, case-insensitive @return this */
+    /**
+     * @param algorithm one of {@link #ALGORITHMS}, case-insensitive
+     * @return this
+     */
     public AdaptiveOptions setAlgorithm(String algorithm) {
         this.algorithm = oneOf("algorithm", algorithm, ALGORITHMS);
         return this;
@@ -231,7 +237,10 @@ public class AdaptiveOptions {
         return Math.max(minLimit, Math.min(initialLimit, maxLimit));
     }
 
-    /** @param initialLimit calls in flight before any sample, at least 1 @return this */
+    /**
+     * @param initialLimit calls in flight before any sample, at least 1
+     * @return this
+     */
     public AdaptiveOptions setInitialLimit(int initialLimit) {
         this.initialLimit = atLeast("initialLimit", initialLimit, 1);
         this.initialLimitSet = true;
@@ -243,7 +252,10 @@ public class AdaptiveOptions {
         return minLimit;
     }
 
-    /** @param minLimit the smallest limit, at least 1 @return this */
+    /**
+     * @param minLimit the smallest limit, at least 1
+     * @return this
+     */
     public AdaptiveOptions setMinLimit(int minLimit) {
         this.minLimit = atLeast("minLimit", minLimit, 1);
         return this;
@@ -254,7 +266,10 @@ public class AdaptiveOptions {
         return maxLimit;
     }
 
-    /** @param maxLimit the largest limit, at least 1 (and at least minLimit, checked at creation) @return this */
+    /**
+     * @param maxLimit the largest limit, at least 1 (and at least minLimit, checked at creation)
+     * @return this
+     */
     public AdaptiveOptions setMaxLimit(int maxLimit) {
         this.maxLimit = atLeast("maxLimit", maxLimit, 1);
         return this;
@@ -265,7 +280,10 @@ public class AdaptiveOptions {
         return maxWaiters;
     }
 
-    /** @param maxWaiters calls that may queue for a slot, at least 0 @return this */
+    /**
+     * @param maxWaiters calls that may queue for a slot, at least 0
+     * @return this
+     */
     public AdaptiveOptions setMaxWaiters(int maxWaiters) {
         this.maxWaiters = atLeast("maxWaiters", maxWaiters, 0);
         return this;
@@ -276,7 +294,10 @@ public class AdaptiveOptions {
         return waitTimeout;
     }
 
-    /** @param waitTimeout how long one call may queue, in ms, at least 0 (none) @return this */
+    /**
+     * @param waitTimeout how long one call may queue, in ms, at least 0 (none)
+     * @return this
+     */
     public AdaptiveOptions setWaitTimeout(long waitTimeout) {
         this.waitTimeout = atLeast("waitTimeout", waitTimeout, 0);
         return this;
@@ -287,7 +308,10 @@ public class AdaptiveOptions {
         return taskTimeout;
     }
 
-    /** @param taskTimeout per-attempt timeout in ms, at least 0 (none) @return this */
+    /**
+     * @param taskTimeout per-attempt timeout in ms, at least 0 (none)
+     * @return this
+     */
     public AdaptiveOptions setTaskTimeout(long taskTimeout) {
         this.taskTimeout = atLeast("taskTimeout", taskTimeout, 0);
         return this;
@@ -298,7 +322,10 @@ public class AdaptiveOptions {
         return retries;
     }
 
-    /** @param retries retries after errors and timeouts, at least 0 @return this */
+    /**
+     * @param retries retries after errors and timeouts, at least 0
+     * @return this
+     */
     public AdaptiveOptions setRetries(int retries) {
         this.retries = atLeast("retries", retries, 0);
         return this;
@@ -309,7 +336,10 @@ public class AdaptiveOptions {
         return backoff;
     }
 
-    /** @param backoff one of {@link #BACKOFFS}, case-insensitive @return this */
+    /**
+     * @param backoff one of {@link #BACKOFFS}, case-insensitive
+     * @return this
+     */
     public AdaptiveOptions setBackoff(String backoff) {
         this.backoff = oneOf("backoff", backoff, BACKOFFS);
         return this;
@@ -320,7 +350,10 @@ public class AdaptiveOptions {
         return minDelay;
     }
 
-    /** @param minDelay the backoff's base delay in ms, at least 0 @return this */
+    /**
+     * @param minDelay the backoff's base delay in ms, at least 0
+     * @return this
+     */
     public AdaptiveOptions setMinDelay(long minDelay) {
         this.minDelay = atLeast("minDelay", minDelay, 0);
         return this;
@@ -331,7 +364,10 @@ public class AdaptiveOptions {
         return maxDelay;
     }
 
-    /** @param maxDelay the backoff's cap in ms, at least 0 (and at least minDelay, checked at creation) @return this */
+    /**
+     * @param maxDelay the backoff's cap in ms, at least 0 (and at least minDelay, checked at creation)
+     * @return this
+     */
     public AdaptiveOptions setMaxDelay(long maxDelay) {
         this.maxDelay = atLeast("maxDelay", maxDelay, 0);
         return this;
@@ -342,7 +378,10 @@ public class AdaptiveOptions {
         return jitter;
     }
 
-    /** @param jitter the backoff's spread either way, in [0, 1] @return this */
+    /**
+     * @param jitter the backoff's spread either way, in [0, 1]
+     * @return this
+     */
     public AdaptiveOptions setJitter(double jitter) {
         if (!(jitter >= 0 && jitter <= 1)) {
             throw new IllegalArgumentException("jitter must be in [0, 1]: " + jitter);
@@ -356,7 +395,10 @@ public class AdaptiveOptions {
         return maxRateLimitRetries;
     }
 
-    /** @param maxRateLimitRetries retries after rate-limit answers, at least 0 @return this */
+    /**
+     * @param maxRateLimitRetries retries after rate-limit answers, at least 0
+     * @return this
+     */
     public AdaptiveOptions setMaxRateLimitRetries(int maxRateLimitRetries) {
         this.maxRateLimitRetries = atLeast("maxRateLimitRetries", maxRateLimitRetries, 0);
         return this;
@@ -367,7 +409,10 @@ public class AdaptiveOptions {
         return maxRetryAfter;
     }
 
-    /** @param maxRetryAfter the cap on one Retry-After pause in ms, at least 1 @return this */
+    /**
+     * @param maxRetryAfter the cap on one Retry-After pause in ms, at least 1
+     * @return this
+     */
     public AdaptiveOptions setMaxRetryAfter(long maxRetryAfter) {
         this.maxRetryAfter = atLeast("maxRetryAfter", maxRetryAfter, 1);
         return this;
@@ -378,7 +423,10 @@ public class AdaptiveOptions {
         return adaptOnLatency;
     }
 
-    /** @param adaptOnLatency whether latency moves the limit @return this */
+    /**
+     * @param adaptOnLatency whether latency moves the limit
+     * @return this
+     */
     public AdaptiveOptions setAdaptOnLatency(boolean adaptOnLatency) {
         this.adaptOnLatency = adaptOnLatency;
         return this;
@@ -389,7 +437,10 @@ public class AdaptiveOptions {
         return adaptOnErrors;
     }
 
-    /** @param adaptOnErrors whether errors and timeouts decrease the limit @return this */
+    /**
+     * @param adaptOnErrors whether errors and timeouts decrease the limit
+     * @return this
+     */
     public AdaptiveOptions setAdaptOnErrors(boolean adaptOnErrors) {
         this.adaptOnErrors = adaptOnErrors;
         return this;
@@ -400,7 +451,10 @@ public class AdaptiveOptions {
         return adaptOnRateLimit;
     }
 
-    /** @param adaptOnRateLimit whether rate limits decrease the limit @return this */
+    /**
+     * @param adaptOnRateLimit whether rate limits decrease the limit
+     * @return this
+     */
     public AdaptiveOptions setAdaptOnRateLimit(boolean adaptOnRateLimit) {
         this.adaptOnRateLimit = adaptOnRateLimit;
         return this;
@@ -411,7 +465,10 @@ public class AdaptiveOptions {
         return statsAddress;
     }
 
-    /** @param statsAddress where stats are published; {@code null} turns publication off @return this */
+    /**
+     * @param statsAddress where stats are published; {@code null} turns publication off
+     * @return this
+     */
     public AdaptiveOptions setStatsAddress(String statsAddress) {
         if (statsAddress != null && statsAddress.isBlank()) {
             throw new IllegalArgumentException("statsAddress must be null or not blank: '" + statsAddress + "'");
@@ -425,7 +482,10 @@ public class AdaptiveOptions {
         return statsLocalOnly;
     }
 
-    /** @param statsLocalOnly publish stats to this node only (the default) or across the cluster @return this */
+    /**
+     * @param statsLocalOnly publish stats to this node only (the default) or across the cluster
+     * @return this
+     */
     public AdaptiveOptions setStatsLocalOnly(boolean statsLocalOnly) {
         this.statsLocalOnly = statsLocalOnly;
         return this;
@@ -436,7 +496,10 @@ public class AdaptiveOptions {
         return statsInterval;
     }
 
-    /** @param statsInterval the period of stats publication in ms, at least 0 (on change only) @return this */
+    /**
+     * @param statsInterval the period of stats publication in ms, at least 0 (on change only)
+     * @return this
+     */
     public AdaptiveOptions setStatsInterval(long statsInterval) {
         this.statsInterval = atLeast("statsInterval", statsInterval, 0);
         return this;
@@ -447,7 +510,10 @@ public class AdaptiveOptions {
         return statsOnChange;
     }
 
-    /** @param statsOnChange also publish when the limit moves or a Retry-After pause opens @return this */
+    /**
+     * @param statsOnChange also publish when the limit moves or a Retry-After pause opens
+     * @return this
+     */
     public AdaptiveOptions setStatsOnChange(boolean statsOnChange) {
         this.statsOnChange = statsOnChange;
         return this;
