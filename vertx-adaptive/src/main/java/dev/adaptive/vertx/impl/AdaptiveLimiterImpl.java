@@ -7,6 +7,7 @@ import dev.adaptive.Lease;
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
 import dev.adaptive.LimiterClosedException;
+import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.TaskContext;
 import dev.adaptive.limit.Limit;
@@ -45,6 +46,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private final String name;
     private final Limiter limiter;
     private final AdaptiveExecutor executor;
+    private final OutcomeClassifier classifier;
     private final StatsPublisher publisher;
     private final Set<Execution<?>> live = ConcurrentHashMap.newKeySet();
     private final List<LimitChangeListener> limitListeners = new CopyOnWriteArrayList<>();
@@ -66,6 +68,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         this.context = context;
         this.options = options;
         this.name = options.getName();
+        this.classifier = classifier;
         VertxTime time = VertxTime.on(context);
         String address = options.getStatsAddress();
         this.publisher = address == null ? null : new StatsPublisher(vertx, context, address,
@@ -106,10 +109,49 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
 
     @Override
     public <T> Future<T> executeWithContext(Function<TaskContext, Future<T>> task) {
+        return execute(executor, task);
+    }
+
+    /**
+     * Runs a task with an executor of this limiter other than its own, such as one from
+     * {@link #executor(OutcomeClassifier)}.
+     *
+     * @param exec the executor; its limiter must be this limiter's
+     * @param task called once per attempt
+     * @param <T>  the result type
+     * @return as {@link #executeWithContext(Function)}
+     */
+    public <T> Future<T> execute(AdaptiveExecutor exec, Function<TaskContext, Future<T>> task) {
         Objects.requireNonNull(task, "task");
         Context caller = callerContext();
-        Execution<T> e = start(sequence.getAndIncrement(), task, null, caller);
+        Execution<T> e = start(exec, sequence.getAndIncrement(), task, null, caller);
         return Future.fromCompletionStage(e.result(), caller);
+    }
+
+    /**
+     * An executor on this limiter, with its retry policy and task timeout, whose classifier asks
+     * {@code first} before this limiter's own classifier. For faces that know their results
+     * better (an HTTP response's status) while sharing the limiter with other callers.
+     *
+     * @param first asked first; {@code null} (or throwing) falls back to the limiter's classifier
+     * @return the executor
+     */
+    public AdaptiveExecutor executor(OutcomeClassifier first) {
+        Objects.requireNonNull(first, "first");
+        OutcomeClassifier base = classifier;
+        return AdaptiveExecutor.builder(limiter)
+                .retryPolicy(executor.retryPolicy())
+                .taskTimeout(executor.taskTimeout())
+                .classifier((result, error) -> {
+                    Outcome o = null;
+                    try {
+                        o = first.classify(result, error);
+                    } catch (RuntimeException broken) {
+                        // falls back to the limiter's own classifier, as the engine does for its own
+                    }
+                    return o != null ? o : base.classify(result, error);
+                })
+                .build();
     }
 
     /**
@@ -124,8 +166,13 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      */
     public <T> Execution<T> start(long index, Function<TaskContext, Future<T>> task, Lease firstLease,
                                   Context caller) {
+        return start(executor, index, task, firstLease, caller);
+    }
+
+    private <T> Execution<T> start(AdaptiveExecutor exec, long index, Function<TaskContext, Future<T>> task,
+                                   Lease firstLease, Context caller) {
         AsyncTask<T> attempt = tc -> callOn(caller, task, tc);
-        Execution<T> e = executor.start(index, attempt, firstLease);
+        Execution<T> e = exec.start(index, attempt, firstLease);
         live.add(e);
         e.result().whenComplete((v, err) -> live.remove(e));
         if (closed) {
