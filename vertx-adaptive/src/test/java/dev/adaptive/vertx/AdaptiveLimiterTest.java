@@ -166,11 +166,14 @@ class AdaptiveLimiterTest {
                 fast().setName("billing").setAlgorithm("fixed").setInitialLimit(1));
         AtomicInteger cancellations = new AtomicInteger();
         Promise<String> hold = Promise.promise();
+        Promise<Void> running = Promise.promise();
         Future<String> inFlight = limiter.<String>executeWithContext(ctx -> {
             ctx.cancellation().onCancel(cancellations::incrementAndGet);
+            running.complete();
             return hold.future();
         });
         Future<String> queued = limiter.execute(() -> Future.succeededFuture("never"));
+        Await.result(running.future());
         Await.result(limiter.close());
         assertThat(limiter.isClosed()).isTrue();
         assertThat(Await.failure(inFlight)).isInstanceOf(LimiterClosedException.class).hasMessageContaining("billing");
