@@ -210,7 +210,7 @@ class AdaptiveLimiterTest {
         vertx.eventBus().<JsonObject>consumer("test.stats.periodic", m -> {
             received.add(m.body());
             if (received.size() == 3) {
-                got.complete(received);
+                got.tryComplete(List.copyOf(received));
             }
         }).completion().toCompletionStage().toCompletableFuture().join();
         AdaptiveLimiter.create(vertx, new AdaptiveOptions().setName("periodic")
