@@ -44,7 +44,14 @@ public sealed interface ItemResult<T, R> permits ItemResult.Success, ItemResult.
      * @param <R>      the result type
      */
     record Failure<T, R>(T item, long index, Throwable error, int attempts) implements ItemResult<T, R> {
-        /** Validates. */
+        /**
+         * Validates.
+         *
+         * @param item     the item
+         * @param index    its position
+         * @param error    the last failure, not null
+         * @param attempts attempts made
+         */
         public Failure {
             Objects.requireNonNull(error, "error");
         }

@@ -14,7 +14,13 @@ import java.util.List;
  */
 public record PoolResult<T, R>(List<R> results, List<ItemError<T>> errors, PoolStats stats) {
 
-    /** Copies the lists (results may hold {@code null} values). */
+    /**
+     * Copies the lists (results may hold {@code null} values).
+     *
+     * @param results the results, in completion order
+     * @param errors  the items that failed, in completion order
+     * @param stats   what the run did
+     */
     public PoolResult {
         results = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(results));
         errors = List.copyOf(errors);

@@ -19,7 +19,16 @@ import java.util.List;
 public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long congestionEvents, long rateLimitEvents,
                         long totalRetries, List<ConcurrencySegment> performanceData) {
 
-    /** Copies the segments. */
+    /**
+     * Copies the segments.
+     *
+     * @param finalConcurrency      the limit when the run ended
+     * @param maxConcurrencyReached the highest limit during the run
+     * @param congestionEvents      drops during the run
+     * @param rateLimitEvents       rate-limit answers during the run
+     * @param totalRetries          retries of the run's items
+     * @param performanceData       the limits the run went through, with the time at each
+     */
     public PoolStats {
         performanceData = List.copyOf(performanceData);
     }

@@ -23,10 +23,13 @@ interface ItemSource<T> {
 
     /** @param <T> the item type */
     interface Sink<T> {
+        /** @param item the next item, delivered once per request (or unasked, by an unruly stream) */
         void onItem(T item);
 
+        /** The input has no more items. */
         void onEnd();
 
+        /** @param error the input failed; nothing more will come */
         void onError(Throwable error);
     }
 
