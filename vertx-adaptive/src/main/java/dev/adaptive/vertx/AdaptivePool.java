@@ -1,6 +1,11 @@
 package dev.adaptive.vertx;
 
 import dev.adaptive.StopPoolException;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.ItemError;
+import dev.adaptive.pool.PoolStats;
+import dev.adaptive.pool.PoolStoppedException;
+import dev.adaptive.pool.Settled;
 import dev.adaptive.vertx.impl.AdaptiveLimiterImpl;
 import dev.adaptive.vertx.impl.PoolRun;
 import io.vertx.core.Future;
@@ -20,13 +25,25 @@ import java.util.Objects;
  * {@link ReadStream}), so memory stays O(concurrency) however long the input. Items that a
  * stream delivers without being asked are buffered and processed, never lost.
  *
- * <p>Every item pulled ends in exactly one place: a result or an {@link ItemError}
- * ({@link ItemResult} in the streaming form). An item that fails with a
- * {@link StopPoolException} stops the run: nothing more is pulled, the calls still running are
- * cancelled (their {@link dev.adaptive.TaskContext#cancellation()} fires) and end as errors with
- * that exception; items never pulled are not part of the run. If the input itself fails (the
- * iterator throws, the stream reports an exception) or the limiter is closed, nothing more is
- * pulled, the calls running finish, and the returned future fails with that cause.
+ * <p>Results and stats are the core pool's: an {@link AdaptiveResult} (successes and
+ * {@link ItemError}s in completion order, and {@link PoolStats}), or, in the streaming form, one
+ * {@link Settled} per item and the stats; {@link PoolStatsJson} gives the stats as JSON. Every
+ * item pulled ends in exactly one place. Early ends are as in the core pool, with the same
+ * {@link PoolStoppedException} as {@link PoolStats#stopCause()}:
+ * <ul>
+ *   <li>an item that fails with a {@link StopPoolException} keeps it as its error and stops the
+ *       run ({@code STOPPED}): nothing more is pulled, and the calls still running are cancelled
+ *       (their {@link dev.adaptive.TaskContext#cancellation()} fires) and end with the
+ *       {@code PoolStoppedException};</li>
+ *   <li>if the input fails (the iterator throws, the stream reports an exception:
+ *       {@code INPUT_FAILED}), nothing more is pulled and the items already taken finish
+ *       normally;</li>
+ *   <li>if the limiter refuses the run a slot (it was closed, or its queue is full:
+ *       {@code CANCELLED}), nothing more is pulled; calls a closed limiter cancelled end with
+ *       its {@link dev.adaptive.LimiterClosedException}.</li>
+ * </ul>
+ * Items never pulled are not part of the run. The returned future always succeeds once every
+ * item taken has ended.
  *
  * <p>The run lives on the context it was started from (or the limiter's, outside any
  * context): the processor is called there and the returned future completes there. A long
@@ -56,24 +73,24 @@ public interface AdaptivePool {
         }
         return new AdaptivePool() {
             @Override
-            public <T, R> Future<PoolResult<T, R>> process(Iterable<? extends T> items, ItemProcessor<? super T, R> processor) {
+            public <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, ItemProcessor<? super T, R> processor) {
                 return PoolRun.collect(impl, PoolRun.source(items), processor);
             }
 
             @Override
-            public <T, R> Future<PoolResult<T, R>> process(ReadStream<T> items, ItemProcessor<? super T, R> processor) {
+            public <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, ItemProcessor<? super T, R> processor) {
                 return PoolRun.collect(impl, PoolRun.source(items), processor);
             }
 
             @Override
             public <T, R> Future<PoolStats> stream(Iterable<? extends T> items, ItemProcessor<? super T, R> processor,
-                                                   Handler<ItemResult<T, R>> onItem) {
+                                                   Handler<Settled<T, R>> onItem) {
                 return PoolRun.stream(impl, PoolRun.source(items), processor, onItem);
             }
 
             @Override
             public <T, R> Future<PoolStats> stream(ReadStream<T> items, ItemProcessor<? super T, R> processor,
-                                                   Handler<ItemResult<T, R>> onItem) {
+                                                   Handler<Settled<T, R>> onItem) {
                 return PoolRun.stream(impl, PoolRun.source(items), processor, onItem);
             }
 
@@ -91,9 +108,9 @@ public interface AdaptivePool {
      * @param processor the work per item
      * @param <T>       the item type
      * @param <R>       the result type
-     * @return results, errors and stats, once every item pulled has ended
+     * @return successes, errors and stats, once every item pulled has ended
      */
-    <T, R> Future<PoolResult<T, R>> process(Iterable<? extends T> items, ItemProcessor<? super T, R> processor);
+    <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, ItemProcessor<? super T, R> processor);
 
     /**
      * Processes every item of a stream, with back-pressure: the stream is paused and fetched one
@@ -103,9 +120,9 @@ public interface AdaptivePool {
      * @param processor the work per item
      * @param <T>       the item type
      * @param <R>       the result type
-     * @return results, errors and stats, once the stream has ended and every item has ended
+     * @return successes, errors and stats, once the stream has ended and every item has ended
      */
-    <T, R> Future<PoolResult<T, R>> process(ReadStream<T> items, ItemProcessor<? super T, R> processor);
+    <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, ItemProcessor<? super T, R> processor);
 
     /**
      * As {@link #process(Iterable, ItemProcessor)}, but hands each outcome to {@code onItem} as
@@ -114,13 +131,14 @@ public interface AdaptivePool {
      * @param items     the items
      * @param processor the work per item
      * @param onItem    called on the run's context with each outcome; an exception it throws is
-     *                  reported to the context's exception handler and the run goes on
+     *                  counted in {@link PoolStats#callbackFailures()}, reported to the context's
+     *                  exception handler, and the run goes on
      * @param <T>       the item type
      * @param <R>       the result type
      * @return the stats, once every item pulled has ended
      */
     <T, R> Future<PoolStats> stream(Iterable<? extends T> items, ItemProcessor<? super T, R> processor,
-                                    Handler<ItemResult<T, R>> onItem);
+                                    Handler<Settled<T, R>> onItem);
 
     /**
      * As {@link #process(ReadStream, ItemProcessor)}, streaming outcomes to {@code onItem}.
@@ -133,7 +151,7 @@ public interface AdaptivePool {
      * @return the stats, once the stream has ended and every item has ended
      */
     <T, R> Future<PoolStats> stream(ReadStream<T> items, ItemProcessor<? super T, R> processor,
-                                    Handler<ItemResult<T, R>> onItem);
+                                    Handler<Settled<T, R>> onItem);
 
     /** @return the limiter the pool's calls go through */
     AdaptiveLimiter limiter();

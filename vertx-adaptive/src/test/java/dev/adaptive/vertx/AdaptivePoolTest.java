@@ -1,6 +1,12 @@
 package dev.adaptive.vertx;
 
+import dev.adaptive.LimiterClosedException;
 import dev.adaptive.StopPoolException;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.ConcurrencySegment;
+import dev.adaptive.pool.PoolStats;
+import dev.adaptive.pool.PoolStoppedException;
+import dev.adaptive.pool.Settled;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -65,7 +71,7 @@ class AdaptivePoolTest {
         AdaptivePool pool = AdaptivePool.create(vertx, fixed(6).setRetries(1));
         List<Integer> items = IntStream.range(0, 300).boxed().toList();
         Worker w = new Worker(vertx);
-        PoolResult<Integer, Integer> r = Await.result(pool.process(items, (item, ctx) ->
+        AdaptiveResult<Integer, Integer> r = Await.result(pool.process(items, (item, ctx) ->
                 item % 10 == 0 ? Future.failedFuture(new IllegalStateException("bad " + item))
                         : w.work(item * 2, 1 + item % 3)));
         Set<Integer> seen = new HashSet<>();
@@ -104,7 +110,7 @@ class AdaptivePoolTest {
             }
         };
         Worker w = new Worker(vertx);
-        PoolResult<Integer, Integer> r = Await.result(pool.process(lazy, (item, ctx) ->
+        AdaptiveResult<Integer, Integer> r = Await.result(pool.process(lazy, (item, ctx) ->
                 w.work(item, 1).onComplete(ar -> settled.incrementAndGet())));
         assertThat(r.results()).hasSize(500);
         assertThat(pulled).hasValue(500);
@@ -117,7 +123,7 @@ class AdaptivePoolTest {
         List<Integer> items = IntStream.range(0, 400).boxed().toList();
         ListStream<Integer> stream = new ListStream<>(vertx.getOrCreateContext(), items, false);
         Worker w = new Worker(vertx);
-        PoolResult<Integer, Integer> r = Await.result(pool.process(stream, (item, ctx) -> w.work(item, 1)));
+        AdaptiveResult<Integer, Integer> r = Await.result(pool.process(stream, (item, ctx) -> w.work(item, 1)));
         assertThat(r.results()).containsExactlyInAnyOrderElementsOf(items);
         assertThat(stream.maxDemand.get()).as("outstanding demand").isEqualTo(1);
         assertThat(w.maxInside.get()).isLessThanOrEqualTo(5);
@@ -129,7 +135,7 @@ class AdaptivePoolTest {
         List<Integer> items = IntStream.range(0, 200).boxed().toList();
         ListStream<Integer> unruly = new ListStream<>(vertx.getOrCreateContext(), items, true);
         Worker w = new Worker(vertx);
-        PoolResult<Integer, Integer> r = Await.result(pool.process(unruly, (item, ctx) -> w.work(item, 1)));
+        AdaptiveResult<Integer, Integer> r = Await.result(pool.process(unruly, (item, ctx) -> w.work(item, 1)));
         assertThat(r.results()).containsExactlyInAnyOrderElementsOf(items);
         assertThat(w.maxInside.get()).isLessThanOrEqualTo(3);
     }
@@ -143,7 +149,7 @@ class AdaptivePoolTest {
         RecordParser lines = RecordParser.newDelimited("\n", async);
         AdaptivePool pool = AdaptivePool.create(vertx, new AdaptiveOptions().setMaxLimit(16).setStatsAddress(null));
         Worker w = new Worker(vertx);
-        PoolResult<Buffer, Integer> r = Await.result(pool.process(lines, (line, ctx) ->
+        AdaptiveResult<Buffer, Integer> r = Await.result(pool.process(lines, (line, ctx) ->
                 w.work(Integer.parseInt(line.toString()), 1)));
         assertThat(r.results()).hasSize(5_000).doesNotHaveDuplicates();
         assertThat(r.errors()).isEmpty();
@@ -177,7 +183,7 @@ class AdaptivePoolTest {
         AtomicInteger pulled = new AtomicInteger();
         AtomicInteger cancelled = new AtomicInteger();
         Iterable<Integer> items = () -> IntStream.range(0, 1_000).peek(i -> pulled.incrementAndGet()).iterator();
-        PoolResult<Integer, Integer> r = Await.result(pool.process(items, (item, ctx) -> {
+        AdaptiveResult<Integer, Integer> r = Await.result(pool.process(items, (item, ctx) -> {
             if (item == 10) {
                 return Future.failedFuture(new StopPoolException("quota exhausted"));
             }
@@ -188,9 +194,16 @@ class AdaptivePoolTest {
             return Future.succeededFuture(item);
         }));
         assertThat(r.results()).containsExactlyInAnyOrderElementsOf(IntStream.range(0, 10).boxed().toList());
-        assertThat(r.errors()).isNotEmpty().allSatisfy(e -> assertThat(e.error())
-                .isInstanceOf(StopPoolException.class).hasMessage("quota exhausted"));
         assertThat(r.errors().get(0).item()).isEqualTo(10);
+        assertThat(r.errors().get(0).error()).isInstanceOf(StopPoolException.class).hasMessage("quota exhausted");
+        assertThat(r.errors().subList(1, r.errors().size())).allSatisfy(e -> assertThat(e.error())
+                .isInstanceOfSatisfying(PoolStoppedException.class, stop -> {
+                    assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.STOPPED);
+                    assertThat(stop.getCause()).hasMessage("quota exhausted");
+                }));
+        assertThat(r.stats().stopCause()).get().extracting(PoolStoppedException::reason)
+                .isEqualTo(PoolStoppedException.Reason.STOPPED);
+        assertThat(r.stats().accepted()).isEqualTo(pulled.get());
         assertThat(r.results().size() + r.errors().size()).as("every pulled item ends once").isEqualTo(pulled.get());
         assertThat(pulled.get()).isLessThanOrEqualTo(11 + 4);
         assertThat(cancelled.get()).isEqualTo(r.errors().size() - 1);
@@ -198,7 +211,7 @@ class AdaptivePoolTest {
     }
 
     @Test
-    void anInputFailureFailsTheRunAfterTheRunningItemsEnd(Vertx vertx) {
+    void anInputFailureEndsTheRunOnceTheItemsTakenHaveFinished(Vertx vertx) {
         AdaptivePool pool = AdaptivePool.create(vertx, fixed(3));
         AtomicInteger settled = new AtomicInteger();
         AtomicInteger started = new AtomicInteger();
@@ -219,11 +232,15 @@ class AdaptivePoolTest {
             }
         };
         Worker w = new Worker(vertx);
-        Throwable t = Await.failure(pool.process(broken, (item, ctx) -> {
+        AdaptiveResult<Integer, Integer> r = Await.result(pool.process(broken, (item, ctx) -> {
             started.incrementAndGet();
             return w.work(item, 5).onComplete(ar -> settled.incrementAndGet());
         }));
-        assertThat(t).isInstanceOf(IllegalStateException.class).hasMessage("disk gone");
+        assertThat(r.stats().stopCause()).get().satisfies(stop -> {
+            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.INPUT_FAILED);
+            assertThat(stop.getCause()).isInstanceOf(IllegalStateException.class).hasMessage("disk gone");
+        });
+        assertThat(r.resultsInInputOrder()).containsExactly(0, 1, 2, 3, 4, 5, 6);
         assertThat(settled.get()).as("nothing left running").isEqualTo(started.get()).isEqualTo(7);
     }
 
@@ -231,7 +248,7 @@ class AdaptivePoolTest {
     void theStreamingFormHandsEachOutcomeOverAndReportsStats(Vertx vertx) {
         AdaptivePool pool = AdaptivePool.create(vertx, new AdaptiveOptions().setMaxLimit(32).setRetries(0)
                 .setStatsAddress(null));
-        List<ItemResult<Integer, String>> outcomes = new ArrayList<>();
+        List<Settled<Integer, String>> outcomes = new ArrayList<>();
         AtomicReference<Context> onItemContext = new AtomicReference<>();
         Worker w = new Worker(vertx);
         Context caller = vertx.getOrCreateContext();
@@ -247,26 +264,33 @@ class AdaptivePoolTest {
                 }).onComplete(done));
         PoolStats stats = Await.result(done.future());
         assertThat(outcomes).hasSize(400);
-        assertThat(outcomes).filteredOn(r -> r instanceof ItemResult.Failure).singleElement()
-                .satisfies(r -> assertThat(r.item()).isEqualTo(3));
+        assertThat(outcomes).filteredOn(r -> r instanceof Settled.Failed).singleElement()
+                .satisfies(r -> assertThat(((Settled.Failed<Integer, String>) r).error().item()).isEqualTo(3));
+        assertThat(stats.callbackFailures()).isEqualTo(1);
+        assertThat(stats.succeeded()).isEqualTo(399);
+        assertThat(stats.failed()).isEqualTo(1);
+        assertThat(stats.completed()).isTrue();
         assertThat(onItemContext.get()).isSameAs(caller);
         assertThat(stats.maxConcurrencyReached()).isGreaterThanOrEqualTo(stats.finalConcurrency());
         assertThat(stats.performanceData()).isNotEmpty();
         Duration total = stats.performanceData().stream().map(ConcurrencySegment::duration)
                 .reduce(Duration.ZERO, Duration::plus);
         assertThat(total).isPositive();
-        JsonObject json = stats.toJson();
+        JsonObject json = PoolStatsJson.toJson(stats);
         assertThat(json.getJsonArray("performanceData")).hasSize(stats.performanceData().size());
+        assertThat(json.getLong("succeeded")).isEqualTo(399);
         assertThat(json.fieldNames()).contains("finalConcurrency", "maxConcurrencyReached", "congestionEvents",
-                "rateLimitEvents", "totalRetries");
+                "rateLimitEvents", "totalRetries", "totalAttempts", "elapsedMs", "timeAtConcurrencyMs")
+                .doesNotContain("stopReason");
+        assertThat(new JsonObject(json.encode())).isEqualTo(json);
     }
 
     @Test
-    void closingTheLimiterFailsTheRunAndTheRunningItems(Vertx vertx) {
+    void closingTheLimiterEndsTheRunAndFailsItsRunningItems(Vertx vertx) {
         AdaptivePool pool = AdaptivePool.create(vertx, fixed(2).setName("closing"));
         AtomicInteger started = new AtomicInteger();
         Promise<Void> twoRunning = Promise.promise();
-        Future<PoolResult<Integer, Integer>> run = pool.process(IntStream.range(0, 100).boxed().toList(),
+        Future<AdaptiveResult<Integer, Integer>> run = pool.process(IntStream.range(0, 100).boxed().toList(),
                 (item, ctx) -> {
                     if (started.incrementAndGet() == 2) {
                         twoRunning.complete();
@@ -275,7 +299,13 @@ class AdaptivePoolTest {
                 });
         Await.result(twoRunning.future());
         pool.limiter().close();
-        assertThat(Await.failure(run)).hasMessageContaining("closing");
+        AdaptiveResult<Integer, Integer> r = Await.result(run);
+        assertThat(r.errors()).hasSize(2).allSatisfy(e -> assertThat(e.error())
+                .isInstanceOf(LimiterClosedException.class).hasMessageContaining("closing"));
+        assertThat(r.stats().stopCause()).get().satisfies(stop -> {
+            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
+            assertThat(stop.getCause()).isInstanceOf(LimiterClosedException.class);
+        });
         assertThat(pool.limiter().limiter().inflight()).isZero();
     }
 }

@@ -5,11 +5,13 @@ import dev.adaptive.Lease;
 import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.StopPoolException;
-import dev.adaptive.vertx.ItemError;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.ItemError;
+import dev.adaptive.pool.ItemResult;
+import dev.adaptive.pool.PoolStats;
+import dev.adaptive.pool.PoolStoppedException;
+import dev.adaptive.pool.Settled;
 import dev.adaptive.vertx.ItemProcessor;
-import dev.adaptive.vertx.ItemResult;
-import dev.adaptive.vertx.PoolResult;
-import dev.adaptive.vertx.PoolStats;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -48,7 +50,8 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
     private final Context context;
     private final ItemSource<T> source;
     private final ItemProcessor<? super T, R> processor;
-    private final Consumer<ItemResult<T, R>> onItem;
+    private final Consumer<Settled<T, R>> onItem;
+    private final boolean userCallback;
     private final Promise<PoolStats> done;
     private final RunStats stats;
     private final Runnable unsubscribe;
@@ -59,14 +62,15 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
     private Lease heldLease;
     private long nextIndex;
     private boolean ended;
-    private Throwable inputFailure;
-    private Throwable stopCause;
+    private PoolStoppedException inputFailure;
+    private PoolStoppedException stopCause;
     private boolean finished;
     private boolean pumping;
     private boolean again;
 
     private PoolRun(AdaptiveLimiterImpl limiter, Context context, ItemSource<T> source,
-                    ItemProcessor<? super T, R> processor, Consumer<ItemResult<T, R>> onItem) {
+                    ItemProcessor<? super T, R> processor, Consumer<Settled<T, R>> onItem, boolean userCallback) {
+        this.userCallback = userCallback;
         this.limiter = limiter;
         this.context = context;
         this.source = source;
@@ -103,21 +107,21 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
      * @param processor the work per item
      * @param <T>       the item type
      * @param <R>       the result type
-     * @return results, errors and stats
+     * @return successes, errors and stats
      */
-    public static <T, R> Future<PoolResult<T, R>> collect(AdaptiveLimiterImpl limiter, ItemSource<T> source,
-                                                          ItemProcessor<? super T, R> processor) {
+    public static <T, R> Future<AdaptiveResult<T, R>> collect(AdaptiveLimiterImpl limiter, ItemSource<T> source,
+                                                              ItemProcessor<? super T, R> processor) {
         Objects.requireNonNull(processor, "processor");
-        List<R> results = new ArrayList<>();
+        List<ItemResult<T, R>> successes = new ArrayList<>();
         List<ItemError<T>> errors = new ArrayList<>();
         Future<PoolStats> stats = run(limiter, source, processor, r -> {
-            if (r instanceof ItemResult.Success<T, R> s) {
-                results.add(s.value());
-            } else if (r instanceof ItemResult.Failure<T, R> f) {
-                errors.add(new ItemError<>(f.item(), f.index(), f.error(), f.attempts()));
+            if (r instanceof Settled.Succeeded<T, R> s) {
+                successes.add(s.result());
+            } else if (r instanceof Settled.Failed<T, R> f) {
+                errors.add(f.error());
             }
-        });
-        return stats.map(s -> new PoolResult<>(results, errors, s));
+        }, false);
+        return stats.map(s -> new AdaptiveResult<>(successes, errors, s));
     }
 
     /**
@@ -133,26 +137,17 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
      */
     public static <T, R> Future<PoolStats> stream(AdaptiveLimiterImpl limiter, ItemSource<T> source,
                                                   ItemProcessor<? super T, R> processor,
-                                                  Handler<ItemResult<T, R>> onItem) {
+                                                  Handler<Settled<T, R>> onItem) {
         Objects.requireNonNull(processor, "processor");
         Objects.requireNonNull(onItem, "onItem");
-        return run(limiter, source, processor, r -> {
-            try {
-                onItem.handle(r);
-            } catch (Throwable t) {
-                Handler<Throwable> h = Vertx.currentContext() == null ? null : Vertx.currentContext().exceptionHandler();
-                if (h != null) {
-                    h.handle(t);
-                }
-            }
-        });
+        return run(limiter, source, processor, onItem::handle, true);
     }
 
     private static <T, R> Future<PoolStats> run(AdaptiveLimiterImpl limiter, ItemSource<T> source,
                                                ItemProcessor<? super T, R> processor,
-                                               Consumer<ItemResult<T, R>> onItem) {
+                                               Consumer<Settled<T, R>> onItem, boolean userCallback) {
         Context ctx = limiter.callerContext();
-        PoolRun<T, R> run = new PoolRun<>(limiter, ctx, source, processor, onItem);
+        PoolRun<T, R> run = new PoolRun<>(limiter, ctx, source, processor, onItem, userCallback);
         // The returned future completes on the run's context, like every AdaptiveLimiter result.
         Future<PoolStats> result = Future.fromCompletionStage(run.done.future().toCompletionStage(), ctx);
         run.onContext(run::begin);
@@ -173,8 +168,8 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
     }
 
     private boolean wantsMore() {
-        return stopCause == null && inputFailure == null && pendingAcquire == null && heldLease == null
-                && (!ended || !unasked.isEmpty());
+        return stopCause == null && pendingAcquire == null && heldLease == null
+                && (inputFailure == null && !ended || !unasked.isEmpty());
     }
 
     private void pump() {
@@ -223,13 +218,12 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
             lease = f.join();
         } catch (Throwable t) {
             // Closed, or rejected because other callers filled the queue: the run cannot go on.
-            if (inputFailure == null && stopCause == null) {
-                inputFailure = OutcomeClassifier.unwrap(t);
-                source.cancel();
+            if (stopCause == null) {
+                stop(new PoolStoppedException(PoolStoppedException.Reason.CANCELLED, OutcomeClassifier.unwrap(t)));
             }
             return;
         }
-        if (stopCause != null || inputFailure != null) {
+        if (stopCause != null) {
             lease.release(Outcome.IGNORED);
             return;
         }
@@ -237,7 +231,7 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
             startItem(unasked.poll(), lease);
             return;
         }
-        if (ended) {
+        if (ended || inputFailure != null) {
             lease.release(Outcome.IGNORED);
             return;
         }
@@ -250,8 +244,8 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
         onContext(() -> {
             if (stopCause != null) {
                 // Fetched before the stop, delivered after: it was pulled, so it must end somewhere.
-                long index = nextIndex++;
-                settle(new ItemResult.Failure<>(item, index, stopCause, 0));
+                stats.accepted();
+                settle(new Settled.Failed<>(new ItemError<>(nextIndex++, item, stopCause, 0)));
                 return;
             }
             Lease lease = heldLease;
@@ -278,7 +272,7 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
     public void onError(Throwable error) {
         onContext(() -> {
             if (inputFailure == null) {
-                inputFailure = error;
+                inputFailure = new PoolStoppedException(PoolStoppedException.Reason.INPUT_FAILED, error);
             }
             source.cancel();
             releaseHeldLease();
@@ -296,30 +290,46 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
 
     private void startItem(T item, Lease lease) {
         long index = nextIndex++;
+        stats.accepted();
         Execution<R> e = limiter.start(index, tc -> processor.process(item, tc), lease, context);
         running.add(e);
         e.result().whenComplete((value, error) -> onContext(() -> {
             running.remove(e);
-            stats.retried(e.attempts());
             if (error == null) {
-                settle(new ItemResult.Success<>(item, index, value, e.attempts()));
+                settle(new Settled.Succeeded<>(new ItemResult<>(index, item, value, e.attempts())));
                 pump();
                 return;
             }
             Throwable cause = OutcomeClassifier.unwrap(error);
-            settle(new ItemResult.Failure<>(item, index, cause, e.attempts()));
+            settle(new Settled.Failed<>(new ItemError<>(index, item, cause, e.attempts())));
             if (cause instanceof StopPoolException && stopCause == null) {
-                stop(cause);
+                stop(new PoolStoppedException(PoolStoppedException.Reason.STOPPED, cause));
             }
             pump();
         }));
     }
 
-    private void settle(ItemResult<T, R> r) {
-        onItem.accept(r);
+    private void settle(Settled<T, R> r) {
+        if (r instanceof Settled.Succeeded<T, R> ok) {
+            stats.settled(true, ok.result().attempts());
+        } else if (r instanceof Settled.Failed<T, R> failed) {
+            stats.settled(false, failed.error().attempts());
+        }
+        try {
+            onItem.accept(r);
+        } catch (Throwable t) {
+            if (!userCallback) {
+                throw t;
+            }
+            stats.callbackFailed();
+            Handler<Throwable> h = context.exceptionHandler();
+            if (h != null) {
+                h.handle(t);
+            }
+        }
     }
 
-    private void stop(Throwable cause) {
+    private void stop(PoolStoppedException cause) {
         stopCause = cause;
         source.cancel();
         CompletableFuture<Lease> f = pendingAcquire;
@@ -332,7 +342,8 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
             e.cancel(cause);
         }
         while (!unasked.isEmpty()) {
-            settle(new ItemResult.Failure<>(unasked.poll(), nextIndex++, cause, 0));
+            stats.accepted();
+            settle(new Settled.Failed<>(new ItemError<>(nextIndex++, unasked.poll(), cause, 0)));
         }
     }
 
@@ -340,17 +351,12 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
         if (finished || !running.isEmpty() || pendingAcquire != null || heldLease != null) {
             return;
         }
-        boolean inputDone = ended && unasked.isEmpty();
-        if (!inputDone && stopCause == null && inputFailure == null) {
+        boolean inputDone = (ended || inputFailure != null) && unasked.isEmpty();
+        if (!inputDone && stopCause == null) {
             return;
         }
         finished = true;
         unsubscribe.run();
-        PoolStats s = stats.finish();
-        if (inputFailure != null) {
-            done.fail(inputFailure);
-        } else {
-            done.complete(s);
-        }
+        done.complete(stats.finish(stopCause != null ? stopCause : inputFailure));
     }
 }
