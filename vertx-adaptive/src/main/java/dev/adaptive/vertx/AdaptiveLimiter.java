@@ -188,7 +188,10 @@ public interface AdaptiveLimiter {
 
         /**
          * @param context the limiter's own context, for its timers and for callers outside any
-         *                context; default the current context, or a new one
+         *                context; default the current context, or a new one. Vert.x cancels a
+         *                verticle's timers when it is undeployed, so a limiter created in a
+         *                verticle should be closed with it (in its {@code stop()}), or given a
+         *                context of its own
          * @return this
          */
         public Builder context(Context context) {
