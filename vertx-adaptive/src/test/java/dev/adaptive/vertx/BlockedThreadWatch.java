@@ -47,17 +47,21 @@ final class BlockedThreadWatch implements AutoCloseable {
     }
 
     private void sample() {
-        while (running) {
+        List<Thread> loops = List.of();
+        for (long round = 0; running; round++) {
+            if (round % 40 == 0) {
+                // Listing threads stops the JVM at a safepoint: do it rarely, not every sample.
+                loops = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("vert.x-eventloop-thread")).toList();
+            }
             long now = System.nanoTime();
-            for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t.getName().startsWith("vert.x-eventloop-thread")) {
-                    long cpu = mx.getThreadCpuTime(t.getId());
-                    synchronized (this) {
-                        ArrayDeque<long[]> q = samples.computeIfAbsent(t.getId(), k -> new ArrayDeque<>());
-                        q.addLast(new long[] {now, cpu});
-                        while (q.size() > 2_000) {
-                            q.removeFirst();
-                        }
+            for (Thread t : loops) {
+                long cpu = mx.getThreadCpuTime(t.getId());
+                synchronized (this) {
+                    ArrayDeque<long[]> q = samples.computeIfAbsent(t.getId(), k -> new ArrayDeque<>());
+                    q.addLast(new long[] {now, cpu});
+                    while (q.size() > 2_000) {
+                        q.removeFirst();
                     }
                 }
             }
