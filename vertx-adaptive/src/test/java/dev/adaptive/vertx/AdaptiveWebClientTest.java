@@ -60,7 +60,11 @@ class AdaptiveWebClientTest {
 
     @SafeVarargs
     private void answer(String path, Consumer<HttpServerRequest>... answers) {
-        script.put(path, new ArrayDeque<>(List.of(answers)));
+        ArrayDeque<Consumer<HttpServerRequest>> queue = new ArrayDeque<>();
+        for (Consumer<HttpServerRequest> a : answers) {
+            queue.add(a);
+        }
+        script.put(path, queue);
     }
 
     private static Consumer<HttpServerRequest> status(int code, String... header) {

@@ -132,9 +132,13 @@ final class BlockedThreadWatch implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         running = false;
         sampler.interrupt();
-        sampler.join(5_000);
+        try {
+            sampler.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

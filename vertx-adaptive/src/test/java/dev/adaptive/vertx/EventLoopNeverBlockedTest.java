@@ -48,7 +48,7 @@ class EventLoopNeverBlockedTest {
     }
 
     @AfterEach
-    void stop() throws InterruptedException {
+    void stop() {
         watch.close();
         Await.result(vertx.close());
     }
