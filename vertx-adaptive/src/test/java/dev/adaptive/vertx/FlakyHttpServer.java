@@ -33,6 +33,7 @@ final class FlakyHttpServer {
     private final int retryAfterSeconds;
     private final List<long[]> windows = new ArrayList<>();
     private final List<long[]> arrivals = new ArrayList<>(); // {time, seen}
+    private final List<long[]> inflightChanges = new ArrayList<>(); // {time, in flight from then on}
     private int inflight;
     private int maxInflight;
     private int served;
@@ -58,6 +59,10 @@ final class FlakyHttpServer {
     }
 
     private void handle(HttpServerRequest req) {
+        if (req.path().equals("/warm")) {
+            req.response().end(); // opens a connection for the client's pool; not part of the model
+            return;
+        }
         long now = System.nanoTime();
         String seenHeader = req.getHeader(SEEN_HEADER);
         int n;
@@ -65,6 +70,7 @@ final class FlakyHttpServer {
             arrivals.add(new long[] {now, seenHeader == null ? Long.MAX_VALUE : Long.parseLong(seenHeader)});
             n = ++inflight;
             maxInflight = Math.max(maxInflight, n);
+            inflightChanges.add(new long[] {now, n});
         }
         if (n > hard) {
             vertx.setTimer(2, id -> {
@@ -73,6 +79,7 @@ final class FlakyHttpServer {
                     windows.add(new long[] {t429, t429 + retryAfterSeconds * 1_000_000_000L});
                     rateLimited++;
                     inflight--;
+                    inflightChanges.add(new long[] {t429, inflight});
                 }
                 req.response().setStatusCode(429).putHeader("Retry-After", String.valueOf(retryAfterSeconds))
                         .end("slow down");
@@ -85,6 +92,7 @@ final class FlakyHttpServer {
             synchronized (this) {
                 served++;
                 inflight--;
+                inflightChanges.add(new long[] {System.nanoTime(), inflight});
             }
             req.response().end("ok " + req.path());
         });
@@ -119,6 +127,26 @@ final class FlakyHttpServer {
             }
         }
         return n;
+    }
+
+    /**
+     * @return the time-weighted mean of requests in flight at the server over [from, to], counting
+     *         only the time it was serving something (Retry-After pauses leave it idle, and idle
+     *         time would flatter the mean)
+     */
+    synchronized double meanBusyInflight(long from, long to) {
+        double weighted = 0;
+        long busy = 0;
+        for (int i = 0; i < inflightChanges.size(); i++) {
+            long start = Math.max(from, inflightChanges.get(i)[0]);
+            long end = Math.min(to, i + 1 < inflightChanges.size() ? inflightChanges.get(i + 1)[0] : to);
+            long n = inflightChanges.get(i)[1];
+            if (end > start && n > 0) {
+                weighted += (double) (end - start) * n;
+                busy += end - start;
+            }
+        }
+        return weighted / Math.max(1, busy);
     }
 
     synchronized int rateLimited() {
