@@ -89,8 +89,10 @@ class AdaptiveProxyVerticleTest {
         for (int i = 0; i < 10; i++) {
             requests.add(vertx.eventBus().request("pending", i, new DeliveryOptions().setSendTimeout(60_000)));
         }
+        long deadline = System.nanoTime() + Duration.ofSeconds(Await.TIMEOUT_SECONDS).toNanos();
         while (held.get() < 2 || proxy.limiter().limiter().waiting() < 8) {
-            Thread.onSpinWait();
+            assertThat(System.nanoTime()).as("requests reached the proxy").isLessThan(deadline);
+            Await.result(vertx.timer(5));
         }
         Await.result(vertx.undeploy(id));
         for (Future<Message<Object>> r : requests) {
