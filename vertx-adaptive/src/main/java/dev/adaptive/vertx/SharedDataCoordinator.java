@@ -206,6 +206,7 @@ public final class SharedDataCoordinator implements Coordinator {
                     .put("incarnation", r.incarnation())
                     .put("localLimit", r.localLimit())
                     .put("inflight", r.inflight())
+                    .put("claim", r.claim())
                     .put("reportedAt", r.reportedAt().toString())
                     .put("expiresAt", expiresAtMillis)
                     .encode();
@@ -233,8 +234,9 @@ public final class SharedDataCoordinator implements Coordinator {
                 if (j.getLong("expiresAt") <= nowMillis) {
                     return null;
                 }
+                int inflight = j.getInteger("inflight");
                 return new NodeReport(j.getString("nodeId"), j.getString("incarnation"), j.getInteger("localLimit"),
-                        j.getInteger("inflight"), Instant.parse(j.getString("reportedAt")));
+                        inflight, j.getInteger("claim", inflight), Instant.parse(j.getString("reportedAt")));
             } catch (RuntimeException garbage) {
                 return null;
             }

@@ -69,12 +69,15 @@ class SharedDataCoordinatorTest {
         assertThat(live).extracting(NodeReport::nodeId).containsExactly("a", "b");
         assertThat(live.get(1).localLimit()).isEqualTo(7);
         assertThat(live.get(1).reportedAt()).isEqualTo(clock.instant());
+        NodeReport claiming = new NodeReport("c", "c1", 9, 2, 4, clock.instant());
+        assertThat(await(c.heartbeat("api", claiming, TTL))).as("every field survives the store").contains(claiming);
         assertThat(await(c.heartbeat("other", report("z", "z1", 1, clock), TTL))).as("keys are separate").hasSize(1);
         clock.advance(Duration.ofMillis(1_500));
         await(c.heartbeat("api", report("a", "a1", 5, clock), TTL));
         clock.advance(Duration.ofMillis(600)); // b's report is now 2.1 s old
         assertThat(await(c.heartbeat("api", report("a", "a1", 6, clock), TTL)))
                 .singleElement().satisfies(r -> assertThat(r.localLimit()).isEqualTo(6));
+        assertThat(live).hasSize(2);
     }
 
     @Test
