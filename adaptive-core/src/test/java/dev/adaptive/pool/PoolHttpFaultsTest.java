@@ -41,6 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PoolHttpFaultsTest {
 
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    /** Called with each request's number; {@code true} kills the answer. */
+    private static volatile java.util.function.IntPredicate onRequest = k -> false;
 
     @Test
     void theServerDiesMidRunAndComesBackOnTheSamePort() throws Exception {
@@ -52,22 +54,26 @@ class PoolHttpFaultsTest {
         List<HttpServer> servers = new CopyOnWriteArrayList<>(List.of(first));
         try {
             int n = 300;
-            // Kill after 60 answers, restart 500 ms later on the same port.
+            // The 60th request kills the server (it gets no answer); a new one starts on the
+            // same port 500 ms later. Triggered by the request itself, so it cannot come too late.
             CompletableFuture<Void> killed = new CompletableFuture<>();
-            chaos.scheduleWithFixedDelay(() -> {
-                if (!killed.isDone() && served.get() >= 60) {
+            onRequest = k -> {
+                if (k != 60) {
+                    return false;
+                }
+                chaos.execute(() -> {
                     stop(first);
-                    killed.complete(null);
                     chaos.schedule(() -> {
                         try {
                             servers.add(server(port, served));
+                            killed.complete(null);
                         } catch (IOException e) {
-                            killed.obtrudeException(e);
+                            killed.completeExceptionally(e);
                         }
                     }, 500, TimeUnit.MILLISECONDS);
-                }
-            }, 1, 1, TimeUnit.MILLISECONDS);
-
+                });
+                return true;
+            };
             PoolRun<AdaptiveResult<Integer, String>> run = AdaptivePool.of(IntStream.range(0, n).boxed().toList())
                     .withConcurrency(4, 1, 16)
                     .withRetry(RetryPolicy.builder().retries(6).exponential().minDelay(Duration.ofMillis(50))
@@ -76,7 +82,7 @@ class PoolHttpFaultsTest {
                     .process((i, ctx) -> get(client, port, "/item/" + i, ctx.cancellation()::onCancel));
             AdaptiveResult<Integer, String> r = run.toCompletableFuture().get(120, TimeUnit.SECONDS);
 
-            assertThat(killed).isCompleted();
+            killed.get(30, TimeUnit.SECONDS); // the restart may come after the last item ended
             assertThat(servers).hasSize(2);
             Set<Long> seen = new HashSet<>();
             r.successes().forEach(x -> assertThat(seen.add(x.index())).isTrue());
@@ -90,6 +96,7 @@ class PoolHttpFaultsTest {
             assertThat(r.stats().congestionEvents()).as("the outage was seen").isPositive();
             assertThat(run.limiter().inflight()).isZero();
         } finally {
+            onRequest = k -> false;
             chaos.shutdownNow();
             servers.forEach(PoolHttpFaultsTest::stop);
         }
@@ -174,12 +181,15 @@ class PoolHttpFaultsTest {
     static HttpServer server(int port, AtomicInteger served) throws IOException {
         HttpServer s = HttpServer.create(new InetSocketAddress(LOOPBACK, port), 64);
         s.createContext("/", ex -> {
+            if (onRequest.test(served.incrementAndGet())) {
+                ex.close(); // dies without answering
+                return;
+            }
             String path = ex.getRequestURI().getPath();
             byte[] body = ("item " + path.substring(path.lastIndexOf('/') + 1)).getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(200, body.length);
             ex.getResponseBody().write(body);
             ex.close();
-            served.incrementAndGet();
         });
         s.setExecutor(Executors.newFixedThreadPool(4, r -> {
             Thread t = new Thread(r, "http-" + port);
