@@ -1,0 +1,68 @@
+package dev.adaptive.examples.demo;
+
+import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.retry.RetryPolicy;
+
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.IntStream;
+
+/**
+ * The job on {@link AdaptivePool} with {@code java.net.http}: concurrency found by the
+ * default algorithm (Vegas, starting at 5, within [1, 64]), default retries, and a 429
+ * pausing the whole pool until its {@code Retry-After}.
+ */
+public final class AdaptivePoolRun implements DemoRun {
+
+    static final int INITIAL = 5;
+    static final int MAX = 64;
+
+    @Override
+    public String name() {
+        return "adaptive pool";
+    }
+
+    @Override
+    public int initialConcurrency() {
+        return INITIAL;
+    }
+
+    @Override
+    public String description() {
+        return "AdaptivePool over java.net.http: Vegas from " + INITIAL + " within [1, " + MAX
+                + "], a 429 pauses every worker until Retry-After";
+    }
+
+    @Override
+    public RunCounts run(Target target, int items, TraceRecorder trace) {
+        ExecutorService io = Executors.newFixedThreadPool(2, Threads.daemon("pool-http"));
+        try {
+            HttpClient client = HttpClient.newBuilder().executor(io).connectTimeout(Duration.ofSeconds(5)).build();
+            List<Integer> indices = IntStream.range(0, items).boxed().toList();
+            AdaptiveResult<Integer, String> result = AdaptivePool.of(indices)
+                    .withName("demo")
+                    .withConcurrency(INITIAL, 1, MAX)
+                    .withRetry(RetryPolicy.defaults())
+                    .withTaskTimeout(Duration.ofSeconds(15))
+                    .withTrace(trace)
+                    .process((Integer i, dev.adaptive.TaskContext ctx) ->
+                            Http.get(client, target.uri(i)).whenComplete((body, error) -> {
+                                if (error == null) {
+                                    trace.itemDone();
+                                }
+                            }))
+                    .join();
+            // Failures are counted once, at the end: an attempt's error may still be retried.
+            for (int k = 0; k < result.errors().size(); k++) {
+                trace.itemDone();
+            }
+            return new RunCounts(result.results().size(), result.errors().size(), result.stats().finalConcurrency());
+        } finally {
+            io.shutdownNow();
+        }
+    }
+}
