@@ -118,7 +118,8 @@ final class SvgChart {
                             + "<text x=\"%.1f\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" fill=\"#555\">%s s</text>%n",
                     x(t), TOP, x(t), TOP + plotHeight(), x(t), TOP + plotHeight() + 16, label(t)));
         }
-        double yStep = niceStep(yMax);
+        // Concurrency and milliseconds are whole numbers: no 0.5 ticks.
+        double yStep = Math.max(1, niceStep(yMax));
         for (double v = 0; v <= yMax + 1e-9; v += yStep) {
             svg.append(String.format(Locale.ROOT,
                     "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e3e6ea\"/>"
