@@ -102,6 +102,11 @@ public final class Demo {
         }
     }
 
+    /** @return the names of the runs, in the demo's default order */
+    public static java.util.List<String> runNames() {
+        return DemoArgs.ALL_RUNS.stream().map(name -> create(name, FlakyModel.s3()).name()).toList();
+    }
+
     static DemoRun create(String name, FlakyModel model) {
         return switch (name) {
             case "fixed-low" -> new FixedConcurrencyRun(2);

@@ -1,0 +1,25 @@
+package dev.adaptive.examples;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Each standalone example runs as written against its embedded server and ends cleanly. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class StandaloneExamplesTest {
+
+    @Test
+    void poolExample() throws Exception {
+        String out = Console.capture(() -> PoolExample.main(new String[0]));
+        assertThat(out).containsPattern("pool: 100 ok, 0 failed, final concurrency \\d+, \\d+ rate-limit events, \\d+ ms");
+    }
+
+    @Test
+    void queueExample() throws Exception {
+        String out = Console.capture(() -> QueueExample.main(new String[0]));
+        assertThat(out).containsPattern("queue: 60 ok, 0 failed, rate now \\d+ per second, \\d+ ms");
+    }
+}
