@@ -1,7 +1,8 @@
 package dev.adaptive.examples.demo;
 
 import dev.adaptive.pool.AdaptivePool;
-import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.PoolListener;
+import dev.adaptive.pool.PoolStats;
 import dev.adaptive.retry.RetryPolicy;
 
 import java.net.http.HttpClient;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
@@ -43,24 +45,27 @@ public final class AdaptivePoolRun implements DemoRun {
         try {
             HttpClient client = HttpClient.newBuilder().executor(io).connectTimeout(Duration.ofSeconds(5)).build();
             List<Integer> indices = IntStream.range(0, items).boxed().toList();
-            AdaptiveResult<Integer, String> result = AdaptivePool.of(indices)
+            AtomicLong ok = new AtomicLong();
+            AtomicLong failed = new AtomicLong();
+            trace.begin();
+            PoolStats stats = AdaptivePool.of(indices)
                     .withName("demo")
                     .withConcurrency(INITIAL, 1, MAX)
                     .withRetry(RetryPolicy.defaults())
                     .withTaskTimeout(Duration.ofSeconds(15))
                     .withTrace(trace)
-                    .process((Integer i, dev.adaptive.TaskContext ctx) ->
-                            Http.get(client, target.uri(i)).whenComplete((body, error) -> {
-                                if (error == null) {
-                                    trace.itemDone();
-                                }
-                            }))
+                    .stream((Integer i, dev.adaptive.TaskContext ctx) -> Http.get(client, target.uri(i)),
+                            PoolListener.<Integer, String>of(
+                                    result -> {
+                                        ok.incrementAndGet();
+                                        trace.itemDone();
+                                    },
+                                    error -> {
+                                        failed.incrementAndGet();
+                                        trace.itemDone();
+                                    }))
                     .join();
-            // Failures are counted once, at the end: an attempt's error may still be retried.
-            for (int k = 0; k < result.errors().size(); k++) {
-                trace.itemDone();
-            }
-            return new RunCounts(result.results().size(), result.errors().size(), result.stats().finalConcurrency());
+            return new RunCounts(ok.get(), failed.get(), stats.finalConcurrency());
         } finally {
             io.shutdownNow();
         }

@@ -127,7 +127,7 @@ public final class Demo {
             error = e.getClass().getSimpleName() + ": " + e.getMessage();
             out.println("  " + run.name() + " did not run: " + error);
         }
-        long wall = trace.ticker().nanoTime() - trace.startNanos();
+        long wall = trace.wallNanos();
         OptionalLong during = server == null ? OptionalLong.empty()
                 : OptionalLong.of(server.counters().arrivalsDuringRetryAfter());
         return new RunReport(run.name(), run.description(), wall, counts, trace.rateLimited(), during,

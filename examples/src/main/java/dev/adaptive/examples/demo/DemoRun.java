@@ -17,7 +17,9 @@ public interface DemoRun {
     int initialConcurrency();
 
     /**
-     * Runs the job to the end and releases everything it started.
+     * Runs the job to the end and releases everything it started. Calls
+     * {@link TraceRecorder#begin()} right before sending the first item, once its framework is
+     * started and warmed up, and {@link TraceRecorder#itemDone()} as each item ends.
      *
      * @param target  where the items go
      * @param items   how many items

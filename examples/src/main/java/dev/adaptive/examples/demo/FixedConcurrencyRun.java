@@ -62,6 +62,7 @@ public final class FixedConcurrencyRun implements DemoRun {
         try {
             HttpClient client = HttpClient.newBuilder().executor(io).connectTimeout(Duration.ofSeconds(5)).build();
             Job job = new Job(client, timers, target, items, trace);
+            trace.begin();
             CompletableFuture<?>[] workers = new CompletableFuture<?>[concurrency];
             for (int w = 0; w < concurrency; w++) {
                 workers[w] = job.worker();

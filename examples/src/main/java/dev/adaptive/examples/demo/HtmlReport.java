@@ -95,7 +95,11 @@ public final class HtmlReport {
         int running = 0;
         double maxY = 1;
         double maxRtt = 1;
-        for (TraceEvent event : report.events()) {
+        // Engines emit from many threads: arrival order is not time order, and a step line
+        // drawn in arrival order would show more in flight than there ever was.
+        List<TraceEvent> events = new ArrayList<>(report.events());
+        events.sort(java.util.Comparator.comparingLong(TraceEvent::timeNanos));
+        for (TraceEvent event : events) {
             double t = seconds(report, event.timeNanos());
             if (event instanceof TraceEvent.ConcurrencyChange c) {
                 limit.add(new double[] {t, c.to()});

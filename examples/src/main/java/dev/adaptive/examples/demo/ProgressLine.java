@@ -33,6 +33,9 @@ final class ProgressLine implements AutoCloseable {
     }
 
     private String line() {
+        if (!trace.begun()) {
+            return String.format(Locale.ROOT, "  %-14s starting...", name);
+        }
         double seconds = (trace.ticker().nanoTime() - trace.startNanos()) / 1e9;
         long done = trace.done();
         int width = 24;

@@ -19,7 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TraceRecorder implements TraceListener {
 
     private final Ticker ticker;
-    private final long startNanos;
+    private final int initialLimit;
+    private volatile long startNanos;
+    private volatile boolean begun;
+    private final AtomicLong lastDoneNanos = new AtomicLong();
     private final ConcurrentLinkedQueue<TraceEvent> events = new ConcurrentLinkedQueue<>();
     private final AtomicLong done = new AtomicLong();
     private final AtomicLong rateLimited = new AtomicLong();
@@ -32,10 +35,32 @@ public final class TraceRecorder implements TraceListener {
      */
     public TraceRecorder(Ticker ticker, int initialLimit) {
         this.ticker = ticker;
+        this.initialLimit = initialLimit;
         this.startNanos = ticker.nanoTime();
+        this.lastDoneNanos.set(startNanos);
         this.limit.set(initialLimit);
+    }
+
+    /**
+     * Starts the run's clock, right before the first item is sent: starting a framework and
+     * warming up its HTTP stack is not part of the job.
+     */
+    public void begin() {
+        startNanos = ticker.nanoTime();
+        lastDoneNanos.set(startNanos);
+        begun = true;
         // The engines report changes only; the chart needs the starting point too.
         events.add(new TraceEvent.ConcurrencyChange(startNanos, 0, initialLimit, "start"));
+    }
+
+    /** @return whether {@link #begin()} was called */
+    public boolean begun() {
+        return begun;
+    }
+
+    /** @return from {@link #begin()} to the last item done, in nanoseconds */
+    public long wallNanos() {
+        return lastDoneNanos.get() - startNanos;
     }
 
     @Override
@@ -56,6 +81,8 @@ public final class TraceRecorder implements TraceListener {
     /** Counts one item as finished, with an answer or an error. */
     public void itemDone() {
         done.incrementAndGet();
+        long now = ticker.nanoTime();
+        lastDoneNanos.accumulateAndGet(now, (a, b) -> a - b < 0 ? b : a);
     }
 
     /** @return the clock of this run */
@@ -63,7 +90,7 @@ public final class TraceRecorder implements TraceListener {
         return ticker;
     }
 
-    /** @return when the run started, on {@link #ticker()} */
+    /** @return when the run began (see {@link #begin()}), on {@link #ticker()} */
     public long startNanos() {
         return startNanos;
     }
