@@ -22,4 +22,12 @@ class StandaloneExamplesTest {
         String out = Console.capture(() -> QueueExample.main(new String[0]));
         assertThat(out).containsPattern("queue: 60 ok, 0 failed, rate now \\d+ per second, \\d+ ms");
     }
+
+    @Test
+    void guardExample() throws Exception {
+        String out = Console.capture(() -> GuardExample.main(new String[0]));
+        assertThat(out).containsPattern("wave 1: \\d+ served, \\d+ shed with 503, limit \\d+")
+                .containsPattern("wave 5: \\d+ served, \\d+ shed with 503, limit \\d+")
+                .containsPattern("admitted=\\d+, shed=[1-9]\\d*");
+    }
 }
