@@ -30,4 +30,10 @@ class StandaloneExamplesTest {
                 .containsPattern("wave 5: \\d+ served, \\d+ shed with 503, limit \\d+")
                 .containsPattern("admitted=\\d+, shed=[1-9]\\d*");
     }
+
+    @Test
+    void vertxVerticleExample() throws Exception {
+        String out = Console.capture(() -> VertxVerticleExample.main(new String[0]));
+        assertThat(out).contains("vertx proxy: 60 ok, 0 failed");
+    }
 }
