@@ -155,7 +155,18 @@ public final class Execution<R> {
         } catch (Throwable t) {
             o = null;
         }
-        return o != null ? o : OutcomeClassifier.defaults().classify(value, error);
+        if (o == null) {
+            o = OutcomeClassifier.defaults().classify(value, error);
+        }
+        if (o instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
+            // The policy's cap applies before the limiter ever sees the wait, so a hostile
+            // Retry-After cannot pause the limiter longer than the user allowed.
+            Duration capped = executor.retryPolicy().cappedRetryAfter(r.retryAfter());
+            if (!capped.equals(r.retryAfter())) {
+                o = Outcome.rateLimited(capped);
+            }
+        }
+        return o;
     }
 
     private void decide(Attempt a, R value, Throwable error, Outcome outcome) {

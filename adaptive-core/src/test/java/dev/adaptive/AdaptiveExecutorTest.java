@@ -245,4 +245,16 @@ class AdaptiveExecutorTest {
         assertThat(nul.handle((v, t) -> OutcomeClassifier.unwrap(t)).join()).isInstanceOf(NullPointerException.class);
         assertThat(ex.limiter().inflight()).isZero();
     }
+
+    @Test
+    void policyMaxRetryAfterCapsTheLimiterPause() {
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(noJitter().maxRetryAfter(Duration.ofSeconds(5)).build()).build();
+        Execution<String> e = ex.start(0, scripted(Duration.ofMillis(10),
+                new RateLimitedException(Duration.ofDays(3650)), "ok"), null);
+        time.runUntilIdle();
+        assertThat(e.result()).isCompletedWithValue("ok");
+        assertThat(starts).containsExactly(0L, ms(5010));
+    }
 }
