@@ -23,6 +23,7 @@ final class ExecutorScheduler implements Scheduler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExecutorScheduler.class);
     private static final Cancellable DROPPED = () -> false;
+    private static final ThreadLocal<Boolean> RUNNING_TASK = new ThreadLocal<>();
 
     private final ScheduledExecutorService executor;
 
@@ -30,15 +31,27 @@ final class ExecutorScheduler implements Scheduler {
         this.executor = executor;
     }
 
+    /**
+     * @return whether the calling thread is running a task of an {@code ExecutorScheduler}: work
+     *         that may block (a caller's route going on) must then move to another thread, or it
+     *         would delay every timer of every pool
+     */
+    static boolean onSchedulerThread() {
+        return RUNNING_TASK.get() != null;
+    }
+
     @Override
     public Cancellable schedule(Runnable task, long delayNanos) {
         Runnable guarded = () -> {
+            RUNNING_TASK.set(Boolean.TRUE);
             try {
                 task.run();
             } catch (Throwable t) {
                 // A throwing task must not kill the shared thread; engine tasks catch their own
                 // failures, so this only guards user callbacks.
                 LOG.warn("Scheduled task failed; it is dropped", t);
+            } finally {
+                RUNNING_TASK.remove();
             }
         };
         try {

@@ -163,6 +163,16 @@ final class Submission {
         original.getMessage().setHeader(AdaptiveConstants.ATTEMPTS, e == null ? 0 : e.attempts());
         original.getMessage().setHeader(AdaptiveConstants.CONCURRENCY, pool.limiter().limit());
         pool.onEnd(this, original.getException() == null);
+        if (ExecutorScheduler.onSchedulerThread()) {
+            // Ended by a timer (a task or consumer timeout): the caller's route goes on from here,
+            // and must not do so on the one thread every pool's timers share.
+            try {
+                pool.workers().execute(() -> callback.done(false));
+                return;
+            } catch (RejectedExecutionException shutDown) {
+                // Stopping: nothing else will run on the scheduler either.
+            }
+        }
         callback.done(false);
     }
 }

@@ -37,6 +37,19 @@ class MissingConsumerTest extends CamelTestSupport {
     }
 
     @Test
+    void anExchangeEndedByATimerHandsTheCallersRouteToAnotherThread() throws Exception {
+        org.apache.camel.AsyncProducer producer = context.getEndpoint("adaptive:timer?timeout=100ms").createAsyncProducer();
+        producer.start();
+        Exchange e = context.getEndpoint("adaptive:timer?timeout=100ms").createExchange();
+        java.util.concurrent.CompletableFuture<String> thread = new java.util.concurrent.CompletableFuture<>();
+        producer.process(e, doneSync -> thread.complete(Thread.currentThread().getName()));
+
+        assertThat(thread.get(30, TimeUnit.SECONDS)).contains("Adaptive[timer]").doesNotContain("AdaptiveScheduler");
+        assertThat(e.getException()).isInstanceOf(AdaptiveConsumerNotAvailableException.class);
+        producer.stop();
+    }
+
+    @Test
     void aConsumerThatStartsWithinTheTimeoutServesTheWaitingExchanges() throws Exception {
         AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:soon?timeout=30s", 5, i -> i, Map.of());
         assertThat(batch.done()).noneMatch(f -> f.isDone());
