@@ -67,6 +67,12 @@ public final class Execution<R> {
      * @return {@code true} if this call ended it
      */
     public boolean cancel(Throwable reason) {
+        if (result.isDone()) {
+            return false;
+        }
+        // Free the running attempt's slot before the result completes, so that whoever waits
+        // on the result (a pool finishing its run) sees the slot free.
+        stopCurrent(reason);
         if (!result.completeExceptionally(reason)) {
             return false;
         }
@@ -78,13 +84,18 @@ public final class Execution<R> {
         if (p != null) {
             p.cancel(false);
         }
+        // An attempt that started between the first look and the completion.
+        stopCurrent(reason);
+        return true;
+    }
+
+    private void stopCurrent(Throwable reason) {
         Attempt a = current;
         if (a != null && a.settled.compareAndSet(false, true)) {
             a.stopTimer();
             a.signal.fire(reason);
             a.lease.release(Outcome.IGNORED);
         }
-        return true;
     }
 
     void begin(Lease firstLease) {

@@ -204,6 +204,21 @@ class AdaptiveExecutorTest {
     }
 
     @Test
+    void cancelFreesTheRunningAttemptsSlotBeforeTheResultCompletes() {
+        // Regression: the result used to complete first, so a pool finishing its run on that
+        // completion could still see the slot held.
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).build();
+        Execution<String> running = ex.start(0, ctx -> new CompletableFuture<>(), null);
+        List<Integer> inflightSeen = new ArrayList<>();
+        running.result().whenComplete((v, t) -> inflightSeen.add(limiter.inflight()));
+        assertThat(limiter.inflight()).isEqualTo(1);
+        assertThat(running.cancel(new IllegalStateException("stop"))).isTrue();
+        assertThat(inflightSeen).containsExactly(0);
+        assertThat(running.cancel(new IllegalStateException("again"))).isFalse();
+    }
+
+    @Test
     void noAttemptStartsInsideAnAnnouncedRetryAfterWindow() {
         Limiter limiter = limiter(3);
         AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).retryPolicy(noJitter().build()).build();
