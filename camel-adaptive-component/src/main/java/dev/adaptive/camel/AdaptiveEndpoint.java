@@ -44,7 +44,7 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     static final Set<String> POOL_OPTIONS = Set.of("algorithm", "initial", "min", "max", "adaptOnLatency",
             "adaptOnErrors", "adaptOnRateLimit", "retries", "backoff", "minDelay", "maxDelay", "jitter",
             "maxRateLimitRetries", "maxRetryAfter", "taskTimeout", "maxQueueSize", "rateLimitStatusCodes", "classifier",
-            "traceListener", "coordinator");
+            "traceListener", "coordinator", "fleetKey", "fleetNodeId", "fleetHeartbeat", "fleetOutagePolicy");
 
     private final Set<String> explicit = ConcurrentHashMap.newKeySet();
 
@@ -152,11 +152,34 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
                     + " pauses. Called on the threads that cause them; must be fast. Default none.")
     private TraceListener traceListener;
 
-    @UriParam(label = "advanced",
+    @UriParam(label = "fleet",
             description = "A dev.adaptive.fleet.Coordinator bean (coordinator=#name) through which several Camel"
-                    + " applications calling one backend share one concurrency ceiling and one Retry-After pause."
-                    + " Requires fleetKey. Default none.")
+                    + " applications calling one backend share one concurrency ceiling and one Retry-After pause:"
+                    + " the pool joins the fleet under fleetKey at its first exchange and leaves when the component"
+                    + " stops. Requires fleetNodeId. Default none (the pool runs alone).")
     private Coordinator coordinator;
+
+    @UriParam(label = "fleet", defaultValueNote = "the pool's name",
+            description = "The key every node calling the same backend shares in the coordinator. Default: the"
+                    + " pool's name. Only with coordinator.")
+    private String fleetKey;
+
+    @UriParam(label = "fleet",
+            description = "This application's id in the fleet, unique among the nodes of one fleetKey. Required with"
+                    + " coordinator; no default, since two nodes with one id would corrupt the fleet's view."
+                    + " Only with coordinator.")
+    private String fleetNodeId;
+
+    @UriParam(label = "fleet", defaultValue = "1s", javaType = "java.time.Duration",
+            description = "How often the pool reports to the coordinator and learns its share of the fleet's"
+                    + " ceiling; reports live twice as long. Positive; default 1s.")
+    private Duration fleetHeartbeat = Duration.ofSeconds(1);
+
+    @UriParam(label = "fleet", defaultValue = "failClosed", enums = "failClosed,localOnly",
+            description = "What the pool does while the coordinator does not answer: failClosed (default) keeps its"
+                    + " last share until its report may have expired, then admits nothing until the coordinator"
+                    + " answers, so the fleet stays under its ceiling; localOnly runs on its own limit meanwhile.")
+    private String fleetOutagePolicy = PoolConfig.DEFAULT_FLEET_OUTAGE_POLICY;
 
     @UriParam(label = "producer", defaultValue = "30s", javaType = "java.time.Duration",
             description = "How long an exchange waits for a consumer route when none is started, holding no thread;"
@@ -213,7 +236,8 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
                 .maxRateLimitRetries(maxRateLimitRetries).maxRetryAfter(maxRetryAfter).taskTimeout(taskTimeout)
                 .maxQueueSize(maxQueueSize).rateLimitStatusCodes(rateLimitStatusCodes).classifier(classifier)
                 .traceListener(traceListener)
-                .coordinator(coordinator)
+                .coordinator(coordinator).fleetKey(fleetKey).fleetNodeId(fleetNodeId)
+                .fleetHeartbeat(fleetHeartbeat).fleetOutagePolicy(fleetOutagePolicy)
                 .build();
     }
 
@@ -340,6 +364,27 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     public long getRateLimitEvents() {
         PoolStats s = statsOrIdle();
         return s == null ? 0 : s.rateLimitEvents();
+    }
+
+    /** @return this pool's share of the fleet's ceiling, or -1 without a coordinator */
+    @ManagedAttribute(description = "This pool's share of the fleet's ceiling; -1 without a coordinator")
+    public int getFleetShare() {
+        PoolStats s = statsOrIdle();
+        return s == null || s.fleet() == null ? -1 : s.fleet().share();
+    }
+
+    /** @return the fleet's ceiling, or -1 without a coordinator */
+    @ManagedAttribute(description = "The fleet's global ceiling in the last heartbeat; -1 without a coordinator")
+    public int getFleetCeiling() {
+        PoolStats s = statsOrIdle();
+        return s == null || s.fleet() == null ? -1 : s.fleet().globalCeiling();
+    }
+
+    /** @return the live nodes of the fleet, or -1 without a coordinator */
+    @ManagedAttribute(description = "The fleet's live nodes in the last heartbeat; -1 without a coordinator")
+    public int getFleetLiveNodes() {
+        PoolStats s = statsOrIdle();
+        return s == null || s.fleet() == null ? -1 : s.fleet().liveNodes();
     }
 
     // ---- options -------------------------------------------------------------------------
@@ -573,6 +618,50 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     public void setCoordinator(Coordinator coordinator) {
         this.coordinator = coordinator;
         set("coordinator");
+    }
+
+    /** @return the fleet key, or {@code null} for the pool's name */
+    public String getFleetKey() {
+        return fleetKey;
+    }
+
+    /** @param fleetKey the fleet key */
+    public void setFleetKey(String fleetKey) {
+        this.fleetKey = fleetKey;
+        set("fleetKey");
+    }
+
+    /** @return this node's id in the fleet */
+    public String getFleetNodeId() {
+        return fleetNodeId;
+    }
+
+    /** @param fleetNodeId this node's id in the fleet */
+    public void setFleetNodeId(String fleetNodeId) {
+        this.fleetNodeId = fleetNodeId;
+        set("fleetNodeId");
+    }
+
+    /** @return the fleet heartbeat period */
+    public Duration getFleetHeartbeat() {
+        return fleetHeartbeat;
+    }
+
+    /** @param fleetHeartbeat the fleet heartbeat period */
+    public void setFleetHeartbeat(Duration fleetHeartbeat) {
+        this.fleetHeartbeat = fleetHeartbeat;
+        set("fleetHeartbeat");
+    }
+
+    /** @return failClosed or localOnly */
+    public String getFleetOutagePolicy() {
+        return fleetOutagePolicy;
+    }
+
+    /** @param fleetOutagePolicy failClosed or localOnly */
+    public void setFleetOutagePolicy(String fleetOutagePolicy) {
+        this.fleetOutagePolicy = fleetOutagePolicy;
+        set("fleetOutagePolicy");
     }
 
     /** @return how long an exchange waits for a consumer route */

@@ -5,6 +5,7 @@ import dev.adaptive.Limiter;
 import dev.adaptive.LimiterStats;
 import dev.adaptive.Outcome;
 import dev.adaptive.RejectedException;
+import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import org.apache.camel.AsyncCallback;
@@ -46,7 +47,7 @@ final class ExchangePool {
 
     /** The parts built from the options, at the first exchange. */
     private record Engine(PoolConfig config, Limiter limiter, AdaptiveExecutor executor,
-                          ExchangeClassifier defaultClassifier) {
+                          ExchangeClassifier defaultClassifier, FleetMember fleet) {
     }
 
     private final String name;
@@ -120,6 +121,17 @@ final class ExchangePool {
             lb.traceListener(config.traceListener());
         }
         Limiter limiter = lb.build();
+        FleetMember fleet = null;
+        if (config.coordinator() != null) {
+            // Joining sets the limiter's ceiling to 0 until the fleet grants a share.
+            fleet = FleetMember.builder(limiter, config.coordinator())
+                    .key(config.fleetKey() != null ? config.fleetKey() : name)
+                    .nodeId(config.fleetNodeId())
+                    .heartbeat(config.fleetHeartbeat())
+                    .outagePolicy(config.fleetOutagePolicy())
+                    .clock(clock)
+                    .join();
+        }
         ExchangeClassifier defaults = new HttpStatusClassifier(config.rateLimitStatusCodes(), config.maxRetryAfter(),
                 clock);
         AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
@@ -127,7 +139,7 @@ final class ExchangePool {
                 .taskTimeout(config.taskTimeout())
                 .classifier((result, error) -> classify(config.classifier(), defaults, result, error))
                 .build();
-        return new Engine(config, limiter, executor, defaults);
+        return new Engine(config, limiter, executor, defaults, fleet);
     }
 
     private static boolean isPoolFailure(Throwable error) {
@@ -148,7 +160,13 @@ final class ExchangePool {
         if (closed) {
             return refuse(exchange, callback, stopped("it is stopped"));
         }
-        Engine e = engine();
+        Engine e;
+        try {
+            e = engine();
+        } catch (RuntimeException cannotStart) {
+            // A coordinator that refuses the join, say: the exchange fails, the next one tries again.
+            return refuse(exchange, callback, cannotStart);
+        }
         Limiter limiter = e.limiter();
         int max = e.config().maxQueueSize();
         if (limiter.inflight() >= limiter.limit() && queued(limiter) >= max) {
@@ -270,6 +288,9 @@ final class ExchangePool {
         }
         Engine e = engine;
         if (e != null) {
+            if (e.fleet() != null) {
+                e.fleet().close();
+            }
             e.limiter().abort();
         }
     }
@@ -375,7 +396,8 @@ final class ExchangePool {
         LimiterStats l = e.limiter().stats();
         return new PoolStats(name, l.limit(), l.inflight(), l.waiting(), pending.get(), l.maxLimitReached(),
                 l.ratePaused(), l.state(), accepted.sum(), completed.sum(), failed.sum(), rejected.sum(),
-                attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents());
+                attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents(),
+                e.fleet() == null ? null : e.fleet().stats());
     }
 
     /** @return how long the open Retry-After pause has left, or zero */

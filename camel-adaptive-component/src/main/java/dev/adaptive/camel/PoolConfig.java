@@ -7,6 +7,8 @@ import dev.adaptive.limit.Gradient2;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.fleet.Coordinator;
+import dev.adaptive.fleet.FleetMember;
+import dev.adaptive.fleet.OutagePolicy;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.retry.RetryClassifier;
@@ -35,7 +37,8 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
                   boolean adaptOnRateLimit, int retries, String backoff, Duration minDelay, Duration maxDelay,
                   double jitter, int maxRateLimitRetries, Duration maxRetryAfter, Duration taskTimeout,
                   int maxQueueSize, Set<Integer> rateLimitStatusCodes, ExchangeClassifier classifier,
-                  TraceListener traceListener, Coordinator coordinator) {
+                  TraceListener traceListener, Coordinator coordinator, String fleetKey, String fleetNodeId,
+                  Duration fleetHeartbeat, OutagePolicy fleetOutagePolicy) {
 
     static final String DEFAULT_ALGORITHM = "vegas";
     static final int DEFAULT_INITIAL = 5;
@@ -44,6 +47,7 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
     static final String DEFAULT_BACKOFF = "exponential";
     static final int DEFAULT_MAX_QUEUE_SIZE = 10_000;
     static final String DEFAULT_RATE_LIMIT_STATUS_CODES = "429,503";
+    static final String DEFAULT_FLEET_OUTAGE_POLICY = "failClosed";
 
     static Builder builder() {
         return new Builder();
@@ -104,6 +108,10 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
         diff(out, "classifier", classifier, other.classifier);
         diff(out, "traceListener", traceListener, other.traceListener);
         diff(out, "coordinator", coordinator, other.coordinator);
+        diff(out, "fleetKey", fleetKey, other.fleetKey);
+        diff(out, "fleetNodeId", fleetNodeId, other.fleetNodeId);
+        diff(out, "fleetHeartbeat", fleetHeartbeat, other.fleetHeartbeat);
+        diff(out, "fleetOutagePolicy", fleetOutagePolicy, other.fleetOutagePolicy);
         return out;
     }
 
@@ -137,6 +145,10 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
         private ExchangeClassifier classifier;
         private TraceListener traceListener;
         private Coordinator coordinator;
+        private String fleetKey;
+        private String fleetNodeId;
+        private Duration fleetHeartbeat = FleetMember.DEFAULT_HEARTBEAT;
+        private String fleetOutagePolicy = DEFAULT_FLEET_OUTAGE_POLICY;
 
         Builder algorithm(String v) { algorithm = v; return this; }
         Builder initial(Integer v) { initial = v; return this; }
@@ -158,6 +170,10 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
         Builder classifier(ExchangeClassifier v) { classifier = v; return this; }
         Builder traceListener(TraceListener v) { traceListener = v; return this; }
         Builder coordinator(Coordinator v) { coordinator = v; return this; }
+        Builder fleetKey(String v) { fleetKey = v; return this; }
+        Builder fleetNodeId(String v) { fleetNodeId = v; return this; }
+        Builder fleetHeartbeat(Duration v) { fleetHeartbeat = v; return this; }
+        Builder fleetOutagePolicy(String v) { fleetOutagePolicy = v; return this; }
 
         /**
          * @return the validated options
@@ -201,9 +217,29 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
             notNegative("taskTimeout", taskTimeout);
             atLeast("maxQueueSize", maxQueueSize, 0);
             Set<Integer> codes = statusCodes(rateLimitStatusCodes);
+            positive("fleetHeartbeat", fleetHeartbeat);
+            String outage = oneOf("fleetOutagePolicy", fleetOutagePolicy, "failClosed", "localOnly");
+            if (coordinator == null) {
+                // Fleet options without a fleet would be silently ignored.
+                if (fleetKey != null) {
+                    throw bad("fleetKey", fleetKey, "has no meaning without coordinator");
+                }
+                if (fleetNodeId != null) {
+                    throw bad("fleetNodeId", fleetNodeId, "has no meaning without coordinator");
+                }
+            } else {
+                if (fleetNodeId == null || fleetNodeId.isBlank()) {
+                    throw bad("fleetNodeId", fleetNodeId, "must be set when coordinator is (there is no default:"
+                            + " two nodes with one id would corrupt the fleet's view)");
+                }
+                if (fleetKey != null && fleetKey.isBlank()) {
+                    throw bad("fleetKey", "'" + fleetKey + "'", "must not be blank");
+                }
+            }
             return new PoolConfig(algo, init, algo.equals("fixed") ? max : min, max, adaptOnLatency, adaptOnErrors,
                     adaptOnRateLimit, retries, kind, minDelay, maxDelay, jitter, maxRateLimitRetries, maxRetryAfter,
-                    taskTimeout.isZero() ? null : taskTimeout, maxQueueSize, codes, classifier, traceListener, coordinator);
+                    taskTimeout.isZero() ? null : taskTimeout, maxQueueSize, codes, classifier, traceListener, coordinator, fleetKey, fleetNodeId, fleetHeartbeat,
+                    outage.equals("localOnly") ? OutagePolicy.LOCAL_ONLY : OutagePolicy.FAIL_CLOSED);
         }
 
         private static Set<Integer> statusCodes(String raw) {
@@ -229,9 +265,9 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
 
         private static String oneOf(String option, String value, String... allowed) {
             if (value != null) {
-                String v = value.trim().toLowerCase(Locale.ROOT);
+                String v = value.trim();
                 for (String a : allowed) {
-                    if (a.equals(v)) {
+                    if (a.equalsIgnoreCase(v)) {
                         return a;
                     }
                 }

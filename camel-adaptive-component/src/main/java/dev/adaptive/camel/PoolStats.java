@@ -1,6 +1,7 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.LimiterState;
+import dev.adaptive.fleet.FleetStats;
 
 /**
  * A snapshot of one {@code adaptive:} pool, from
@@ -24,8 +25,10 @@ import dev.adaptive.LimiterState;
  * @param retries          attempts after the first, of any exchange
  * @param congestionEvents drops: failed or timed-out attempts
  * @param rateLimitEvents  rate-limited attempts
+ * @param fleet            the pool's view of its fleet, or {@code null} without a {@code coordinator}
  */
 public record PoolStats(String name, int limit, int inflight, int waiting, int pending, int maxLimitReached,
                         boolean ratePaused, LimiterState state, long accepted, long completed, long failed,
-                        long rejected, long attempts, long retries, long congestionEvents, long rateLimitEvents) {
+                        long rejected, long attempts, long retries, long congestionEvents, long rateLimitEvents,
+                        FleetStats fleet) {
 }

@@ -25,6 +25,7 @@ class EndpointOptionsTest extends CamelTestSupport {
     @Override
     protected void bindToRegistry(Registry registry) {
         registry.bind("myClassifier", classifier);
+        registry.bind("fleet", dev.adaptive.fleet.InMemoryCoordinator.create());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -47,6 +48,12 @@ class EndpointOptionsTest extends CamelTestSupport {
         "rateLimitStatusCodes=429,soon    | rateLimitStatusCodes must be comma-separated status codes; 'soon' is not one",
         "rateLimitStatusCodes=429,700     | rateLimitStatusCodes must hold status codes within [100, 599]; 700 is not",
         "timeout=PT-1S                    | timeout must be a duration >= 0: PT-1S",
+        "fleetNodeId=n1                   | fleetNodeId has no meaning without coordinator: n1",
+        "fleetKey=payments                | fleetKey has no meaning without coordinator: payments",
+        "coordinator=#fleet               | fleetNodeId must be set when coordinator is",
+        "coordinator=#fleet&fleetNodeId=n&fleetKey=%20 | fleetKey must not be blank",
+        "fleetHeartbeat=0                 | fleetHeartbeat must be a positive duration: PT0S",
+        "fleetOutagePolicy=sometimes      | fleetOutagePolicy must be one of failClosed|localOnly: sometimes",
     })
     void aBadOptionFailsNamingTheOptionAndTheValue(String query, String message) {
         assertThatThrownBy(() -> context.getEndpoint("adaptive:bad?" + query))
