@@ -48,9 +48,22 @@ class ComponentMetadataTest {
             assertThat(in).as("%s on the class path", RESOURCE).isNotNull();
             shipped = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        assertThat((Object) Jsoner.deserialize(shipped))
-                .as("src/main/resources/%s is stale: copy %s over it", RESOURCE, out.toAbsolutePath())
-                .isEqualTo(Jsoner.deserialize(expected.toJson()));
+        JsonObject actual = (JsonObject) Jsoner.deserialize(shipped);
+        JsonObject wanted = (JsonObject) Jsoner.deserialize(expected.toJson());
+        List<String> stale = new ArrayList<>();
+        for (String section : List.of("component", "headers", "properties")) {
+            JsonObject a = actual.getMap(section) == null ? new JsonObject() : new JsonObject(actual.getMap(section));
+            JsonObject w = new JsonObject(wanted.getMap(section));
+            java.util.Set<String> keys = new java.util.TreeSet<>(a.keySet());
+            keys.addAll(w.keySet());
+            for (String k : keys) {
+                if (!java.util.Objects.equals(a.get(k), w.get(k))) {
+                    stale.add(section + "." + k);
+                }
+            }
+        }
+        assertThat(stale).as("src/main/resources/%s is stale: copy %s over it", RESOURCE, out.toAbsolutePath())
+                .isEmpty();
     }
 
     @Test
@@ -76,7 +89,7 @@ class ComponentMetadataTest {
             String documented = row.group(1);
             String annotated = !p.defaultValue().isEmpty() ? p.defaultValue() : p.defaultValueNote();
             if (annotated.isEmpty()) {
-                assertThat(documented).as("default of %s", f.getName()).isEqualTo("none");
+                assertThat(documented).as("default of %s", f.getName()).startsWith("none");
             } else {
                 assertThat(documented).as("default of %s", f.getName()).contains(annotated.split(",")[0]);
             }
