@@ -15,6 +15,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
  * The {@code adaptive:} component: one pool per name per Camel context.
@@ -147,7 +148,7 @@ public class AdaptiveComponent extends DefaultComponent {
         super.doStart();
         ScheduledExecutorService t = getCamelContext().getExecutorServiceManager()
                 .newSingleThreadScheduledExecutor(this, "AdaptiveScheduler");
-        if (t instanceof java.util.concurrent.ScheduledThreadPoolExecutor stpe) {
+        if (t instanceof ScheduledThreadPoolExecutor stpe) {
             // Cancelled backoffs and timeouts would otherwise stay queued until their delay.
             stpe.setRemoveOnCancelPolicy(true);
         }

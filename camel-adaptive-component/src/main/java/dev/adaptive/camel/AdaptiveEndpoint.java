@@ -40,12 +40,6 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     /** Default wait for a consumer route when none is started: 30 s. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
-    /** Options that are the pool's, as spelled in the URI; {@code timeout} is the endpoint's own. */
-    static final Set<String> POOL_OPTIONS = Set.of("algorithm", "initial", "min", "max", "adaptOnLatency",
-            "adaptOnErrors", "adaptOnRateLimit", "retries", "backoff", "minDelay", "maxDelay", "jitter",
-            "maxRateLimitRetries", "maxRetryAfter", "taskTimeout", "maxQueueSize", "rateLimitStatusCodes", "classifier",
-            "traceListener", "coordinator", "fleetKey", "fleetNodeId", "fleetHeartbeat", "fleetOutagePolicy");
-
     private final Set<String> explicit = ConcurrentHashMap.newKeySet();
 
     @UriPath(description = "Name of the pool. Producers and the one consumer route with the same name in a"
@@ -217,11 +211,6 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     /** @return whether any pool option was set on this endpoint */
     boolean hasPoolOptions() {
         return !explicit.isEmpty();
-    }
-
-    /** @return the options set on this endpoint, as spelled in the URI */
-    Set<String> explicitOptions() {
-        return Set.copyOf(explicit);
     }
 
     /**

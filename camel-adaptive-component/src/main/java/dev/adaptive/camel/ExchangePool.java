@@ -372,12 +372,6 @@ final class ExchangePool {
         return name;
     }
 
-    /** @return the options, once the first exchange fixed them; {@code null} before */
-    PoolConfig config() {
-        Engine e = engine;
-        return e == null ? null : e.config();
-    }
-
     /** @return exchanges accepted and not yet ended: what Camel's shutdown must wait for */
     int pending() {
         return pending.get();
@@ -398,14 +392,6 @@ final class ExchangePool {
                 l.ratePaused(), l.state(), accepted.sum(), completed.sum(), failed.sum(), rejected.sum(),
                 attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents(),
                 e.fleet() == null ? null : e.fleet().stats());
-    }
-
-    /** @return how long the open Retry-After pause has left, or zero */
-    Duration pausedFor() {
-        Engine e = engine;
-        long until = e == null ? 0 : e.limiter().pausedUntilNanos();
-        long left = until == 0 ? 0 : until - ticker.nanoTime();
-        return Duration.ofNanos(Math.max(0, left));
     }
 
     @Override

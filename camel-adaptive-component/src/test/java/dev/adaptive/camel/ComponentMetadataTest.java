@@ -21,6 +21,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -54,10 +57,10 @@ class ComponentMetadataTest {
         for (String section : List.of("component", "headers", "properties")) {
             JsonObject a = actual.getMap(section) == null ? new JsonObject() : new JsonObject(actual.getMap(section));
             JsonObject w = new JsonObject(wanted.getMap(section));
-            java.util.Set<String> keys = new java.util.TreeSet<>(a.keySet());
+            Set<String> keys = new TreeSet<>(a.keySet());
             keys.addAll(w.keySet());
             for (String k : keys) {
-                if (!java.util.Objects.equals(a.get(k), w.get(k))) {
+                if (!Objects.equals(a.get(k), w.get(k))) {
                     stale.add(section + "." + k);
                 }
             }

@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.fleet.InMemoryCoordinator;
 import org.apache.camel.FailedToStartRouteException;
 import org.apache.camel.ResolveEndpointFailedException;
 import org.apache.camel.builder.RouteBuilder;
@@ -25,7 +26,7 @@ class EndpointOptionsTest extends CamelTestSupport {
     @Override
     protected void bindToRegistry(Registry registry) {
         registry.bind("myClassifier", classifier);
-        registry.bind("fleet", dev.adaptive.fleet.InMemoryCoordinator.create());
+        registry.bind("fleet", InMemoryCoordinator.create());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -5,7 +5,6 @@ import dev.adaptive.RateLimitedException;
 import dev.adaptive.RejectedException;
 import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.time.VirtualTime;
-import org.apache.camel.AsyncProcessor;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
@@ -20,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
@@ -149,7 +149,7 @@ class ExchangePoolTest {
         time.advance(Duration.ofSeconds(1));
         time.runDue();
         assertThat(held).as("the retry was dispatched").hasSize(2);
-        assertThat(((java.util.concurrent.Future<?>) held.get(0)).isCancelled()).as("first attempt cancelled").isTrue();
+        assertThat(((Future<?>) held.get(0)).isCancelled()).as("first attempt cancelled").isTrue();
 
         time.advance(Duration.ofSeconds(1));
         time.runDue();

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -115,7 +116,7 @@ class HttpStatusClassifierTest {
                 .isEqualTo(Outcome.rateLimited(Duration.ofSeconds(5)));
         assertThat(classifier.classify(answered(503, Map.of()))).isEqualTo(Outcome.SUCCESS);
         assertThat(classifier.classify(answered(200, Map.of()))).isEqualTo(Outcome.SUCCESS);
-        assertThat(classifier.classify(answered(429, Map.of("Retry-After", java.util.List.of("6", "1")))))
+        assertThat(classifier.classify(answered(429, Map.of("Retry-After", List.of("6", "1")))))
                 .as("a multi-valued header: the first value").isEqualTo(Outcome.rateLimited(Duration.ofSeconds(6)));
     }
 

@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import org.apache.camel.AsyncProducer;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.test.junit5.CamelTestSupport;
@@ -7,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,10 +40,10 @@ class MissingConsumerTest extends CamelTestSupport {
 
     @Test
     void anExchangeEndedByATimerHandsTheCallersRouteToAnotherThread() throws Exception {
-        org.apache.camel.AsyncProducer producer = context.getEndpoint("adaptive:timer?timeout=100ms").createAsyncProducer();
+        AsyncProducer producer = context.getEndpoint("adaptive:timer?timeout=100ms").createAsyncProducer();
         producer.start();
         Exchange e = context.getEndpoint("adaptive:timer?timeout=100ms").createExchange();
-        java.util.concurrent.CompletableFuture<String> thread = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<String> thread = new CompletableFuture<>();
         producer.process(e, doneSync -> thread.complete(Thread.currentThread().getName()));
 
         assertThat(thread.get(30, TimeUnit.SECONDS)).contains("Adaptive[timer]").doesNotContain("AdaptiveScheduler");

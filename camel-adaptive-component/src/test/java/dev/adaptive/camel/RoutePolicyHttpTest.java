@@ -1,5 +1,7 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.guard.ConcurrencyGuard;
+import dev.adaptive.guard.GuardGradient;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
@@ -9,12 +11,12 @@ import org.apache.camel.model.RouteDefinition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import dev.adaptive.guard.ConcurrencyGuard;
-import dev.adaptive.guard.GuardGradient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,7 +46,7 @@ class RoutePolicyHttpTest {
                 .limit(GuardGradient.builder().minLimit(2).initialLimit(4).maxLimit(8).build()).build()).build()
                 : null;
         AtomicInteger inRoute = new AtomicInteger();
-        List<Integer> inRouteAtStart = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<Integer> inRouteAtStart = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch processed = new CountDownLatch(MESSAGES);
         try (FlakyHttpServer server = FlakyHttpServer.start(model); CamelContext camel = new DefaultCamelContext()) {
             camel.getComponent("http", HttpComponent.class).setAutomaticRetriesDisabled(true);
