@@ -36,4 +36,16 @@ class StandaloneExamplesTest {
         String out = Console.capture(() -> VertxVerticleExample.main(new String[0]));
         assertThat(out).contains("vertx proxy: 60 ok, 0 failed");
     }
+
+    @Test
+    void camelJavaDslExample() throws Exception {
+        String out = Console.capture(() -> CamelJavaDslExample.main(new String[0]));
+        assertThat(out).containsPattern("camel java: 50 ok, 0 failed, limit \\d+ \\(max reached \\d+\\), \\d+ rate-limit events");
+    }
+
+    @Test
+    void camelYamlExample() throws Exception {
+        String out = Console.capture(() -> CamelYamlExample.main(new String[0]));
+        assertThat(out).containsPattern("camel yaml: 50 ok, 0 failed, limit \\d+ \\(max reached \\d+\\), \\d+ rate-limit events");
+    }
 }

@@ -112,6 +112,7 @@ public final class Demo {
             case "fixed-low" -> new FixedConcurrencyRun(2);
             case "fixed-high" -> new FixedConcurrencyRun(32);
             case "pool" -> new AdaptivePoolRun();
+            case "camel" -> new CamelRouteRun();
             case "vertx" -> new VertxClientRun();
             default -> throw new IllegalArgumentException("runs: unknown run: " + name);
         };

@@ -23,7 +23,7 @@ public record DemoArgs(Optional<String> url, int items, FlakyModel model, List<S
                        boolean help) {
 
     /** Every run the demo knows, in its default order. */
-    public static final List<String> ALL_RUNS = List.of("fixed-low", "fixed-high", "pool", "vertx");
+    public static final List<String> ALL_RUNS = List.of("fixed-low", "fixed-high", "pool", "camel", "vertx");
 
     static final String USAGE = String.join("\n",
             "Usage: Demo [options]",
