@@ -300,7 +300,9 @@ class AdaptivePoolTest {
         Await.result(twoRunning.future());
         pool.limiter().close();
         AdaptiveResult<Integer, Integer> r = Await.result(run);
-        assertThat(r.errors()).hasSize(2).allSatisfy(e -> assertThat(e.error())
+        // Two were running; a third may already have been pulled for the slot being handed
+        // over (the pool pulls one item ahead of a hand-off, see AdaptivePool's javadoc).
+        assertThat(r.errors()).hasSizeBetween(2, 3).allSatisfy(e -> assertThat(e.error())
                 .isInstanceOf(LimiterClosedException.class).hasMessageContaining("closing"));
         assertThat(r.stats().stopCause()).get().satisfies(stop -> {
             assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
