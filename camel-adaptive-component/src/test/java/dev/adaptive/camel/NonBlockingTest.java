@@ -95,8 +95,10 @@ class NonBlockingTest extends CamelTestSupport {
         assertThat(after.maxLimitReached()).isEqualTo(1);
         long poolThreadsAfter = Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))
                 .filter(t -> t != null && t.getThreadName().contains("Adaptive[one]")).count();
+        // A finished attempt's thread may still be idling in the cached pool while the next
+        // attempt starts on a new one, so a few may be alive; never anywhere near the queue length.
         assertThat(poolThreadsAfter).as("threads follow the limit, not the %d exchanges", EXCHANGES)
-                .isLessThanOrEqualTo(3);
+                .isLessThanOrEqualTo(8);
         batch.stop();
     }
 }
