@@ -111,13 +111,19 @@ public final class AdaptiveExecutor {
             this.limiter = Objects.requireNonNull(limiter, "limiter");
         }
 
-        /** @param policy retries and backoff; default {@link RetryPolicy#defaults()} @return this */
+        /**
+         * @param policy retries and backoff; default {@link RetryPolicy#defaults()}
+         * @return this
+         */
         public Builder retryPolicy(RetryPolicy policy) {
             this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy");
             return this;
         }
 
-        /** @param timeout per-attempt timeout, positive, or {@code null} for none (default) @return this */
+        /**
+         * @param timeout per-attempt timeout, positive, or {@code null} for none (default)
+         * @return this
+         */
         public Builder taskTimeout(Duration timeout) {
             if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
                 throw new IllegalArgumentException("taskTimeout must be positive: " + timeout);
@@ -126,7 +132,10 @@ public final class AdaptiveExecutor {
             return this;
         }
 
-        /** @param classifier outcome classifier; default {@link OutcomeClassifier#defaults()} @return this */
+        /**
+         * @param classifier outcome classifier; default {@link OutcomeClassifier#defaults()}
+         * @return this
+         */
         public Builder classifier(OutcomeClassifier classifier) {
             this.classifier = Objects.requireNonNull(classifier, "classifier");
             return this;

@@ -67,6 +67,12 @@ public final class Execution<R> {
      * @return {@code true} if this call ended it
      */
     public boolean cancel(Throwable reason) {
+        if (result.isDone()) {
+            return false;
+        }
+        // Free the running attempt's slot before the result completes, so that whoever waits
+        // on the result (a pool finishing its run) sees the slot free.
+        stopCurrent(reason);
         if (!result.completeExceptionally(reason)) {
             return false;
         }
@@ -78,13 +84,18 @@ public final class Execution<R> {
         if (p != null) {
             p.cancel(false);
         }
+        // An attempt that started between the first look and the completion.
+        stopCurrent(reason);
+        return true;
+    }
+
+    private void stopCurrent(Throwable reason) {
         Attempt a = current;
         if (a != null && a.settled.compareAndSet(false, true)) {
             a.stopTimer();
             a.signal.fire(reason);
             a.lease.release(Outcome.IGNORED);
         }
-        return true;
     }
 
     void begin(Lease firstLease) {
@@ -155,7 +166,18 @@ public final class Execution<R> {
         } catch (Throwable t) {
             o = null;
         }
-        return o != null ? o : OutcomeClassifier.defaults().classify(value, error);
+        if (o == null) {
+            o = OutcomeClassifier.defaults().classify(value, error);
+        }
+        if (o instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
+            // The policy's cap applies before the limiter ever sees the wait, so a hostile
+            // Retry-After cannot pause the limiter longer than the user allowed.
+            Duration capped = executor.retryPolicy().cappedRetryAfter(r.retryAfter());
+            if (!capped.equals(r.retryAfter())) {
+                o = Outcome.rateLimited(capped);
+            }
+        }
+        return o;
     }
 
     private void decide(Attempt a, R value, Throwable error, Outcome outcome) {

@@ -16,7 +16,10 @@ public interface Lease {
      */
     boolean release(Outcome outcome);
 
-    /** Shorthand for {@code release(Outcome.SUCCESS)}. @return as {@link #release(Outcome)} */
+    /**
+     * Shorthand for {@code release(Outcome.SUCCESS)}.
+     * @return as {@link #release(Outcome)}
+     */
     default boolean release() {
         return release(Outcome.SUCCESS);
     }

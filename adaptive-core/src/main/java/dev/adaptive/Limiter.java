@@ -217,25 +217,37 @@ public final class Limiter {
         private Builder() {
         }
 
-        /** @param name used in messages and thread names; default {@code "limiter"} @return this */
+        /**
+         * @param name used in messages and thread names; default {@code "limiter"}
+         * @return this
+         */
         public Builder name(String name) {
             this.name = Objects.requireNonNull(name, "name");
             return this;
         }
 
-        /** @param limit the algorithm; default {@link Vegas#defaults()} @return this */
+        /**
+         * @param limit the algorithm; default {@link Vegas#defaults()}
+         * @return this
+         */
         public Builder limit(Limit limit) {
             this.limit = Objects.requireNonNull(limit, "limit");
             return this;
         }
 
-        /** @param ticker the time source; default {@link Ticker#system()} @return this */
+        /**
+         * @param ticker the time source; default {@link Ticker#system()}
+         * @return this
+         */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
         }
 
-        /** @param scheduler the waits; default {@link Scheduler#system()} @return this */
+        /**
+         * @param scheduler the waits; default {@link Scheduler#system()}
+         * @return this
+         */
         public Builder scheduler(Scheduler scheduler) {
             this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
             return this;
@@ -252,13 +264,19 @@ public final class Limiter {
             return ticker(time).scheduler(time);
         }
 
-        /** @param adapt which signals move the limit; default {@link Adapt#all()} @return this */
+        /**
+         * @param adapt which signals move the limit; default {@link Adapt#all()}
+         * @return this
+         */
         public Builder adapt(Adapt adapt) {
             this.adapt = Objects.requireNonNull(adapt, "adapt");
             return this;
         }
 
-        /** @param maxWaiters bound on queued acquisitions, at least 0; default unbounded @return this */
+        /**
+         * @param maxWaiters bound on queued acquisitions, at least 0; default unbounded
+         * @return this
+         */
         public Builder maxWaiters(int maxWaiters) {
             if (maxWaiters < 0) {
                 throw new IllegalArgumentException("maxWaiters must be >= 0: " + maxWaiters);
@@ -267,7 +285,10 @@ public final class Limiter {
             return this;
         }
 
-        /** @param waitTimeout how long one acquisition may queue, positive; default none @return this */
+        /**
+         * @param waitTimeout how long one acquisition may queue, positive; default none
+         * @return this
+         */
         public Builder waitTimeout(Duration waitTimeout) {
             if (waitTimeout != null && (waitTimeout.isNegative() || waitTimeout.isZero())) {
                 throw new IllegalArgumentException("waitTimeout must be positive: " + waitTimeout);
@@ -276,7 +297,10 @@ public final class Limiter {
             return this;
         }
 
-        /** @param maxRetryAfter cap on one Retry-After pause, positive; default 10 min @return this */
+        /**
+         * @param maxRetryAfter cap on one Retry-After pause, positive; default 10 min
+         * @return this
+         */
         public Builder maxRetryAfter(Duration maxRetryAfter) {
             if (maxRetryAfter == null || maxRetryAfter.isNegative() || maxRetryAfter.isZero()) {
                 throw new IllegalArgumentException("maxRetryAfter must be positive: " + maxRetryAfter);
@@ -285,13 +309,19 @@ public final class Limiter {
             return this;
         }
 
-        /** @param listener receives every trace event; may be called several times @return this */
+        /**
+         * @param listener receives every trace event; may be called several times
+         * @return this
+         */
         public Builder traceListener(TraceListener listener) {
             traceListeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 
-        /** @param listener told of every limit change; may be called several times @return this */
+        /**
+         * @param listener told of every limit change; may be called several times
+         * @return this
+         */
         public Builder limitChangeListener(LimitChangeListener listener) {
             limitListeners.add(Objects.requireNonNull(listener, "listener"));
             return this;

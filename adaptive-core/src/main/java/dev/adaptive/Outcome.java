@@ -55,7 +55,10 @@ public sealed interface Outcome permits Outcome.Success, Outcome.Dropped, Outcom
      * @param retryAfter the announced wait
      */
     record RateLimited(Duration retryAfter) implements Outcome {
-        /** Validates. */
+        /**
+         * Validates.
+         * @param retryAfter the announced wait
+         */
         public RateLimited {
             Objects.requireNonNull(retryAfter, "retryAfter");
             if (retryAfter.isNegative()) {

@@ -204,6 +204,21 @@ class AdaptiveExecutorTest {
     }
 
     @Test
+    void cancelFreesTheRunningAttemptsSlotBeforeTheResultCompletes() {
+        // Regression: the result used to complete first, so a pool finishing its run on that
+        // completion could still see the slot held.
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).build();
+        Execution<String> running = ex.start(0, ctx -> new CompletableFuture<>(), null);
+        List<Integer> inflightSeen = new ArrayList<>();
+        running.result().whenComplete((v, t) -> inflightSeen.add(limiter.inflight()));
+        assertThat(limiter.inflight()).isEqualTo(1);
+        assertThat(running.cancel(new IllegalStateException("stop"))).isTrue();
+        assertThat(inflightSeen).containsExactly(0);
+        assertThat(running.cancel(new IllegalStateException("again"))).isFalse();
+    }
+
+    @Test
     void noAttemptStartsInsideAnAnnouncedRetryAfterWindow() {
         Limiter limiter = limiter(3);
         AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).retryPolicy(noJitter().build()).build();
@@ -244,5 +259,17 @@ class AdaptiveExecutorTest {
         assertThat(thrown).isCompletedExceptionally();
         assertThat(nul.handle((v, t) -> OutcomeClassifier.unwrap(t)).join()).isInstanceOf(NullPointerException.class);
         assertThat(ex.limiter().inflight()).isZero();
+    }
+
+    @Test
+    void policyMaxRetryAfterCapsTheLimiterPause() {
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(noJitter().maxRetryAfter(Duration.ofSeconds(5)).build()).build();
+        Execution<String> e = ex.start(0, scripted(Duration.ofMillis(10),
+                new RateLimitedException(Duration.ofDays(3650)), "ok"), null);
+        time.runUntilIdle();
+        assertThat(e.result()).isCompletedWithValue("ok");
+        assertThat(starts).containsExactly(0L, ms(5010));
     }
 }

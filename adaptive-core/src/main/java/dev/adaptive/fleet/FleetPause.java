@@ -11,7 +11,11 @@ import java.util.Objects;
  */
 public record FleetPause(String originNodeId, Instant until) {
 
-    /** Validates. */
+    /**
+     * Validates.
+     * @param originNodeId the node that saw the rate limit
+     * @param until the wall-clock instant until which no node may dispatch
+     */
     public FleetPause {
         Objects.requireNonNull(originNodeId, "originNodeId");
         Objects.requireNonNull(until, "until");

@@ -14,7 +14,13 @@ import java.util.Objects;
  */
 public record Sample(long startNanos, long rttNanos, int inflight, Outcome outcome) {
 
-    /** Validates. */
+    /**
+     * Validates.
+     * @param startNanos the {@link dev.adaptive.time.Ticker} reading when the attempt was admitted
+     * @param rttNanos how long it took, never negative
+     * @param inflight the number of attempts in flight when it was admitted, counting itself
+     * @param outcome how it ended
+     */
     public Sample {
         Objects.requireNonNull(outcome, "outcome");
         if (rttNanos < 0) {

@@ -57,7 +57,13 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
      * @param reason    what moved it: {@code "sample"}, {@code "rate-limit"}, {@code "coordinator"}
      */
     record ConcurrencyChange(long timeNanos, int from, int to, String reason) implements TraceEvent {
-        /** Validates. */
+        /**
+         * Validates.
+         * @param timeNanos when
+         * @param from the old limit
+         * @param to the new limit
+         * @param reason what moved it: {@code "sample"}, {@code "rate-limit"}, {@code "coordinator"}
+         */
         public ConcurrencyChange {
             Objects.requireNonNull(reason, "reason");
         }
@@ -74,7 +80,14 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
      */
     record Decision(long timeNanos, String algorithm, int limit, Map<String, Double> metrics, Sample sample)
             implements TraceEvent {
-        /** Copies the metrics. */
+        /**
+         * Copies the metrics.
+         * @param timeNanos when
+         * @param algorithm the limit's name
+         * @param limit the limit after the fold
+         * @param metrics the algorithm's internals after the fold
+         * @param sample the sample folded
+         */
         public Decision {
             metrics = Map.copyOf(metrics);
         }

@@ -1,0 +1,42 @@
+package dev.adaptive.pool;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/** Keeps every settled item, in completion order, for an {@link AdaptiveResult}. */
+final class CollectingSink<T, R> implements Sink<T, R> {
+
+    // Plain lists: the run's delivery loop calls one method at a time, with happens-before.
+    private final List<ItemResult<T, R>> successes = new ArrayList<>();
+    private final List<ItemError<T>> errors = new ArrayList<>();
+    private final Consumer<? super AdaptiveResult<T, ?>> onFinish;
+    final CompletableFuture<AdaptiveResult<T, R>> future = new CompletableFuture<>();
+
+    CollectingSink(Consumer<? super AdaptiveResult<T, ?>> onFinish) {
+        this.onFinish = onFinish;
+    }
+
+    @Override
+    public boolean canDeliver() {
+        return true;
+    }
+
+    @Override
+    public void onResult(ItemResult<T, R> result) {
+        successes.add(result);
+    }
+
+    @Override
+    public void onError(ItemError<T> error) {
+        errors.add(error);
+    }
+
+    @Override
+    public void complete(PoolStats stats) {
+        AdaptiveResult<T, R> result = new AdaptiveResult<>(successes, errors, stats);
+        FinishCallback.run(onFinish, result);
+        future.complete(result);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.adaptive.pool;
+
+import java.util.Iterator;
+import java.util.function.Consumer;
+
+/**
+ * Items from an iterator, pulled one at a time when a slot is free. A materialized input (an
+ * array or a {@link java.util.Collection}) counts as accepted whole: after a stop its unpulled
+ * items end as errors. A lazy one (an {@link Iterator}, a non-collection {@link Iterable}, a
+ * {@link java.util.stream.Stream}) is never pulled after a stop, so its unpulled items were
+ * never accepted.
+ */
+final class IteratorSource<T> implements Source<T> {
+
+    private final Iterator<? extends T> iterator;
+    private final boolean materialized;
+    private final AutoCloseable resource;
+    private boolean done;
+    private Throwable failure;
+
+    IteratorSource(Iterator<? extends T> iterator, boolean materialized, AutoCloseable resource) {
+        this.iterator = iterator;
+        this.materialized = materialized;
+        this.resource = resource;
+    }
+
+    @Override
+    public void open(Runnable wake) {
+        // Synchronous: always ready.
+    }
+
+    @Override
+    public boolean ready() {
+        return true;
+    }
+
+    @Override
+    public Object next() {
+        if (done) {
+            return END;
+        }
+        try {
+            if (!iterator.hasNext()) {
+                done = true;
+                return END;
+            }
+            return iterator.next();
+        } catch (Throwable t) {
+            // A broken input ends intake; the items already accepted still finish.
+            failure = t;
+            done = true;
+            return END;
+        }
+    }
+
+    @Override
+    public Throwable failure() {
+        return failure;
+    }
+
+    @Override
+    public void drainAccepted(Consumer<Object> accepted) {
+        if (materialized) {
+            Object item;
+            while ((item = next()) != END) {
+                accepted.accept(item);
+            }
+        }
+        done = true;
+    }
+
+    @Override
+    public void cancel() {
+        // Pulled only by the feeder, which checks the stop flag before every pull.
+    }
+
+    @Override
+    public void close() {
+        if (resource != null) {
+            try {
+                resource.close();
+            } catch (Exception ignored) {
+                // A stream's close handler failing says nothing about the items.
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package dev.adaptive.pool;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/** Hands each settled item to a {@link PoolListener} and keeps nothing. */
+final class ListenerSink<T, R> implements Sink<T, R> {
+
+    private final PoolListener<T, R> listener;
+    private final Consumer<? super AdaptiveResult<T, ?>> onFinish;
+    final CompletableFuture<PoolStats> future = new CompletableFuture<>();
+
+    ListenerSink(PoolListener<T, R> listener, Consumer<? super AdaptiveResult<T, ?>> onFinish) {
+        this.listener = listener;
+        this.onFinish = onFinish;
+    }
+
+    @Override
+    public boolean canDeliver() {
+        return true;
+    }
+
+    @Override
+    public void onResult(ItemResult<T, R> result) {
+        listener.onResult(result);
+    }
+
+    @Override
+    public void onError(ItemError<T> error) {
+        listener.onError(error);
+    }
+
+    @Override
+    public void complete(PoolStats stats) {
+        FinishCallback.run(onFinish, FinishCallback.<T, R>statsOnly(stats));
+        future.complete(stats);
+    }
+}

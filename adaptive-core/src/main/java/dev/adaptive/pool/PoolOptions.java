@@ -1,0 +1,460 @@
+package dev.adaptive.pool;
+
+import dev.adaptive.Adapt;
+import dev.adaptive.Cancellation;
+import dev.adaptive.OutcomeClassifier;
+import dev.adaptive.limit.Limit;
+import dev.adaptive.limit.Vegas;
+import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
+import dev.adaptive.time.VirtualTime;
+import dev.adaptive.trace.TraceListener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+/**
+ * Every knob of an {@link AdaptivePool} run, as one immutable value that can be shared between
+ * runs and handed to {@link dev.adaptive.Adaptive#map}.
+ *
+ * <p>Defaults ({@link #defaults()}):
+ * <ul>
+ *   <li>concurrency: {@link Vegas} starting at {@value #DEFAULT_INITIAL_CONCURRENCY}, between
+ *       {@value #DEFAULT_MIN_CONCURRENCY} and {@value #DEFAULT_MAX_CONCURRENCY};
+ *       {@link Builder#algorithm(Limit)} takes precedence over {@link Builder#concurrency};</li>
+ *   <li>adapt on everything ({@link Adapt#all()});</li>
+ *   <li>retry: {@link RetryPolicy#defaults()} (3 retries, exponential backoff 100 ms to 30 s,
+ *       jitter 0.2, 10 rate-limit retries, Retry-After capped at 10 min);</li>
+ *   <li>no task timeout, no deadline, no cancellation;</li>
+ *   <li>{@link OutcomeClassifier#defaults()};</li>
+ *   <li>real time ({@link Ticker#system()}, {@link Scheduler#system()});</li>
+ *   <li>no trace listener;</li>
+ *   <li>blocking processors run on a pool-owned executor of daemon threads, at most
+ *       {@code min(maxLimit, }{@value #MAX_DEFAULT_BLOCKING_THREADS}{@code )} of them, shut down
+ *       when the run ends;</li>
+ *   <li>maxPending 0: automatic, twice the current limit (see {@link Builder#maxPending});</li>
+ *   <li>name {@code "pool"}.</li>
+ * </ul>
+ *
+ * <p>Immutable and thread-safe, provided the objects it holds are.
+ */
+public final class PoolOptions {
+
+    /** Default initial concurrency: 5. */
+    public static final int DEFAULT_INITIAL_CONCURRENCY = 5;
+    /** Default minimum concurrency: 1. */
+    public static final int DEFAULT_MIN_CONCURRENCY = 1;
+    /** Default maximum concurrency: 100. */
+    public static final int DEFAULT_MAX_CONCURRENCY = 100;
+    /** Cap on the threads of the default blocking executor when the algorithm is unbounded: 1024. */
+    public static final int MAX_DEFAULT_BLOCKING_THREADS = 1024;
+
+    private static final PoolOptions DEFAULTS = builder().build();
+
+    private final String name;
+    private final int initialConcurrency;
+    private final int minConcurrency;
+    private final int maxConcurrency;
+    private final Limit algorithm;
+    private final Adapt adapt;
+    private final RetryPolicy retryPolicy;
+    private final Duration taskTimeout;
+    private final Duration deadline;
+    private final List<CompletionStage<?>> cancellations;
+    private final OutcomeClassifier classifier;
+    private final Ticker ticker;
+    private final Scheduler scheduler;
+    private final List<TraceListener> traceListeners;
+    private final Executor blockingExecutor;
+    private final int maxPending;
+
+    private PoolOptions(Builder b) {
+        this.name = b.name;
+        this.initialConcurrency = b.initialConcurrency;
+        this.minConcurrency = b.minConcurrency;
+        this.maxConcurrency = b.maxConcurrency;
+        this.algorithm = b.algorithm;
+        this.adapt = b.adapt;
+        this.retryPolicy = b.retryPolicy;
+        this.taskTimeout = b.taskTimeout;
+        this.deadline = b.deadline;
+        this.cancellations = List.copyOf(b.cancellations);
+        this.classifier = b.classifier;
+        this.ticker = b.ticker;
+        this.scheduler = b.scheduler;
+        this.traceListeners = List.copyOf(b.traceListeners);
+        this.blockingExecutor = b.blockingExecutor;
+        this.maxPending = b.maxPending;
+    }
+
+    /** @return a builder with every default; not thread-safe */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the options with every default */
+    public static PoolOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** @return a builder holding these options, to change a few */
+    public Builder toBuilder() {
+        return new Builder().from(this);
+    }
+
+    /**
+     * @return the algorithm a run uses: the one given to {@link Builder#algorithm}, or
+     *         {@link Vegas} with the {@link Builder#concurrency} bounds
+     */
+    public Limit limit() {
+        if (algorithm != null) {
+            return algorithm;
+        }
+        return Vegas.builder().initialLimit(initialConcurrency).minLimit(minConcurrency)
+                .maxLimit(maxConcurrency).build();
+    }
+
+    /** @return the name, used in thread names and messages */
+    public String name() {
+        return name;
+    }
+
+    /** @return the initial concurrency given to {@link Builder#concurrency} */
+    public int initialConcurrency() {
+        return initialConcurrency;
+    }
+
+    /** @return the minimum concurrency given to {@link Builder#concurrency} */
+    public int minConcurrency() {
+        return minConcurrency;
+    }
+
+    /** @return the maximum concurrency given to {@link Builder#concurrency} */
+    public int maxConcurrency() {
+        return maxConcurrency;
+    }
+
+    /** @return the algorithm given to {@link Builder#algorithm}, if any */
+    public Optional<Limit> algorithm() {
+        return Optional.ofNullable(algorithm);
+    }
+
+    /** @return which signals move the limit */
+    public Adapt adapt() {
+        return adapt;
+    }
+
+    /** @return retries, backoff and the Retry-After cap */
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    /** @return the per-attempt timeout, if any */
+    public Optional<Duration> taskTimeout() {
+        return Optional.ofNullable(taskTimeout);
+    }
+
+    /** @return the pool-level deadline, counted from the start of a run, if any */
+    public Optional<Duration> deadline() {
+        return Optional.ofNullable(deadline);
+    }
+
+    /** @return stages whose completion cancels a run */
+    public List<CompletionStage<?>> cancellations() {
+        return cancellations;
+    }
+
+    /** @return the outcome classifier */
+    public OutcomeClassifier classifier() {
+        return classifier;
+    }
+
+    /** @return the time source */
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    /** @return the scheduler for timeouts, backoff, pauses and the deadline */
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /** @return the trace listeners */
+    public List<TraceListener> traceListeners() {
+        return traceListeners;
+    }
+
+    /** @return the executor for blocking processors, if the user supplied one */
+    public Optional<Executor> blockingExecutor() {
+        return Optional.ofNullable(blockingExecutor);
+    }
+
+    /** @return the bound on accepted, unsettled items; 0 for automatic */
+    public int maxPending() {
+        return maxPending;
+    }
+
+    @Override
+    public String toString() {
+        return "PoolOptions[name=" + name
+                + (algorithm != null ? ", algorithm=" + algorithm.name()
+                : ", concurrency=" + initialConcurrency + "/" + minConcurrency + ".." + maxConcurrency)
+                + ", adapt=" + adapt + ", retry=" + retryPolicy + ", taskTimeout=" + taskTimeout
+                + ", deadline=" + deadline + ", maxPending=" + maxPending + "]";
+    }
+
+    /**
+     * Builds {@link PoolOptions}. Each setter checks its value at once: {@code null} throws
+     * {@link NullPointerException}, a value out of range {@link IllegalArgumentException} naming
+     * the option and the value. Not thread-safe; may build several options.
+     */
+    public static final class Builder {
+        private String name = "pool";
+        private int initialConcurrency = DEFAULT_INITIAL_CONCURRENCY;
+        private int minConcurrency = DEFAULT_MIN_CONCURRENCY;
+        private int maxConcurrency = DEFAULT_MAX_CONCURRENCY;
+        private Limit algorithm;
+        private Adapt adapt = Adapt.all();
+        private RetryPolicy retryPolicy = RetryPolicy.defaults();
+        private Duration taskTimeout;
+        private Duration deadline;
+        private final List<CompletionStage<?>> cancellations = new ArrayList<>();
+        private OutcomeClassifier classifier = OutcomeClassifier.defaults();
+        private Ticker ticker = Ticker.system();
+        private Scheduler scheduler = Scheduler.system();
+        private final List<TraceListener> traceListeners = new ArrayList<>();
+        private Executor blockingExecutor;
+        private int maxPending;
+
+        private Builder() {
+        }
+
+        Builder from(PoolOptions o) {
+            name = o.name;
+            initialConcurrency = o.initialConcurrency;
+            minConcurrency = o.minConcurrency;
+            maxConcurrency = o.maxConcurrency;
+            algorithm = o.algorithm;
+            adapt = o.adapt;
+            retryPolicy = o.retryPolicy;
+            taskTimeout = o.taskTimeout;
+            deadline = o.deadline;
+            cancellations.clear();
+            cancellations.addAll(o.cancellations);
+            classifier = o.classifier;
+            ticker = o.ticker;
+            scheduler = o.scheduler;
+            traceListeners.clear();
+            traceListeners.addAll(o.traceListeners);
+            blockingExecutor = o.blockingExecutor;
+            maxPending = o.maxPending;
+            return this;
+        }
+
+        /**
+         * @param name used in thread names and messages; default {@code "pool"}; not blank
+         * @return this
+         */
+        public Builder name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank: '" + name + "'");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * Bounds of the default {@link Vegas} algorithm. Ignored when {@link #algorithm(Limit)}
+         * is set.
+         *
+         * @param initial the starting limit; default 5; within [min, max]
+         * @param min     the lowest limit; default 1; at least 1
+         * @param max     the highest limit; default 100; at least min
+         * @return this
+         */
+        public Builder concurrency(int initial, int min, int max) {
+            if (min < 1) {
+                throw new IllegalArgumentException("minConcurrency must be >= 1: " + min);
+            }
+            if (max < min) {
+                throw new IllegalArgumentException("maxConcurrency must be >= minConcurrency (" + min + "): " + max);
+            }
+            if (initial < min || initial > max) {
+                throw new IllegalArgumentException("initialConcurrency must be within [minConcurrency, maxConcurrency] = ["
+                        + min + ", " + max + "]: " + initial);
+            }
+            this.initialConcurrency = initial;
+            this.minConcurrency = min;
+            this.maxConcurrency = max;
+            return this;
+        }
+
+        /**
+         * @param algorithm the limit algorithm; takes precedence over {@link #concurrency}; default
+         *                  none ({@link Vegas} with the concurrency bounds)
+         * @return this
+         */
+        public Builder algorithm(Limit algorithm) {
+            this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+            return this;
+        }
+
+        /**
+         * @param adapt which signals move the limit; default {@link Adapt#all()}
+         * @return this
+         */
+        public Builder adapt(Adapt adapt) {
+            this.adapt = Objects.requireNonNull(adapt, "adapt");
+            return this;
+        }
+
+        /**
+         * @param policy retries, backoff, the rate-limit budget and the Retry-After cap (which also
+         *               caps the pool's pauses); default {@link RetryPolicy#defaults()}; use
+         *               {@link RetryPolicy#none()} to never retry
+         * @return this
+         */
+        public Builder retry(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy");
+            return this;
+        }
+
+        /**
+         * @param timeout per-attempt timeout, positive; on expiry the attempt's cancellation
+         *                fires, it counts as a drop and consumes a retry; default none
+         * @return this
+         */
+        public Builder taskTimeout(Duration timeout) {
+            this.taskTimeout = positive("taskTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * @param deadline how long a run may take, positive, from its start in the pool's ticker
+         *                 time; when it passes, the run ends as by a cancellation with reason
+         *                 {@link PoolStoppedException.Reason#DEADLINE}; default none
+         * @return this
+         */
+        public Builder deadline(Duration deadline) {
+            this.deadline = positive("deadline", deadline);
+            return this;
+        }
+
+        /**
+         * @param stage when it completes, normally or not, the run is cancelled; its failure, or
+         *              its value if that is a {@link Throwable}, becomes the cause; may be called
+         *              several times
+         * @return this
+         */
+        public Builder cancellation(CompletionStage<?> stage) {
+            cancellations.add(Objects.requireNonNull(stage, "cancellation"));
+            return this;
+        }
+
+        /**
+         * @param signal when it fires, the run is cancelled with its reason as the cause; pass a
+         *               task's {@link dev.adaptive.TaskContext#cancellation()} to nest a pool in
+         *               a task
+         * @return this
+         */
+        public Builder cancellation(Cancellation signal) {
+            cancellations.add(Objects.requireNonNull(signal, "cancellation").asFuture());
+            return this;
+        }
+
+        /**
+         * @param classifier outcome classifier; default {@link OutcomeClassifier#defaults()}
+         * @return this
+         */
+        public Builder classifier(OutcomeClassifier classifier) {
+            this.classifier = Objects.requireNonNull(classifier, "classifier");
+            return this;
+        }
+
+        /**
+         * @param ticker the time source; default {@link Ticker#system()}
+         * @return this
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * @param scheduler the waits; default {@link Scheduler#system()}
+         * @return this
+         */
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * Sets ticker and scheduler from one object.
+         *
+         * @param time both, such as a {@link VirtualTime}
+         * @param <X>  a ticker that is also a scheduler
+         * @return this
+         */
+        public <X extends Ticker & Scheduler> Builder time(X time) {
+            return ticker(time).scheduler(time);
+        }
+
+        /**
+         * @param listener receives every trace event of a run, with timestamps from the ticker;
+         *                 may be called several times to add several
+         * @return this
+         */
+        public Builder trace(TraceListener listener) {
+            traceListeners.add(Objects.requireNonNull(listener, "trace"));
+            return this;
+        }
+
+        /**
+         * @param executor runs blocking processors; it is not shut down by the pool; default a
+         *                 pool-owned executor (see {@link PoolOptions})
+         * @return this
+         */
+        public Builder blockingExecutor(Executor executor) {
+            this.blockingExecutor = Objects.requireNonNull(executor, "blockingExecutor");
+            return this;
+        }
+
+        /**
+         * Bounds how many items may be accepted and not yet settled (in flight, waiting for a
+         * retry, or settled but not yet taken by the output). It is what keeps memory
+         * O(concurrency) when items wait long backoffs. 0 (the default) means twice the current
+         * limit.
+         *
+         * @param maxPending at least 0
+         * @return this
+         */
+        public Builder maxPending(int maxPending) {
+            if (maxPending < 0) {
+                throw new IllegalArgumentException("maxPending must be >= 0: " + maxPending);
+            }
+            this.maxPending = maxPending;
+            return this;
+        }
+
+        /** @return the options */
+        public PoolOptions build() {
+            return new PoolOptions(this);
+        }
+
+        private static Duration positive(String option, Duration d) {
+            Objects.requireNonNull(d, option);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(option + " must be positive: " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package dev.adaptive.pool;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * A pool run as a {@link Flow.Publisher} of settled items ({@link AdaptivePool#publish}): the
+ * run starts when a subscriber subscribes, each item is published as it settles, and nothing is
+ * retained beyond what the subscriber has not yet requested.
+ *
+ * <ul>
+ *   <li>Backpressure: settled items wait for demand, and the pool accepts no new item while
+ *       {@code maxPending} items are unsettled or waiting, so a slow subscriber slows intake
+ *       instead of filling memory.</li>
+ *   <li>One subscriber: a second one gets {@code onError(IllegalStateException)}.</li>
+ *   <li>The subscriber's {@code cancel()} cancels the run
+ *       ({@link PoolStoppedException.Reason#CANCELLED}); nothing is published after it.</li>
+ *   <li>{@code onComplete} follows the last item, whether the run processed its whole input or
+ *       was stopped (see {@link #stats()}); {@code onError} is only for a broken subscription
+ *       (a {@code request(n)} with {@code n <= 0}).</li>
+ *   <li>A subscriber method that throws is counted in {@link PoolStats#callbackFailures()} and
+ *       otherwise ignored.</li>
+ * </ul>
+ *
+ * <p>Thread-safe.
+ *
+ * @param <T> the item type
+ * @param <R> the result type
+ */
+public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> {
+
+    private final Function<Sink<T, R>, PoolEngine<T, R>> runFactory;
+    private final Consumer<? super AdaptiveResult<T, ?>> onFinish;
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+    private final CompletableFuture<PoolStats> stats = new CompletableFuture<>();
+    private volatile PoolEngine<T, R> engine;
+
+    PoolPublisher(Function<Sink<T, R>, PoolEngine<T, R>> runFactory, Consumer<? super AdaptiveResult<T, ?>> onFinish) {
+        this.runFactory = runFactory;
+        this.onFinish = onFinish;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super Settled<T, R>> subscriber) {
+        Objects.requireNonNull(subscriber, "subscriber");
+        if (!subscribed.compareAndSet(false, true)) {
+            subscriber.onSubscribe(new Flow.Subscription() {
+                @Override
+                public void request(long n) {
+                }
+
+                @Override
+                public void cancel() {
+                }
+            });
+            subscriber.onError(new IllegalStateException("a PoolPublisher runs once and takes one subscriber"));
+            return;
+        }
+        SubscriberSink sink = new SubscriberSink(subscriber);
+        PoolEngine<T, R> e = runFactory.apply(sink);
+        sink.engine = e;
+        engine = e;
+        try {
+            subscriber.onSubscribe(sink);
+        } catch (Throwable t) {
+            sink.cancel();
+        }
+        e.start();
+    }
+
+    /** @return the run's final stats, once it ended; completing the future does not affect the run */
+    public CompletableFuture<PoolStats> stats() {
+        return stats.copy();
+    }
+
+    /**
+     * Cancels the run, as the subscriber's {@code cancel()} would, but the subscriber still
+     * receives the items that end and then {@code onComplete}.
+     *
+     * @return {@code true} if this call stopped the run
+     */
+    public boolean cancel() {
+        PoolEngine<T, R> e = engine;
+        return e != null && e.cancel(null);
+    }
+
+    /** The subscription, and the run's sink: publishes within demand. */
+    private final class SubscriberSink implements Sink<T, R>, Flow.Subscription {
+        private final Flow.Subscriber<? super Settled<T, R>> subscriber;
+        private final AtomicLong demand = new AtomicLong();
+        private volatile boolean cancelled;
+        private volatile Throwable violation;
+        volatile PoolEngine<T, R> engine;
+
+        SubscriberSink(Flow.Subscriber<? super Settled<T, R>> subscriber) {
+            this.subscriber = subscriber;
+        }
+
+        @Override
+        public void request(long n) {
+            if (n <= 0) {
+                violation = new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n);
+                engine.cancel(violation);
+                engine.deliver();
+                return;
+            }
+            demand.getAndAccumulate(n, (current, add) -> current + add < 0 ? Long.MAX_VALUE : current + add);
+            engine.deliver();
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            engine.cancel(null);
+            engine.deliver();
+        }
+
+        private boolean gone() {
+            return cancelled || violation != null;
+        }
+
+        @Override
+        public boolean canDeliver() {
+            return gone() || demand.get() > 0;
+        }
+
+        @Override
+        public void onResult(ItemResult<T, R> result) {
+            if (!gone()) {
+                demand.decrementAndGet();
+                subscriber.onNext(new Settled.Succeeded<>(result));
+            }
+        }
+
+        @Override
+        public void onError(ItemError<T> error) {
+            if (!gone()) {
+                demand.decrementAndGet();
+                subscriber.onNext(new Settled.Failed<>(error));
+            }
+        }
+
+        @Override
+        public void complete(PoolStats finalStats) {
+            FinishCallback.run(onFinish, FinishCallback.<T, R>statsOnly(finalStats));
+            try {
+                Throwable v = violation;
+                if (v != null) {
+                    subscriber.onError(v);
+                } else if (!cancelled) {
+                    subscriber.onComplete();
+                }
+            } catch (Throwable ignored) {
+                // A subscriber failing in its terminal signal has nothing left to lose.
+            }
+            stats.complete(finalStats);
+        }
+    }
+}

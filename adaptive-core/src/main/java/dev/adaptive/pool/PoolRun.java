@@ -1,0 +1,83 @@
+package dev.adaptive.pool;
+
+import dev.adaptive.Limiter;
+import dev.adaptive.time.VirtualTime;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A running pool: wait for its outcome, watch it, or cancel it. Returned by
+ * {@link AdaptivePool#process} (outcome {@link AdaptiveResult}) and {@link AdaptivePool#stream}
+ * (outcome {@link PoolStats}). The outcome never completes exceptionally: failed items are in
+ * the result, and a stopped run says why in {@link PoolStats#stopCause()}.
+ *
+ * <p>Thread-safe.
+ *
+ * @param <V> the outcome type
+ */
+public final class PoolRun<V> {
+
+    private final PoolEngine<?, ?> engine;
+    private final CompletableFuture<V> outcome;
+
+    PoolRun(PoolEngine<?, ?> engine, CompletableFuture<V> outcome) {
+        this.engine = engine;
+        this.outcome = outcome;
+    }
+
+    /**
+     * Waits for the run to end. Blocks the calling thread: call it from a thread that may block.
+     *
+     * @return the outcome
+     * @throws IllegalStateException if the run is in virtual time and has not ended: nothing but
+     *                               the caller could move that time, so waiting would hang
+     */
+    public V join() {
+        if (!outcome.isDone() && engine.scheduler() instanceof VirtualTime) {
+            throw new IllegalStateException("the run has not finished and runs in virtual time: "
+                    + "advance the VirtualTime (for example runUntilIdle()) before join()");
+        }
+        return outcome.join();
+    }
+
+    /** @return a future of the outcome; completing or cancelling it does not affect the run */
+    public CompletableFuture<V> toCompletableFuture() {
+        return outcome.copy();
+    }
+
+    /** @return whether the run has ended */
+    public boolean isDone() {
+        return outcome.isDone();
+    }
+
+    /**
+     * Cancels the run: dispatch stops, running attempts' cancellations fire, and every
+     * unfinished item ends as an error with {@link PoolStoppedException.Reason#CANCELLED}.
+     *
+     * @return {@code true} if this call stopped the run; {@code false} if it had ended or was
+     *         already stopping
+     */
+    public boolean cancel() {
+        return engine.cancel(null);
+    }
+
+    /**
+     * As {@link #cancel()}, with a cause for {@link PoolStoppedException#getCause()}.
+     *
+     * @param cause why; may be {@code null}
+     * @return as {@link #cancel()}
+     */
+    public boolean cancel(Throwable cause) {
+        return engine.cancel(cause);
+    }
+
+    /** @return the run's limiter, for live figures (limit, in flight, pause); do not stop it */
+    public Limiter limiter() {
+        return engine.limiter();
+    }
+
+    /** @return the stats so far; once the run ended, the final ones as of now */
+    public PoolStats snapshot() {
+        return engine.snapshot();
+    }
+}

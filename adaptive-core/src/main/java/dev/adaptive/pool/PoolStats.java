@@ -1,0 +1,81 @@
+package dev.adaptive.pool;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Collections;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * What a run did, taken when it finished (or live, from {@link PoolRun#snapshot()}). Immutable.
+ *
+ * @param finalConcurrency         the limit when the run ended
+ * @param maxConcurrencyReached    the highest limit during the run (the initial one counts)
+ * @param congestionEvents         drops the limiter saw: failed attempts and task timeouts
+ * @param rateLimitEvents          rate-limited attempts (429, or whatever the classifier calls so)
+ * @param totalRetries             attempts beyond the first, over all items, both budgets
+ * @param totalAttempts            attempts started, over all items
+ * @param accepted                 items taken from the input (see {@link AdaptivePool} for which
+ *                                 items count as accepted when a run stops early)
+ * @param succeeded                items that ended with a result
+ * @param failed                   items that ended with an error
+ * @param elapsed                  from the start of the run to its end (or to now, live), in the
+ *                                 pool's ticker time
+ * @param performanceData          the run as consecutive stretches at one limit, in order:
+ *                                 how long the pool ran at each concurrency; at most
+ *                                 {@link #MAX_PERFORMANCE_SEGMENTS} entries
+ * @param performanceDataTruncated whether stretches after the first
+ *                                 {@link #MAX_PERFORMANCE_SEGMENTS} were left out of
+ *                                 {@code performanceData} (they still count in
+ *                                 {@code timeAtConcurrency})
+ * @param timeAtConcurrency        total time spent at each limit, by limit, ascending; never
+ *                                 truncated
+ * @param callbackFailures         exceptions thrown by the run's result listener and swallowed
+ * @param stopCause                why the run ended before its input did; empty if it processed
+ *                                 the whole input
+ */
+public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long congestionEvents, long rateLimitEvents,
+                        long totalRetries, long totalAttempts, long accepted, long succeeded, long failed,
+                        Duration elapsed, List<ConcurrencySegment> performanceData, boolean performanceDataTruncated,
+                        SortedMap<Integer, Duration> timeAtConcurrency, long callbackFailures,
+                        Optional<PoolStoppedException> stopCause) {
+
+    /**
+     * The cap on {@link #performanceData()}: 10,000 stretches. It keeps a streaming run over an
+     * unbounded input in bounded memory even when the limit moves often.
+     */
+    public static final int MAX_PERFORMANCE_SEGMENTS = 10_000;
+
+    /**
+     * Copies the collections and checks for nulls; see the class documentation for each field.
+     *
+     * @param finalConcurrency         the limit when the run ended
+     * @param maxConcurrencyReached    the highest limit during the run
+     * @param congestionEvents         drops the limiter saw
+     * @param rateLimitEvents          rate-limited attempts
+     * @param totalRetries             attempts beyond the first
+     * @param totalAttempts            attempts started
+     * @param accepted                 items taken from the input
+     * @param succeeded                items that ended with a result
+     * @param failed                   items that ended with an error
+     * @param elapsed                  the run's duration in ticker time
+     * @param performanceData          stretches at one limit, in order
+     * @param performanceDataTruncated whether stretches were left out
+     * @param timeAtConcurrency        total time at each limit
+     * @param callbackFailures         listener exceptions swallowed
+     * @param stopCause                why the run ended early, if it did
+     */
+    public PoolStats {
+        Objects.requireNonNull(elapsed, "elapsed");
+        performanceData = List.copyOf(performanceData);
+        timeAtConcurrency = Collections.unmodifiableSortedMap(new TreeMap<>(timeAtConcurrency));
+        Objects.requireNonNull(stopCause, "stopCause");
+    }
+
+    /** @return {@code true} if the run processed its whole input (nothing stopped it) */
+    public boolean completed() {
+        return stopCause.isEmpty();
+    }
+}

@@ -1,0 +1,53 @@
+package dev.adaptive.queue;
+
+import dev.adaptive.Cancellation;
+import dev.adaptive.Lease;
+import dev.adaptive.TaskContext;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One attempt of a {@link Job}, and the context its task sees. Settles exactly once: by its
+ * stage completing, or by an abort that abandons it.
+ *
+ * @param <R> the result type
+ */
+final class Attempt<R> implements TaskContext {
+
+    final Job<R> job;
+    final int number;
+    /** The adaptive concurrency limiter's lease, or {@code null} without one. */
+    final Lease lease;
+    final long startNanos;
+    final int activeAtStart;
+    /** The window this attempt started in; {@link AdjustmentTiming#SETTLED} waits for it. */
+    final ObservationWindow window;
+    final AtomicBoolean settled = new AtomicBoolean();
+    private final Cancellation cancellation;
+
+    Attempt(Job<R> job, int number, Lease lease, long startNanos, int activeAtStart, ObservationWindow window,
+            Cancellation cancellation) {
+        this.job = job;
+        this.number = number;
+        this.lease = lease;
+        this.startNanos = startNanos;
+        this.activeAtStart = activeAtStart;
+        this.window = window;
+        this.cancellation = cancellation;
+    }
+
+    @Override
+    public long index() {
+        return job.index;
+    }
+
+    @Override
+    public int attempt() {
+        return number;
+    }
+
+    @Override
+    public Cancellation cancellation() {
+        return cancellation;
+    }
+}

@@ -1,0 +1,170 @@
+package dev.adaptive.queue;
+
+import dev.adaptive.time.Cancellable;
+import dev.adaptive.time.Scheduler;
+
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+/**
+ * The adaptive half of a queue: the current rate, the open observation window, and the call to
+ * the {@link RateStrategy} that turns a closed window into the next rate. Not thread-safe: the
+ * queue calls it under its lock, and handles what a decision means for dispatch (back-off,
+ * halting).
+ */
+final class RateController {
+
+    private final QueueConfig cfg;
+    private final Scheduler scheduler;
+    /** Called by the scheduler, without the lock, when a window's interval is over. */
+    private final Consumer<ObservationWindow> onWindowEnd;
+    private final Pacer pacer;
+    private final Outbox outbox;
+    private final LongAdder listenerFailures;
+    private final long intervalNanos;
+
+    private int rate;
+    private long increases;
+    private long decreases;
+    private ObservationWindow window;
+    private Cancellable windowTimer;
+
+    RateController(QueueConfig cfg, Scheduler scheduler, Consumer<ObservationWindow> onWindowEnd, Pacer pacer,
+                   Outbox outbox, LongAdder listenerFailures) {
+        this.cfg = cfg;
+        this.scheduler = scheduler;
+        this.onWindowEnd = onWindowEnd;
+        this.pacer = pacer;
+        this.outbox = outbox;
+        this.listenerFailures = listenerFailures;
+        this.intervalNanos = cfg.intervalNanos();
+        this.rate = cfg.initialRate();
+    }
+
+    int rate() {
+        return rate;
+    }
+
+    long increases() {
+        return increases;
+    }
+
+    long decreases() {
+        return decreases;
+    }
+
+    /** @return the open window, or {@code null} */
+    ObservationWindow window() {
+        return window;
+    }
+
+    /** @return whether {@code w} is the open window: a timer of a replaced window is stale */
+    boolean isOpen(ObservationWindow w) {
+        return w != null && w == window;
+    }
+
+    /** Counts a start, opening a window at {@code now} if none is open. @return its window */
+    ObservationWindow started(long now) {
+        if (window == null) {
+            open(now, now);
+        }
+        window.started++;
+        window.outstanding++;
+        return window;
+    }
+
+    /** Opens a window starting at {@code start} (not after {@code now}). */
+    void open(long start, long now) {
+        ObservationWindow w = new ObservationWindow(start, intervalNanos);
+        window = w;
+        windowTimer = scheduler.schedule(() -> onWindowEnd.accept(w), w.endNanos - now);
+    }
+
+    /** @return the open window, which no longer is; its timer is cancelled */
+    ObservationWindow close() {
+        ObservationWindow w = window;
+        if (windowTimer != null) {
+            windowTimer.cancel();
+            windowTimer = null;
+        }
+        window = null;
+        return w;
+    }
+
+    /**
+     * Records a settled attempt of the running queue.
+     *
+     * @param startedIn the window the attempt started in
+     * @return whether this settled the last attempt of a {@link AdjustmentTiming#SETTLED}
+     *         window whose interval is over, so that its decision is due now
+     */
+    boolean settled(ObservationWindow startedIn, boolean failedAttempt, boolean countsAgainstRate) {
+        ObservationWindow w = window;
+        if (w == null) {
+            return false;
+        }
+        if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {
+            w.record(failedAttempt, countsAgainstRate);
+            return false;
+        }
+        if (startedIn != w) {
+            return false; // started in a window discarded by a pause or stop
+        }
+        w.outstanding--;
+        w.record(failedAttempt, countsAgainstRate);
+        return w.closedForStarts && w.outstanding == 0;
+    }
+
+    /**
+     * Asks the strategy about a closed window and applies the (bounded) rate it decides.
+     *
+     * @return the decision, for the queue to act on {@link RateDecision#shouldBackOff()}
+     * @throws RateStrategyException if the strategy threw or returned no decision; the rate
+     *                               is unchanged
+     */
+    RateDecision decide(ObservationWindow w, long now) {
+        RateObservation obs = w.observe(rate, cfg.minRate(), cfg.maxRate(), cfg.errorsPerInterval(), now);
+        RateDecision d;
+        try {
+            d = cfg.rateStrategy().decide(obs);
+        } catch (VirtualMachineError fatal) {
+            throw fatal;
+        } catch (Throwable t) {
+            throw new RateStrategyException("rate strategy of queue '" + cfg.name() + "' threw on " + obs, t);
+        }
+        if (d == null) {
+            throw new RateStrategyException("rate strategy of queue '" + cfg.name() + "' returned no decision for "
+                    + obs, null);
+        }
+        apply(obs.clamp(d.nextRate()), now);
+        return d;
+    }
+
+    private void apply(int next, long now) {
+        int from = rate;
+        if (next == from) {
+            return;
+        }
+        rate = next;
+        if (next > from) {
+            increases++;
+        } else {
+            decreases++;
+        }
+        pacer.rateChanged();
+        List<RateChangeListener> listeners = cfg.rateListeners();
+        if (!listeners.isEmpty()) {
+            // Posted under the lock, so listeners hear changes in the order they were made.
+            outbox.post(() -> {
+                for (RateChangeListener l : listeners) {
+                    try {
+                        l.onRateChange(from, next, now);
+                    } catch (Throwable t) {
+                        listenerFailures.increment();
+                    }
+                }
+            });
+        }
+    }
+}
