@@ -1,7 +1,5 @@
 package dev.adaptive.benchmarks;
 
-import dev.adaptive.AdaptiveExecutor;
-import dev.adaptive.Limiter;
 import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.benchmarks.sim.Catalog;
 import dev.adaptive.benchmarks.sim.AdaptivePolicy;
@@ -39,12 +37,7 @@ public final class Trace {
                         + opts.get("limit")));
         VirtualTime time = new VirtualTime();
         Run run = new Run(scenario, seed, time, time, false);
-        Limiter limiter = Limiter.builder().name(name).limit(policy.limit()).time(time)
-                .traceListener(e -> print(e, decisions)).build();
-        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter).retryPolicy(run.retryPolicy()).build();
-        for (int i = 0; i < scenario.items(); i++) {
-            executor.execute(ctx -> run.attempt()).whenComplete((v, e) -> run.itemDone(e == null));
-        }
+        policy.start(run, e -> print(e, decisions));
         time.runUntilIdle();
         System.out.println(run.result(policy));
     }

@@ -1,19 +1,22 @@
 package dev.adaptive.benchmarks.sim;
 
-import dev.adaptive.AdaptiveExecutor;
-import dev.adaptive.Limiter;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Limit;
+import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.PoolListener;
+import dev.adaptive.trace.TraceListener;
 
 import java.util.Objects;
+import java.util.stream.IntStream;
 
 /**
- * The engine itself: a {@link Limiter} around a {@link Limit} and an {@link AdaptiveExecutor}
- * carrying out the signal contract (a 429 pauses the whole limiter until its Retry-After;
- * errors back off). Every item is handed to the executor at once; the limiter queues them.
- * With a {@link FixedLimit} this is the "fixed concurrency" baseline the oracle is drawn from.
+ * The engine itself, as a user runs a batch: an {@link AdaptivePool} over the run's items with
+ * the given {@link Limit} and the scenario's retry policy, in the run's time. The pool carries
+ * out the signal contract (a 429 pauses the whole pool until its Retry-After; errors back off)
+ * and pulls items only when a slot is free. With a {@link FixedLimit} this is the "fixed
+ * concurrency" baseline the oracle is drawn from.
  *
- * <p>Immutable; each run builds its own limiter and executor.
+ * <p>Immutable; each run builds its own pool.
  */
 public final class AdaptivePolicy implements Policy {
 
@@ -60,11 +63,21 @@ public final class AdaptivePolicy implements Policy {
 
     @Override
     public void start(Run run) {
-        Limiter limiter = Limiter.builder().name(name).limit(limit)
-                .ticker(run.ticker()).scheduler(run.scheduler()).build();
-        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter).retryPolicy(run.retryPolicy()).build();
-        for (int i = 0; i < run.scenario().items(); i++) {
-            executor.execute(ctx -> run.attempt()).whenComplete((value, error) -> run.itemDone(error == null));
+        start(run, null);
+    }
+
+    /**
+     * @param run   the run to drive
+     * @param trace receives the engine's trace events, or {@code null}
+     */
+    public void start(Run run, TraceListener trace) {
+        AdaptivePool<Integer> pool = AdaptivePool.of(IntStream.range(0, run.scenario().items()).boxed().toList())
+                .withName(name).withAlgorithm(limit).withRetry(run.retryPolicy())
+                .withTime(run.ticker(), run.scheduler());
+        if (trace != null) {
+            pool = pool.withTrace(trace);
         }
+        pool.stream((item, ctx) -> run.attempt(),
+                PoolListener.<Integer, String>of(result -> run.itemDone(true), error -> run.itemDone(false)));
     }
 }
