@@ -68,6 +68,9 @@ public final class Vegas implements Limit {
      */
     private static final int MIN_BASELINE = 20;
 
+    /** Quiet probes in a row (as the doubling step counts them) before the limit may pass the wall. */
+    private static final int WALL_PATIENCE = 16;
+
     /** How many standard errors apart the quantiles must be for a queue to count. */
     private static final double Z = 2;
 
@@ -108,7 +111,7 @@ public final class Vegas implements Limit {
         this.baseRttWindow = Bounds.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = Bounds.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY, 1,
-                0, 0, 0, 0, false, 1, 0, true, 0, false, 0, 0);
+                0, 0, 0, 0, false, 1, Integer.MAX_VALUE, 0, true, 0, false, 0, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Vegas}; not thread-safe */
@@ -220,8 +223,8 @@ public final class Vegas implements Limit {
         if (!fresh || sample.inflight() < s.probeFloor) {
             // Admitted under an earlier limit, or at a concurrency the earlier limit allowed
             // too (while the client had less work than the limit, say): it says nothing about
-            // this limit.
-            return s.with(s.probe, dropRate);
+            // this limit. The common case changes nothing at all, and then allocates nothing.
+            return dropRate == s.dropRate ? s : s.with(s.probe, dropRate);
         }
         RttBatch probe = s.probe.plus(Samples.successRtt(sample));
         if (probe.count() < Math.max(probeWindow, (s.limit + 1) / 2)) {
@@ -243,8 +246,10 @@ public final class Vegas implements Limit {
             return s.with(s.probe, dropRate);
         }
         int next = bounds.floor(s.limit * decreaseFactor);
+        // The concurrency this attempt was admitted at was refused: remember it as the wall.
+        int wall = Math.max(bounds.min() + 1, Math.min(sample.inflight(), s.limit));
         return new State(next, s.history, RttBatch.EMPTY, next, s.queue, s.baseRttNanos, s.probeRttNanos,
-                now, true, 1, s.baseLevel, false, 0, true, now, dropRate);
+                now, true, 1, wall, s.baseLevel, false, 0, true, now, dropRate);
     }
 
     private State decide(State s, long[] window, double dropRate, long now) {
@@ -263,7 +268,11 @@ public final class Vegas implements Limit {
         // Small windows of a jittery downstream differ by chance by as much as a real queue
         // would make them; a queue only counts when the two quantiles are further apart than
         // their sampling noise allows. A downstream without jitter is judged exactly.
-        boolean significant = Math.log(probeRtt / baseRtt) > Z * standardError(sortedWindow, sortedHistory);
+        double noise = Z * standardError(sortedWindow, sortedHistory);
+        boolean significant = Math.log(probeRtt / baseRtt) > noise;
+        // A probe surely faster than the baseline means the baseline is stale: taken while the
+        // client was warming up (new connections, a cold JIT) or before the downstream got faster.
+        boolean faster = !history.isEmpty() && Math.log(baseRtt / probeRtt) > noise;
 
         int baseLevel = s.baseLevel;
         // Slow start ends at a queue beyond beta', or at the second probe in a row that finds
@@ -276,7 +285,7 @@ public final class Vegas implements Limit {
             // everything up to it from now on.
             baseLevel = Math.max(baseLevel, s.limit);
             history = history.plus(window);
-        } else if (history.isEmpty() || s.limit <= Math.max(baseLevel, bounds.min())) {
+        } else if (history.isEmpty() || faster || s.limit <= Math.max(baseLevel, bounds.min())) {
             history = history.plus(window);
             baseLevel = Math.min(baseLevel, s.limit);
         }
@@ -298,13 +307,27 @@ public final class Vegas implements Limit {
             long grow = s.discovering ? proportional : Math.min(s.step, proportional);
             next = s.limit + Math.max(1, grow);
             step = (int) Math.min(1 << 20, 2L * s.step);
+            if (next >= s.wall) {
+                // The last overload refused this concurrency: close in on it to just below, and
+                // beyond that only one slot after WALL_PATIENCE quiet probes in a row, so that a
+                // downstream whose wall comes without a rise in latency is not hit again and again.
+                if (s.limit < s.wall - 1) {
+                    next = s.wall - 1;
+                } else if (s.step >= WALL_PATIENCE) {
+                    next = s.limit + 1L;
+                    step = 1;
+                } else {
+                    next = s.limit;
+                }
+            }
         } else if (!significant) {
             // Neither below alpha' nor surely above it: hold, and keep the pace of growth.
             step = s.step;
         }
         int limit = bounds.clamp(next);
         return new State(limit, history, RttBatch.EMPTY, limit, queue, baseRtt, probeRtt,
-                s.lastDecreaseNanos, s.decreased, step, baseLevel, discovering, queuedInARow, true, now, dropRate);
+                s.lastDecreaseNanos, s.decreased, step, s.wall, baseLevel, discovering, queuedInARow, true, now,
+                dropRate);
     }
 
     /**
@@ -331,7 +354,9 @@ public final class Vegas implements Limit {
      * the tolerance, a single one never does.
      */
     private double decay(double rate, int failed) {
-        return rate + (failed - rate) / dropHorizon;
+        double next = rate + (failed - rate) / dropHorizon;
+        // A share below one in a million is none: this lets the state settle back to itself.
+        return next < 1e-6 ? 0 : next;
     }
 
     @Override
@@ -365,6 +390,9 @@ public final class Vegas implements Limit {
      *                          {@code lastDecreaseNanos} means nothing
      * @param step              the most slots the next probe that finds no queue may add after
      *                          slow start; doubles with each such probe in a row
+     * @param wall              the concurrency the last overload was admitted at ({@link
+     *                          Integer#MAX_VALUE} before any): growth closes in on it, then
+     *                          passes it one slot at a time, after several quiet probes each
      * @param baseLevel         successes admitted at no more than this many in flight feed the
      *                          baseline; it starts at the initial limit and rises while
      *                          discovering
@@ -379,22 +407,25 @@ public final class Vegas implements Limit {
      */
     public record State(int limit, RttHistory history, RttBatch probe, int probeFloor, double queue,
                         double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
-                        int step, int baseLevel, boolean discovering, int queuedInARow, boolean windowSet,
+                        int step, int wall, int baseLevel, boolean discovering, int queuedInARow, boolean windowSet,
                         long windowStartNanos,
                         double dropRate) implements LimitState {
 
         State with(RttBatch nextProbe, double rate) {
             return new State(limit, history, nextProbe, probeFloor, queue, baseRttNanos, probeRttNanos,
-                    lastDecreaseNanos, decreased, step, baseLevel, discovering, queuedInARow, windowSet,
+                    lastDecreaseNanos, decreased, step, wall, baseLevel, discovering, queuedInARow, windowSet,
                     windowStartNanos, rate);
         }
 
-        /** @return queue, baseRtt and probeRtt (milliseconds), limit, step, slowStart (1 or 0) and dropRate */
+        /**
+         * @return queue, baseRtt and probeRtt (milliseconds), limit, step, wall, slowStart (1 or 0)
+         *         and dropRate
+         */
         @Override
         public Map<String, Double> metrics() {
             return Map.of("queue", queue, "baseRtt", Samples.millis(baseRttNanos),
                     "probeRtt", Samples.millis(probeRttNanos), "limit", (double) limit,
-                    "step", (double) step, "slowStart", discovering ? 1.0 : 0.0, "dropRate", dropRate);
+                    "step", (double) step, "wall", (double) wall, "slowStart", discovering ? 1.0 : 0.0, "dropRate", dropRate);
         }
     }
 

@@ -42,7 +42,11 @@ public final class Trace {
         System.out.println(run.result(policy));
     }
 
-    private static void print(TraceEvent e, boolean decisions) {
+    /**
+     * @param e         an event
+     * @param decisions whether to print decisions and task starts too, not only limit changes and pauses
+     */
+    static void print(TraceEvent e, boolean decisions) {
         if (e instanceof TraceEvent.ConcurrencyChange c) {
             System.out.printf(Locale.ROOT, "%9.1f ms  limit %d -> %d (%s)%n", c.timeNanos() / 1e6, c.from(), c.to(),
                     c.reason());
