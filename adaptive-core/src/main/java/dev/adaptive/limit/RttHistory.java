@@ -51,11 +51,6 @@ final class RttHistory {
         return new RttHistory(capacity, next);
     }
 
-    /** @return the RTTs in ascending order, a copy */
-    long[] sorted() {
-        return sortedCopy(rtts);
-    }
-
     /** @return the lower nearest-rank {@code q}-quantile; the history must not be empty */
     long quantile(double q) {
         return quantileOfSorted(sortedCopy(rtts), q);
