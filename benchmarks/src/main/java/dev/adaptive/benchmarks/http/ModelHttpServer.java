@@ -1,0 +1,123 @@
+package dev.adaptive.benchmarks.http;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.adaptive.benchmarks.model.FlakyServer;
+import dev.adaptive.benchmarks.model.Response;
+import dev.adaptive.benchmarks.model.Scenario;
+import dev.adaptive.benchmarks.model.ServerStats;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The flaky API model behind a real HTTP server on 127.0.0.1 (JDK {@link HttpServer}, an
+ * ephemeral port): {@code GET /} is answered after the model's latency with 200, with 429 and
+ * {@code Retry-After} in whole seconds, or with 500. The model ({@link FlakyServer}) runs on the
+ * wall clock and records arrivals, 429s, the peak in flight and arrivals during Retry-After as
+ * the server sees them. No thread waits out a latency: answers are sent from a timer.
+ *
+ * <p>Thread-safe. {@link #close()} stops the server and its threads.
+ */
+public final class ModelHttpServer implements AutoCloseable {
+
+    private static final byte[] OK = "ok".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TOO_MANY = "too many requests".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ERROR = "server error".getBytes(StandardCharsets.US_ASCII);
+
+    private final HttpServer http;
+    private final ScheduledThreadPoolExecutor timers;
+    private final ExecutorService handlers;
+    private final FlakyServer model;
+
+    private ModelHttpServer(Scenario scenario, long seed) throws IOException {
+        timers = new ScheduledThreadPoolExecutor(1, daemon("model-timer"));
+        timers.setRemoveOnCancelPolicy(true);
+        Scheduler scheduler = (task, delayNanos) -> {
+            ScheduledFuture<?> f = timers.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+            return () -> f.cancel(false);
+        };
+        model = new FlakyServer(scenario, Ticker.system(), scheduler, seed, false);
+        handlers = Executors.newFixedThreadPool(4, daemon("model-http"));
+        http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
+        http.setExecutor(handlers);
+        http.createContext("/", this::handle);
+        http.start();
+    }
+
+    /**
+     * @param scenario the model's parameters (S3 for the scenario of that name)
+     * @param seed     seed of the model's random choices
+     * @return a started server
+     * @throws IOException if it cannot bind
+     */
+    public static ModelHttpServer start(Scenario scenario, long seed) throws IOException {
+        return new ModelHttpServer(scenario, seed);
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        exchange.getRequestBody().readAllBytes();
+        model.call().whenComplete((response, error) -> respond(exchange, response));
+    }
+
+    private static void respond(HttpExchange exchange, Response response) {
+        try (exchange) {
+            byte[] body;
+            int code;
+            if (response instanceof Response.TooManyRequests t) {
+                code = 429;
+                body = TOO_MANY;
+                long seconds = Math.max(1, (t.retryAfter().toMillis() + 999) / 1000);
+                exchange.getResponseHeaders().set("Retry-After", Long.toString(seconds));
+            } else if (response instanceof Response.ServerError) {
+                code = 500;
+                body = ERROR;
+            } else {
+                code = 200;
+                body = OK;
+            }
+            exchange.sendResponseHeaders(code, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        } catch (IOException clientWentAway) {
+            // The client closed the connection; the model has already counted the answer.
+        }
+    }
+
+    /** @return the base URI, {@code http://127.0.0.1:<port>/} */
+    public URI uri() {
+        return URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/");
+    }
+
+    /** @return what the model saw so far */
+    public ServerStats stats() {
+        return model.stats();
+    }
+
+    @Override
+    public void close() {
+        http.stop(0);
+        timers.shutdownNow();
+        handlers.shutdownNow();
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

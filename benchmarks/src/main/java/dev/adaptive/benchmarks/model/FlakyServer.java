@@ -1,0 +1,157 @@
+package dev.adaptive.benchmarks.model;
+
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The flaky API model of {@code SCENARIOS.md}, answering in the time of a {@link Ticker} and a
+ * {@link Scheduler}: in {@link dev.adaptive.time.VirtualTime} for the simulations, on real
+ * time for the real-time mode and behind the loopback HTTP server.
+ *
+ * <p>A request that arrives when {@code n} requests are in flight (counting itself) is
+ * refused after 2 ms if {@code n > hard} (429 with Retry-After, or a 500 for the over-cap
+ * share); otherwise it is answered after {@code base * (1 + (max(0, n - soft) / soft)^2)},
+ * times a uniform jitter factor, times the tail factor with the tail probability, and with the
+ * transient probability that answer is a 500. Refused requests count as in flight for their
+ * 2 ms, as on a real server that spends a little work on each refusal.
+ *
+ * <p>It records what the scenarios report: arrivals, 429s, 500s, the peak in-flight count, and
+ * arrivals strictly inside a Retry-After window {@code [t429, t429 + retryAfter]} it has already
+ * announced (the ideal is 0). Optionally it records in-flight over time, for charts.
+ *
+ * <p>Thread-safe: the model's state is guarded by this object's monitor; answers are delivered
+ * outside it. The random source is seeded, so a single-threaded virtual-time run is
+ * reproducible.
+ */
+public final class FlakyServer {
+
+    private static final long REFUSAL_NANOS = Scenario.REFUSAL_LATENCY.toNanos();
+
+    private final Scenario scenario;
+    private final Ticker ticker;
+    private final Scheduler scheduler;
+    private final SplittableRandom random;
+    private final long retryAfterNanos;
+    private final long startNanos;
+    private final boolean traceConcurrency;
+
+    private int inflight;
+    private int peak;
+    private long arrivals;
+    private long ok;
+    private long tooMany;
+    private long serverErrors;
+    private long arrivalsDuringRetryAfter;
+    // Starts of announced windows, oldest first; all windows have the same length.
+    private final List<Long> windowStarts = new ArrayList<>();
+    private final List<long[]> concurrency = new ArrayList<>();
+
+    /**
+     * @param scenario         the model's parameters
+     * @param ticker           the clock arrivals are stamped with
+     * @param scheduler        where answers wait for their latency
+     * @param seed             seed of the server's random choices
+     * @param traceConcurrency whether to record in-flight over time
+     */
+    public FlakyServer(Scenario scenario, Ticker ticker, Scheduler scheduler, long seed, boolean traceConcurrency) {
+        this.scenario = scenario;
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+        this.random = new SplittableRandom(seed);
+        this.retryAfterNanos = scenario.retryAfter().toNanos();
+        this.startNanos = ticker.nanoTime();
+        this.traceConcurrency = traceConcurrency;
+    }
+
+    /** @return the answer to one request, completed after the model's latency */
+    public CompletableFuture<Response> call() {
+        CompletableFuture<Response> answer = new CompletableFuture<>();
+        Response response;
+        long delayNanos;
+        synchronized (this) {
+            long now = ticker.nanoTime();
+            arrivals++;
+            if (insideAnnouncedWindow(now)) {
+                arrivalsDuringRetryAfter++;
+            }
+            int n = ++inflight;
+            peak = Math.max(peak, n);
+            trace(now);
+            if (n > scenario.hard()) {
+                delayNanos = REFUSAL_NANOS;
+                response = random.nextDouble() < scenario.overCapErrorShare()
+                        ? new Response.ServerError(true)
+                        : new Response.TooManyRequests(scenario.retryAfter());
+            } else {
+                double millis = scenario.congestedMillis(n);
+                if (scenario.jitter() > 0) {
+                    millis *= 1 + scenario.jitter() * (2 * random.nextDouble() - 1);
+                }
+                if (scenario.tailProbability() > 0 && random.nextDouble() < scenario.tailProbability()) {
+                    millis *= scenario.tailFactor();
+                }
+                boolean transientError = scenario.transientProbability() > 0
+                        && random.nextDouble() < scenario.transientProbability();
+                response = transientError ? new Response.ServerError(false) : new Response.Ok();
+                delayNanos = Math.max(1, Math.round(millis * 1_000_000));
+            }
+        }
+        scheduler.schedule(() -> answer(answer, response), delayNanos);
+        return answer;
+    }
+
+    private void answer(CompletableFuture<Response> answer, Response response) {
+        synchronized (this) {
+            long now = ticker.nanoTime();
+            inflight--;
+            trace(now);
+            if (response instanceof Response.TooManyRequests) {
+                tooMany++;
+                windowStarts.add(now);
+            } else if (response instanceof Response.ServerError) {
+                serverErrors++;
+            } else {
+                ok++;
+            }
+        }
+        answer.complete(response);
+    }
+
+    private boolean insideAnnouncedWindow(long now) {
+        // Windows start in time order and have one length, so the latest window that started
+        // strictly before now is the one that reaches furthest.
+        for (int i = windowStarts.size() - 1; i >= 0; i--) {
+            long start = windowStarts.get(i);
+            if (start - now < 0) {
+                return now - (start + retryAfterNanos) < 0;
+            }
+        }
+        return false;
+    }
+
+    private void trace(long now) {
+        if (traceConcurrency) {
+            concurrency.add(new long[] {now - startNanos, inflight});
+        }
+    }
+
+    /** @return a snapshot of the counters */
+    public synchronized ServerStats stats() {
+        return new ServerStats(arrivals, ok, tooMany, serverErrors, peak, arrivalsDuringRetryAfter, inflight);
+    }
+
+    /** @return (nanos since start, in flight) at every change, if tracing was asked for */
+    public synchronized List<long[]> concurrencyTrace() {
+        return List.copyOf(concurrency);
+    }
+
+    /** @return the model's parameters */
+    public Scenario scenario() {
+        return scenario;
+    }
+}

@@ -1,0 +1,16 @@
+package dev.adaptive.benchmarks.model;
+
+/**
+ * What a server saw during one run.
+ *
+ * @param arrivals                  requests that reached it
+ * @param ok                        200 answers
+ * @param tooMany                   429 answers
+ * @param serverErrors              500 answers, over-cap and transient
+ * @param peak                      the highest in-flight count, counting refused requests
+ * @param arrivalsDuringRetryAfter  arrivals strictly inside an announced Retry-After window
+ * @param inflight                  requests in flight now; 0 after a clean run
+ */
+public record ServerStats(long arrivals, long ok, long tooMany, long serverErrors, int peak,
+                          long arrivalsDuringRetryAfter, int inflight) {
+}

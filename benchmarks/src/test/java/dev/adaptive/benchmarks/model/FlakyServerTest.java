@@ -1,0 +1,117 @@
+package dev.adaptive.benchmarks.model;
+
+import dev.adaptive.time.VirtualTime;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+/** The flaky API model, checked against SCENARIOS.md in virtual time. */
+class FlakyServerTest {
+
+    /** S1's server: no jitter, no tail, no transient errors. */
+    private final VirtualTime time = new VirtualTime();
+    private final FlakyServer server = new FlakyServer(Scenario.S1, time, time, 1, true);
+
+    private List<CompletableFuture<Response>> burst(int n) {
+        List<CompletableFuture<Response>> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(server.call());
+        }
+        return out;
+    }
+
+    @Test
+    void latencyIsFlatUpToSoftThenGrowsQuadratically() {
+        assertThat(Scenario.S1.congestedMillis(1)).isEqualTo(40);
+        assertThat(Scenario.S1.congestedMillis(8)).isEqualTo(40);
+        assertThat(Scenario.S1.congestedMillis(12)).isEqualTo(50);
+        assertThat(Scenario.S1.congestedMillis(16)).isEqualTo(80);
+        CompletableFuture<Response> alone = server.call();
+        time.advance(Duration.ofMillis(39));
+        assertThat(alone).isNotDone();
+        time.advance(Duration.ofMillis(1));
+        assertThat(alone).isCompletedWithValue(new Response.Ok());
+    }
+
+    @Test
+    void theRequestPastTheHardCapIsRefusedAfterTwoMilliseconds() {
+        List<CompletableFuture<Response>> calls = burst(17);
+        time.advance(Duration.ofMillis(2));
+        assertThat(calls.subList(0, 16)).noneMatch(CompletableFuture::isDone);
+        assertThat(calls.get(16).join()).isIn(new Response.TooManyRequests(Duration.ofSeconds(1)),
+                new Response.ServerError(true));
+        time.runUntilIdle();
+        ServerStats stats = server.stats();
+        assertThat(stats.peak()).isEqualTo(17);
+        assertThat(stats.inflight()).isZero();
+        assertThat(stats.ok()).isEqualTo(16);
+        assertThat(stats.tooMany() + stats.serverErrors()).isEqualTo(1);
+    }
+
+    @Test
+    void arrivalsStrictlyInsideAnAnnouncedWindowAreCounted() {
+        // Find a refusal that is a 429 (10% of them are 500s).
+        long announcedAt = -1;
+        for (int attempt = 0; attempt < 50 && announcedAt < 0; attempt++) {
+            List<CompletableFuture<Response>> calls = burst(17);
+            time.advance(Duration.ofMillis(2));
+            if (calls.get(16).join() instanceof Response.TooManyRequests) {
+                announcedAt = time.nanoTime();
+            }
+            time.runUntilIdle();
+        }
+        assertThat(announcedAt).isPositive();
+        long before = server.stats().arrivalsDuringRetryAfter();
+        time.advanceTo(announcedAt + Duration.ofMillis(500).toNanos());
+        server.call();
+        time.advanceTo(announcedAt + Duration.ofSeconds(1).toNanos());
+        server.call(); // at the window's end: not strictly inside
+        time.runUntilIdle();
+        assertThat(server.stats().arrivalsDuringRetryAfter() - before).isEqualTo(1);
+    }
+
+    @Test
+    void jitterTailAndTransientErrorsFollowTheirProbabilities() {
+        VirtualTime t = new VirtualTime();
+        FlakyServer s2 = new FlakyServer(Scenario.S2, t, t, 7, false);
+        int n = 20_000;
+        int errors = 0;
+        int slow = 0;
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        for (int i = 0; i < n; i++) {
+            long start = t.nanoTime();
+            CompletableFuture<Response> r = s2.call();
+            t.runUntilIdle();
+            double ms = (t.nanoTime() - start) / 1e6;
+            if (r.join() instanceof Response.ServerError) {
+                errors++;
+            }
+            if (ms > 40 * 1.3) {
+                slow++;
+            } else {
+                min = Math.min(min, ms);
+                max = Math.max(max, ms);
+            }
+        }
+        assertThat(errors / (double) n).isCloseTo(0.01, within(0.003));
+        assertThat(slow / (double) n).isCloseTo(0.03, within(0.006));
+        assertThat(min).isCloseTo(28, within(0.1));
+        assertThat(max).isCloseTo(52, within(0.1));
+    }
+
+    @Test
+    void badScenariosFailNamingTheOption() {
+        assertThatThrownBy(() -> Scenario.S2.withItems(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("items must be >= 1: 0");
+        assertThatThrownBy(() -> Scenario.byId("S5")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageEndingWith(": S5");
+    }
+}
