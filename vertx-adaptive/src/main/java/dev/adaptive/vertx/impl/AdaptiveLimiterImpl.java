@@ -278,10 +278,13 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         }
         closed = true;
         LimiterClosedException reason = closedException();
+        // Abort first: cancelling a running call frees its slot, and a still-open limiter would
+        // hand that slot to a queued call, which could then run and succeed before its own
+        // cancel arrives (seen in a clean-clone CI run).
+        limiter.abort();
         for (Execution<?> e : live) {
             e.cancel(reason);
         }
-        limiter.abort();
         if (publisher != null) {
             publisher.stop();
         }
