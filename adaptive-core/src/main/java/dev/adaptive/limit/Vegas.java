@@ -28,23 +28,29 @@ import java.util.Objects;
  *       most down to {@code limit * decreaseFactor}: one step back into the band;</li>
  *   <li>queue below alpha': during <em>slow start</em> the limit grows by up to
  *       {@link #slowStartFactor()}, in proportion to the headroom left below alpha' so that the
- *       last step before the knee is a short one; after slow start it grows by a step that
- *       starts at one slot and doubles with each such probe in a row, so that one lucky probe at
- *       the operating point costs one slot while a limit far below it (after an overload) is
- *       back within a few probes;</li>
+ *       last step before the knee is a short one (and by one slot only right after a probe that
+ *       did find a queue); after slow start it grows by a step that starts at one slot and
+ *       doubles with each such probe in a row, so that one lucky probe at the operating point
+ *       costs one slot while a limit far below it (after an overload) is back within a few
+ *       probes;</li>
  *   <li>otherwise it holds.</li>
  * </ul>
  * Slow start ends at the first probe with a queue beyond beta', at the second in a row beyond
  * alpha', or at an overload.
  *
+ * <p><b>The wall.</b> Some downstreams refuse past a hard cap without slowing down first. A rate
+ * limit remembers the concurrency its attempt was admitted at; growth then closes in on a tenth
+ * below it, and passes it one slot at a time, after eight quiet probes in a row each.
+ *
  * <p><b>Baseline protection.</b> A client that keeps the downstream at its best operating point
  * must not feed its own queueing delay back into the baseline: the baseline would creep up and
  * the limit with it, into the server's hard cap. So the baseline history takes only probes that
  * could not have queued: the first 20 RTTs, slow-start probes with less than
- * half of alpha' of queue (their level then counts as unloaded: {@code baseLevel}), and later
- * probes at no more than that level. When the downstream's normal latency rises, the queue
- * estimate pushes the limit down to that level, where the new latency is accepted and the limit
- * grows again; it never sticks at the minimum. Failures never enter the baseline: they often
+ * half of alpha' of queue (their level then counts as unloaded: {@code baseLevel}), later probes
+ * at no more than that level, and probes surely faster than the baseline (it was taken cold:
+ * new connections, an unwarmed JIT; or the downstream got faster). When the downstream's normal
+ * latency rises, the queue estimate pushes the limit down to that level, where the new latency
+ * is accepted and the limit grows again; it never sticks at the minimum. Failures never enter the baseline: they often
  * return almost at once and would make the downstream look faster than it is.
  *
  * <p><b>Failures.</b> A rate limit multiplies the limit by {@link #decreaseFactor()} at once and
@@ -68,8 +74,11 @@ public final class Vegas implements Limit {
      */
     private static final int MIN_BASELINE = 20;
 
-    /** Quiet probes in a row (as the doubling step counts them) before the limit may pass the wall. */
-    private static final int WALL_PATIENCE = 16;
+    /** The doubling step a run of quiet probes must reach (eight in a row) before the limit passes the wall. */
+    private static final int WALL_PATIENCE = 256;
+
+    /** Growth closes in on the wall up to this share of it. */
+    private static final double WALL_MARGIN = 0.9;
 
     /** How many standard errors apart the quantiles must be for a queue to count. */
     private static final double Z = 2;
@@ -246,8 +255,11 @@ public final class Vegas implements Limit {
             return s.with(s.probe, dropRate);
         }
         int next = bounds.floor(s.limit * decreaseFactor);
-        // The concurrency this attempt was admitted at was refused: remember it as the wall.
-        int wall = Math.max(bounds.min() + 1, Math.min(sample.inflight(), s.limit));
+        // A rate limit refused the concurrency its attempt was admitted at: remember it as the
+        // wall. Drops do not: a run of errors may be an outage that has nothing to do with
+        // concurrency, and a wall left by it would hold the limit down after the recovery.
+        int wall = sample.outcome() instanceof Outcome.RateLimited
+                ? Math.max(bounds.min() + 1, Math.min(sample.inflight(), s.limit)) : s.wall;
         return new State(next, s.history, RttBatch.EMPTY, next, s.queue, s.baseRttNanos, s.probeRttNanos,
                 now, true, 1, wall, s.baseLevel, false, 0, true, now, dropRate);
     }
@@ -304,15 +316,20 @@ public final class Vegas implements Limit {
             // and doubles with each probe in a row that finds no queue, so that one lucky probe
             // near the knee costs one slot, while a limit far below the knee (after an
             // overload, or a noisy probe that ended slow start early) is back within a few.
-            long grow = s.discovering ? proportional : Math.min(s.step, proportional);
+            // Slow start takes the whole step only after a probe that found no queue either: right
+            // after one that did, a probe that finds none is more likely luck than room.
+            long grow = s.discovering && s.queuedInARow == 0 ? proportional : Math.min(s.step, proportional);
             next = s.limit + Math.max(1, grow);
             step = (int) Math.min(1 << 20, 2L * s.step);
-            if (next >= s.wall) {
-                // The last overload refused this concurrency: close in on it to just below, and
-                // beyond that only one slot after WALL_PATIENCE quiet probes in a row, so that a
-                // downstream whose wall comes without a rise in latency is not hit again and again.
-                if (s.limit < s.wall - 1) {
-                    next = s.wall - 1;
+            long belowWall = Math.min(s.wall - 1L, (long) Math.floor(s.wall * WALL_MARGIN));
+            if (next > belowWall) {
+                // The last overload refused the concurrency it was admitted at: close in on a
+                // tenth below it (the client's count runs ahead of what the server sees, and
+                // bursts reach the wall before the average does), and beyond that only one slot
+                // after eight quiet probes in a row, so that a downstream whose wall comes without
+                // a rise in latency is not hit again and again.
+                if (s.limit < belowWall) {
+                    next = belowWall;
                 } else if (s.step >= WALL_PATIENCE) {
                     next = s.limit + 1L;
                     step = 1;
@@ -390,7 +407,7 @@ public final class Vegas implements Limit {
      *                          {@code lastDecreaseNanos} means nothing
      * @param step              the most slots the next probe that finds no queue may add after
      *                          slow start; doubles with each such probe in a row
-     * @param wall              the concurrency the last overload was admitted at ({@link
+     * @param wall              the concurrency the last rate limit was admitted at ({@link
      *                          Integer#MAX_VALUE} before any): growth closes in on it, then
      *                          passes it one slot at a time, after several quiet probes each
      * @param baseLevel         successes admitted at no more than this many in flight feed the

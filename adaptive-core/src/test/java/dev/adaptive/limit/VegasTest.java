@@ -93,7 +93,7 @@ class VegasTest extends AdaptiveLimitContract {
         fold.success(10);
         assertThat(fold.limit()).isEqualTo(30);
         assertThat(fold.state().metrics()).containsOnlyKeys("queue", "baseRtt", "probeRtt", "limit", "step",
-                "slowStart", "dropRate");
+                "wall", "slowStart", "dropRate");
         assertThat(fold.metric("probeRtt")).isEqualTo(10.0);
         assertThat(fold.metric("baseRtt")).isEqualTo(10.0);
         assertThat(fold.metric("queue")).isEqualTo(0.0);
@@ -190,8 +190,6 @@ class VegasTest extends AdaptiveLimitContract {
         probe(fold, rttForQueue(45, 6));
         assertThat(fold.limit()).isEqualTo(45);
         assertThat(fold.metric("slowStart")).isEqualTo(1.0);
-        probe(fold, 10);
-        assertThat(fold.limit()).isEqualTo(68);
     }
 
     @Test
@@ -293,6 +291,73 @@ class VegasTest extends AdaptiveLimitContract {
         // Admitted together with the failed attempt, answered after it.
         fold.apply(new Sample(start, Fold.nanos(6), 45, Outcome.rateLimited(Duration.ofSeconds(1))));
         assertThat(fold.limit()).isEqualTo(22);
+    }
+
+    @Test
+    void afterAProbeThatFoundAQueueSlowStartGrowsByOneSlotOnly() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        probe(fold, 10);
+        probe(fold, rttForQueue(45, 6));
+        assertThat(fold.metric("slowStart")).isEqualTo(1.0);
+        // A quiet probe right after a queued one: one slot, not half again.
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(46);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(69);
+    }
+
+    @Test
+    void aRateLimitLeavesAWallThatGrowthClosesInOnButDoesNotRush() {
+        Fold fold = steady();
+        // Refused at 45 in flight: the limit halves, and growth will stop a tenth below 45.
+        fold.rateLimited(2);
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("wall")).isEqualTo(45.0);
+        // Quiet probes double the step: 23, 25, 29, 37, then 40, a tenth below the wall.
+        int[] expected = {23, 25, 29, 37, 40};
+        for (int limit : expected) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(limit);
+        }
+        // Past it one slot at a time, each after eight quiet probes in a row: the five on the
+        // way up count, so three more here.
+        for (int i = 0; i < 3; i++) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(40);
+        }
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(41);
+        for (int i = 0; i < 8; i++) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(41);
+        }
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(42);
+    }
+
+    @Test
+    void aRunOfDropsLeavesNoWall() {
+        Fold fold = steady();
+        fold.drop(10).drop(10).drop(10).drop(10).drop(10);
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("wall")).isEqualTo(Integer.MAX_VALUE);
+    }
+
+    @Test
+    void aBaselineTakenColdFollowsProbesSurelyFasterThanIt() {
+        // The first answers carry new connections and an unwarmed JIT: 60 ms instead of 10.
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(20).build());
+        fold.successes(10, 60);
+        fold.successes(10, 60);
+        assertThat(fold.metric("baseRtt")).isEqualTo(60.0);
+        for (int i = 0; i < 20; i++) {
+            probe(fold, 10);
+        }
+        assertThat(fold.metric("baseRtt")).isEqualTo(10.0);
+        // Warm, the baseline judges a real queue again: at 20, 14 ms is a queue of 5.7 > beta'.
+        probe(fold, 14);
+        assertThat(fold.limit()).isLessThan(20);
     }
 
     @Test
