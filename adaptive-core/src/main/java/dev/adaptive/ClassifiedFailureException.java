@@ -7,6 +7,7 @@ package dev.adaptive;
 public class ClassifiedFailureException extends RuntimeException {
 
     private final transient Object result;
+    /** How the result was classified; serialized with the exception. */
     private final Outcome outcome;
 
     /**

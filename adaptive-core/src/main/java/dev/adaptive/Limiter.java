@@ -5,6 +5,7 @@ import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
+import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * The gate around a {@link Limit}: it decides how many calls may be in flight, queues the
@@ -113,15 +115,47 @@ public final class Limiter {
     }
 
     /**
-     * Bounds the limit from outside, for a fleet {@code Coordinator}'s share.
+     * Bounds the limit from outside, for a fleet {@code Coordinator}'s share. Leases already
+     * granted stay valid when the ceiling falls below the in-flight count; new ones wait until
+     * in-flight is below it again.
      *
-     * @param ceiling the bound, at least 1; {@link Integer#MAX_VALUE} removes it (the default)
+     * @param ceiling the bound, at least 0; 0 admits nothing (a fleet member that holds no share
+     *                yet); {@link Integer#MAX_VALUE} removes it (the default)
      */
     public void ceiling(int ceiling) {
-        if (ceiling < 1) {
-            throw new IllegalArgumentException("ceiling must be >= 1: " + ceiling);
+        if (ceiling < 0) {
+            throw new IllegalArgumentException("ceiling must be >= 0: " + ceiling);
         }
         core.ceiling(ceiling);
+    }
+
+    /** @return the bound set by {@link #ceiling(int)}; {@link Integer#MAX_VALUE} when none */
+    public int ceiling() {
+        return core.ceilingValue();
+    }
+
+    /**
+     * Adds, at run time, a listener told of every Retry-After pause this limiter opens or
+     * extends: after a rate-limited release, {@link #pauseFor(Duration)} or
+     * {@link #pauseUntil(long)}. For fleet members, which attach to a limiter after it is built
+     * and must not turn on full tracing to see the rare pause. Called synchronously on the
+     * thread that opened the pause; must be fast. A listener that throws is counted in
+     * {@link LimiterStats#listenerFailures()}. Adding one listener twice registers it twice.
+     *
+     * @param listener receives the pause, as the {@link TraceEvent.RatePause} a trace listener would
+     */
+    public void addRatePauseListener(Consumer<TraceEvent.RatePause> listener) {
+        core.addRatePauseListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Removes one registration of a listener added by {@link #addRatePauseListener(Consumer)}.
+     *
+     * @param listener the listener, compared by identity
+     * @return whether it was registered
+     */
+    public boolean removeRatePauseListener(Consumer<TraceEvent.RatePause> listener) {
+        return core.removeRatePauseListener(listener);
     }
 
     /** @return the current effective limit: the algorithm's limit, bounded by the ceiling */

@@ -14,10 +14,12 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * The machinery behind {@link Limiter}. Kept package-private so that nothing outside the
@@ -43,6 +45,8 @@ final class LimiterCore {
     private final long maxRetryAfterNanos;
     private final TraceListener[] traceListeners;
     private final LimitChangeListener[] limitListeners;
+    // Added at run time (fleet members attach after build); pauses are rare, so copy-on-write.
+    private final List<Consumer<TraceEvent.RatePause>> pauseListeners = new CopyOnWriteArrayList<>();
 
     private final AtomicInteger inflight = new AtomicInteger();
     private final AtomicReference<LimitState> limitState;
@@ -140,7 +144,9 @@ final class LimiterCore {
     private int tryIncrement() {
         for (;;) {
             int n = inflight.get();
-            if (n >= effectiveLimit) {
+            // The ceiling is read directly too, so a lowered fleet share binds at once, even
+            // while a concurrent fold is still publishing the effective limit.
+            if (n >= effectiveLimit || n >= ceiling) {
                 return -1;
             }
             if (inflight.compareAndSet(n, n + 1)) {
@@ -250,11 +256,20 @@ final class LimiterCore {
     private void onLimitChanged(int from, LimitState after, String reason, long now) {
         // Publish the newest state's limit, not necessarily ours: another thread may have
         // folded a later sample between our CAS and this line.
-        int local = limitState.get().limit();
-        localLimit = local;
         int oldEffective = effectiveLimit;
-        int newEffective = Math.min(local, ceiling);
-        effectiveLimit = newEffective;
+        int local;
+        int bound;
+        int newEffective;
+        // A fold and a ceiling change racing here could otherwise leave the older of the two
+        // results in place (a ceiling of 10 overwritten by a fold's min(local, 15)): whoever
+        // writes re-reads the inputs afterwards and writes again if either moved meanwhile.
+        do {
+            local = limitState.get().limit();
+            bound = ceiling;
+            newEffective = Math.min(local, bound);
+            localLimit = local;
+            effectiveLimit = newEffective;
+        } while (limitState.get().limit() != local || ceiling != bound);
         maxLimitReached.accumulateAndGet(newEffective, Math::max);
         if (newEffective != oldEffective) {
             if (traceListeners.length > 0) {
@@ -276,6 +291,24 @@ final class LimiterCore {
     void ceiling(int c) {
         ceiling = c;
         onLimitChanged(effectiveLimit, limitState.get(), "coordinator", ticker.nanoTime());
+    }
+
+    int ceilingValue() {
+        return ceiling;
+    }
+
+    void addRatePauseListener(Consumer<TraceEvent.RatePause> listener) {
+        pauseListeners.add(listener);
+    }
+
+    boolean removeRatePauseListener(Consumer<TraceEvent.RatePause> listener) {
+        // By identity: two equal lambdas registered separately must be removable one by one.
+        for (Consumer<TraceEvent.RatePause> l : pauseListeners) {
+            if (l == listener) {
+                return pauseListeners.remove(l);
+            }
+        }
+        return false;
     }
 
     // ---- Retry-After pauses ------------------------------------------------------------
@@ -309,8 +342,16 @@ final class LimiterCore {
             }
         } while (!pausedUntil.compareAndSet(prev, until));
         ratePaused = true;
-        if (traceListeners.length > 0) {
-            emit(new TraceEvent.RatePause(now, until, Duration.ofNanos(until - now)));
+        if (traceListeners.length > 0 || !pauseListeners.isEmpty()) {
+            TraceEvent.RatePause event = new TraceEvent.RatePause(now, until, Duration.ofNanos(until - now));
+            emit(event);
+            for (Consumer<TraceEvent.RatePause> l : pauseListeners) {
+                try {
+                    l.accept(event);
+                } catch (Throwable t) {
+                    listenerFailures.increment();
+                }
+            }
         }
         scheduler.schedule(this::maybeEndPause, until - now);
     }
@@ -385,7 +426,8 @@ final class LimiterCore {
     // ---- views -------------------------------------------------------------------------
 
     int limit() {
-        return effectiveLimit;
+        // Never shows a limit above a ceiling just lowered, even while a fold re-publishes.
+        return Math.min(effectiveLimit, ceiling);
     }
 
     int localLimit() {
@@ -413,7 +455,7 @@ final class LimiterCore {
     }
 
     LimiterStats stats() {
-        return new LimiterStats(effectiveLimit, inflight.get(), waiting.get(), maxLimitReached.get(),
+        return new LimiterStats(limit(), inflight.get(), waiting.get(), maxLimitReached.get(),
                 congestionEvents.sum(), rateLimitEvents.sum(), ratePaused, state, listenerFailures.sum());
     }
 

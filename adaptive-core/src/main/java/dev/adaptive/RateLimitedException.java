@@ -13,7 +13,9 @@ import java.util.Optional;
  */
 public class RateLimitedException extends RuntimeException {
 
+    /** The parsed wait, or {@code null} when none was usable; serialized with the exception. */
     private final Duration retryAfter;
+    /** The header as received, or {@code null}; serialized with the exception. */
     private final String rawRetryAfter;
 
     /** @param retryAfter the announced wait; {@code null} or negative if none */

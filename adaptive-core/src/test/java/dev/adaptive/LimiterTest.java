@@ -247,8 +247,45 @@ class LimiterTest {
             limiter.tryAcquire().orElseThrow();
         }
         assertThat(limiter.tryAcquire()).isEmpty();
-        assertThatThrownBy(() -> limiter.ceiling(0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("ceiling").hasMessageContaining("0");
+        assertThat(limiter.ceiling()).isEqualTo(3);
+        assertThatThrownBy(() -> limiter.ceiling(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ceiling must be >= 0: -1");
+    }
+
+    @Test
+    void ceilingOfZeroAdmitsNothingAndKeepsLeasesAlreadyGranted() {
+        Limiter limiter = fixed(5);
+        Lease held = limiter.tryAcquire().orElseThrow();
+        limiter.ceiling(0);
+        assertThat(limiter.limit()).isZero();
+        assertThat(limiter.tryAcquire()).isEmpty();
+        CompletableFuture<Lease> waiter = limiter.acquire();
+        assertThat(held.release()).isTrue();
+        assertThat(waiter).isNotDone();
+        limiter.ceiling(Integer.MAX_VALUE);
+        assertThat(waiter).isCompleted();
+        assertThat(limiter.limit()).isEqualTo(5);
+    }
+
+    @Test
+    void ratePauseListenersAddedAtRunTimeSeeEveryPauseUntilRemoved() {
+        Limiter limiter = fixed(3);
+        List<TraceEvent.RatePause> seen = new ArrayList<>();
+        java.util.function.Consumer<TraceEvent.RatePause> listener = seen::add;
+        limiter.addRatePauseListener(listener);
+        limiter.addRatePauseListener(e -> {
+            throw new IllegalStateException("listener bug");
+        });
+        limiter.acquire().join().release(Outcome.rateLimited(Duration.ofSeconds(2)));
+        limiter.pauseFor(Duration.ofSeconds(3));
+        limiter.pauseUntil(Duration.ofSeconds(1).toNanos()); // covered by the open pause: no event
+        assertThat(seen).extracting(TraceEvent.RatePause::untilNanos)
+                .containsExactly(Duration.ofSeconds(2).toNanos(), Duration.ofSeconds(3).toNanos());
+        assertThat(limiter.stats().listenerFailures()).isEqualTo(2);
+        assertThat(limiter.removeRatePauseListener(listener)).isTrue();
+        assertThat(limiter.removeRatePauseListener(listener)).isFalse();
+        limiter.pauseFor(Duration.ofSeconds(9));
+        assertThat(seen).hasSize(2);
     }
 
     @Test

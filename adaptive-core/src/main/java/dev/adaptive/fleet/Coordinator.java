@@ -26,6 +26,13 @@ public interface Coordinator {
      * the reports of every live node under that key, this one included. A node whose report is
      * older than its TTL is dead and must not be returned.
      *
+     * <p>Reports are stored per ({@code nodeId}, {@code incarnation}): two processes started
+     * with one id must both stay visible, so that the engine can count both and report the
+     * clash. The write and the read must be one atomic step (the returned list is the store as
+     * it was right after this write): the engine validates share increases against it. The
+     * stage must complete, or fail, in bounded time; a node sends its next heartbeat only after
+     * the previous one completed.
+     *
      * @param key    the backend's key
      * @param report this node's report
      * @param ttl    how long the report stays live without another heartbeat
@@ -34,7 +41,7 @@ public interface Coordinator {
     CompletionStage<List<NodeReport>> heartbeat(String key, NodeReport report, Duration ttl);
 
     /**
-     * Removes a node's report at once (a graceful leave).
+     * Removes a node's reports (every incarnation) at once: a graceful leave.
      *
      * @param key    the backend's key
      * @param nodeId the node

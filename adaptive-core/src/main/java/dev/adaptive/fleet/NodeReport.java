@@ -10,17 +10,22 @@ import java.util.Objects;
  * @param incarnation a random id chosen when the node starts; two live reports with the same
  *                    {@code nodeId} and different incarnations reveal two nodes sharing one id
  * @param localLimit  the node's own adaptive limit, at least 1
- * @param inflight    the node's calls in flight when it reported
+ * @param inflight    the node's calls in flight when it reported, at least 0
+ * @param claim       the most calls this node may have in flight until its next report, at
+ *                    least {@code inflight}: the fleet's aggregation rule admits a share
+ *                    increase only while the live nodes' claims fit under the global ceiling
  * @param reportedAt  the node's wall-clock time of the report
  */
-public record NodeReport(String nodeId, String incarnation, int localLimit, int inflight, Instant reportedAt) {
+public record NodeReport(String nodeId, String incarnation, int localLimit, int inflight, int claim,
+                         Instant reportedAt) {
 
     /**
      * Validates.
      * @param nodeId the node's id, unique in the fleet (configured; there is no default)
      * @param incarnation a random id chosen when the node starts; two live reports with the same {@code nodeId} and different incarnations reveal two nodes sharing one id
      * @param localLimit the node's own adaptive limit, at least 1
-     * @param inflight the node's calls in flight when it reported
+     * @param inflight the node's calls in flight when it reported, at least 0
+     * @param claim the most calls this node may have in flight until its next report, at least {@code inflight}
      * @param reportedAt the node's wall-clock time of the report
      */
     public NodeReport {
@@ -33,5 +38,25 @@ public record NodeReport(String nodeId, String incarnation, int localLimit, int 
         if (localLimit < 1) {
             throw new IllegalArgumentException("localLimit must be >= 1: " + localLimit);
         }
+        if (inflight < 0) {
+            throw new IllegalArgumentException("inflight must be >= 0: " + inflight);
+        }
+        if (claim < inflight) {
+            throw new IllegalArgumentException("claim must be >= inflight (" + inflight + "): " + claim);
+        }
+    }
+
+    /**
+     * A report whose claim is its in-flight count: for nodes that take part in the ceiling
+     * without holding a share of their own.
+     *
+     * @param nodeId      see the record
+     * @param incarnation see the record
+     * @param localLimit  see the record
+     * @param inflight    see the record; also the claim
+     * @param reportedAt  see the record
+     */
+    public NodeReport(String nodeId, String incarnation, int localLimit, int inflight, Instant reportedAt) {
+        this(nodeId, incarnation, localLimit, inflight, inflight, reportedAt);
     }
 }

@@ -1,0 +1,627 @@
+package dev.adaptive.fleet;
+
+import dev.adaptive.Limiter;
+import dev.adaptive.time.Cancellable;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Makes a {@link Limiter} one node of a fleet that calls one backend: the fleet's total in
+ * flight stays under one global ceiling, and a Retry-After pause seen by one node pauses every
+ * node until the same instant.
+ *
+ * <p><b>Heartbeat.</b> Every {@code heartbeat} (default 1 s), on the limiter's
+ * {@link Scheduler}, the member sends the {@link Coordinator} a {@link NodeReport} (its local
+ * limit, its in-flight count and its claim) with a TTL (default twice the heartbeat; it must
+ * exceed it). From the live reports returned it computes the global ceiling and its own share
+ * by the rule of {@link FleetShares}, and applies it with {@link Limiter#ceiling(int)}: the
+ * limiter admits at most {@code min(share, local limit)}, so whenever the fleet gate admits,
+ * the local one does too.
+ *
+ * <p><b>Why the fleet stays under the ceiling.</b> A node's claim is
+ * {@code max(current ceiling, wanted share, in flight)}: it bounds what the node may have in
+ * flight until its next report. A node lowers its ceiling at once, but raises it (joining, or
+ * taking over a dead node's share) only to a value it has already published as its claim, and
+ * only if, in the list that very heartbeat returned, all claims sum to at most the ceiling.
+ * The coordinator writes and reads in one atomic step, so of any two raises the later one sees
+ * the earlier one's claim; hence at every instant the fleet's in flight is at most the ceiling
+ * against which the latest raise was checked. A node whose share shrinks while calls are in
+ * flight keeps claiming them until they finish, and nobody grows into that room before. When
+ * the ceiling itself falls (local limits fell), nobody grows until the claims fit again. The
+ * bound assumes nodes that cannot reach the coordinator stop admitting before their report
+ * expires, which {@link OutagePolicy#FAIL_CLOSED} does; calls they still have in flight then are
+ * the only excess, until they finish. {@link OutagePolicy#LOCAL_ONLY} gives the bound up during
+ * an outage. docs/core-guard-fleet.md has the full argument.
+ *
+ * <p><b>Joining.</b> The limiter admits nothing until the first raise is validated; with the
+ * {@link InMemoryCoordinator} that happens inside {@code join()}.
+ *
+ * <p><b>Node ids.</b> {@code nodeId} is required and has no default. Each member also picks a
+ * random incarnation; two live processes with one id are both counted (the ceiling holds) and
+ * reported as {@link FleetEvent.DuplicateNodeId}.
+ *
+ * <p><b>Pauses.</b> Every Retry-After pause the limiter opens is published with its wall-clock
+ * end ({@link FleetPause}); every published pause is converted to this limiter's ticker and
+ * applied with {@link Limiter#pauseUntil(long)}, capped by the limiter's {@code maxRetryAfter}.
+ * A pause that is only the echo of one received from the fleet is not published again.
+ *
+ * <p>One member per limiter: the member owns the limiter's {@link Limiter#ceiling(int)}.
+ *
+ * <p><b>Leaving.</b> {@link #close()} leaves the fleet: the limiter's ceiling goes to 0 at once,
+ * and the report is removed once the calls in flight have finished. The ceiling stays at 0,
+ * because the fleet no longer counts this node; set {@link Limiter#ceiling(int)} to
+ * {@link Integer#MAX_VALUE} to use the limiter alone again.
+ *
+ * <p>Thread-safe. The member's state changes under one lock, which is not held while it calls
+ * the coordinator; the limiter's ceiling is set under it (a raise may complete queued
+ * acquisitions on that thread).
+ */
+public final class FleetMember implements AutoCloseable {
+
+    /** Default heartbeat period: 1 second. */
+    public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(1);
+
+    private final Limiter limiter;
+    private final Coordinator coordinator;
+    private final String key;
+    private final String nodeId;
+    private final String incarnation;
+    private final Duration heartbeat;
+    private final Duration ttl;
+    private final long heartbeatNanos;
+    private final long liveNanos;
+    private final OutagePolicy policy;
+    private final Clock clock;
+    private final Ticker ticker;
+    private final Scheduler scheduler;
+    private final FleetListener[] listeners;
+    private final PauseRelay pauses;
+
+    private final Object lock = new Object();
+    // Guarded by lock.
+    private int granted;
+    private int target;
+    private boolean localOnly;
+    private boolean up = true;
+    private boolean beating;
+    private long beatSeq;
+    private int followUps;
+    private boolean hasGoodBeat;
+    private long lastGoodSendNanos;
+    private Cancellable tickTask;
+    private Cancellable expiryTask;
+    // leaving: close() was called, nothing more is admitted; closed: the report is gone too.
+    private volatile boolean leaving;
+    private volatile boolean closed;
+    private int globalCeiling;
+    private int liveNodes;
+    private long heartbeats;
+    private long heartbeatFailures;
+    private final Map<String, Instant> otherIncarnations = new HashMap<>();
+    private final Set<String> clashes = new HashSet<>();
+    private final LongAdder listenerFailures = new LongAdder();
+
+    private FleetMember(Builder b) {
+        this.limiter = b.limiter;
+        this.coordinator = b.coordinator;
+        this.key = b.key;
+        this.nodeId = b.nodeId;
+        this.incarnation = UUID.randomUUID().toString();
+        this.heartbeat = b.heartbeat;
+        this.ttl = b.ttl == null ? b.heartbeat.multipliedBy(2) : b.ttl;
+        this.heartbeatNanos = b.heartbeat.toNanos();
+        long ttlNanos = this.ttl.toNanos();
+        // Trust our report for a little less than its TTL: a margin for clock skew and
+        // coordinator latency, never so large that the window falls below one heartbeat.
+        this.liveNanos = ttlNanos - Math.min(heartbeatNanos, ttlNanos - heartbeatNanos) / 2;
+        this.policy = b.policy;
+        this.clock = b.clock;
+        this.ticker = limiter.ticker();
+        this.scheduler = limiter.scheduler();
+        this.listeners = b.listeners.toArray(new FleetListener[0]);
+        this.pauses = new PauseRelay(limiter, coordinator, key, nodeId, clock, this::emit);
+    }
+
+    /**
+     * @param limiter     the limiter to bound; its ticker and scheduler drive the heartbeat
+     * @param coordinator the fleet's shared store
+     * @return a builder; {@code key} and {@code nodeId} are required
+     */
+    public static Builder builder(Limiter limiter, Coordinator coordinator) {
+        return new Builder(limiter, coordinator);
+    }
+
+    private void start() {
+        int before = limiter.ceiling();
+        synchronized (lock) {
+            limiter.ceiling(0);
+        }
+        try {
+            pauses.open();
+        } catch (RuntimeException e) {
+            limiter.ceiling(before);
+            throw e;
+        }
+        Beat first;
+        synchronized (lock) {
+            tickTask = scheduler.schedule(this::tick, heartbeatNanos);
+            followUps = 1;
+            first = prepareBeat();
+        }
+        dispatch(first);
+    }
+
+    // ---- heartbeat -----------------------------------------------------------------------
+
+    private void tick() {
+        Beat beat;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            tickTask = scheduler.schedule(this::tick, heartbeatNanos);
+            if (leaving && !beating && limiter.inflight() == 0) {
+                beat = null;
+            } else if (beating) {
+                // One heartbeat at a time keeps this node's writes in order; a stuck one is an outage.
+                onOutage(null);
+                return;
+            } else {
+                followUps = 1;
+                beat = prepareBeat();
+            }
+        }
+        if (beat == null) {
+            finishLeaving();
+        } else {
+            dispatch(beat);
+        }
+    }
+
+    /** Under the lock. */
+    private Beat prepareBeat() {
+        int inflight = limiter.inflight();
+        int want = target;
+        int claim = Math.max(Math.max(granted, want), inflight);
+        beating = true;
+        long seq = ++beatSeq;
+        NodeReport report = new NodeReport(nodeId, incarnation, limiter.localLimit(), inflight, claim, clock.instant());
+        return new Beat(seq, ticker.nanoTime(), report, want);
+    }
+
+    private void dispatch(Beat beat) {
+        CompletionStage<List<NodeReport>> stage;
+        try {
+            stage = coordinator.heartbeat(key, beat.report, ttl);
+        } catch (RuntimeException e) {
+            onReply(beat, null, e);
+            return;
+        }
+        stage.whenComplete((reports, error) -> onReply(beat, reports, error));
+    }
+
+    private void onReply(Beat beat, List<NodeReport> reports, Throwable error) {
+        Beat next = null;
+        boolean done = false;
+        synchronized (lock) {
+            if (closed || beat.seq != beatSeq || !beating) {
+                return;
+            }
+            beating = false;
+            if (error != null) {
+                onOutage(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+                return;
+            }
+            FleetShares view = reports == null ? null : FleetShares.of(reports);
+            int share = view == null ? -1 : view.shareOf(nodeId, incarnation);
+            if (share < 0) {
+                onOutage(new IllegalStateException(
+                        "coordinator did not return this node's report (key=" + key + ", nodeId=" + nodeId + ")"));
+                return;
+            }
+            long now = ticker.nanoTime();
+            heartbeats++;
+            checkClashes(view, now);
+            globalCeiling = view.globalCeiling();
+            liveNodes = view.liveNodes();
+            if (!up) {
+                up = true;
+                emit(new FleetEvent.CoordinatorRestored(now));
+            }
+            // A reply that took longer than our report's trusted life says nothing we may act on upward.
+            boolean fresh = now - beat.sentNanos < liveNanos;
+            int newGranted = granted;
+            int raiseTo = Math.min(beat.want, share);
+            if (fresh && raiseTo > newGranted && view.fits()) {
+                newGranted = raiseTo;
+            }
+            if (share < newGranted) {
+                newGranted = share;
+            }
+            // A leaving node wants nothing: its claim shrinks with its calls in flight.
+            target = leaving ? 0 : share;
+            if (fresh) {
+                hasGoodBeat = true;
+                lastGoodSendNanos = beat.sentNanos;
+                scheduleExpiry(now);
+            }
+            int from = appliedCeiling();
+            localOnly = false;
+            granted = newGranted;
+            applyCeiling(from, now);
+            int nextClaim = Math.max(Math.max(granted, target), limiter.inflight());
+            if (leaving && nextClaim == 0) {
+                done = true;
+            } else if (nextClaim != beat.report.claim() && followUps > 0) {
+                // Publish a new claim now rather than a heartbeat later: a joining node announces
+                // the share it wants, a shrinking one gives room back sooner.
+                followUps--;
+                next = prepareBeat();
+            }
+        }
+        if (next != null) {
+            dispatch(next);
+        } else if (done) {
+            finishLeaving();
+        }
+    }
+
+    /** Under the lock. */
+    private void onOutage(Throwable cause) {
+        heartbeatFailures++;
+        long now = ticker.nanoTime();
+        if (up) {
+            up = false;
+            emit(new FleetEvent.CoordinatorLost(now, cause));
+        }
+        if (policy == OutagePolicy.LOCAL_ONLY && !localOnly && !leaving) {
+            int from = appliedCeiling();
+            localOnly = true;
+            limiter.ceiling(Integer.MAX_VALUE);
+            emit(new FleetEvent.ShareChanged(now, from, Integer.MAX_VALUE, globalCeiling, liveNodes, "local-only"));
+        }
+    }
+
+    /** Under the lock. */
+    private void scheduleExpiry(long now) {
+        if (expiryTask != null) {
+            expiryTask.cancel();
+        }
+        long sent = lastGoodSendNanos;
+        expiryTask = scheduler.schedule(() -> expire(sent), sent + liveNanos - now);
+    }
+
+    private void expire(long sentNanos) {
+        synchronized (lock) {
+            if (closed || !hasGoodBeat || lastGoodSendNanos != sentNanos) {
+                return;
+            }
+            expireNow(ticker.nanoTime());
+        }
+    }
+
+    /** Under the lock: fail-closed once the coordinator may have dropped our report. */
+    private void expireNow(long now) {
+        if (policy != OutagePolicy.FAIL_CLOSED) {
+            return;
+        }
+        hasGoodBeat = false;
+        target = 0;
+        int from = appliedCeiling();
+        granted = 0;
+        if (from != 0) {
+            limiter.ceiling(0);
+            emit(new FleetEvent.ShareChanged(now, from, 0, globalCeiling, liveNodes, "expired"));
+        }
+    }
+
+    /** Under the lock: sets the limiter's ceiling to what the state now says, if it moved. */
+    private void applyCeiling(int from, long now) {
+        int to = appliedCeiling();
+        if (from != to) {
+            limiter.ceiling(to);
+            emit(new FleetEvent.ShareChanged(now, from, to, globalCeiling, liveNodes, to > from ? "raised" : "lowered"));
+        }
+    }
+
+    private int appliedCeiling() {
+        return localOnly ? Integer.MAX_VALUE : granted;
+    }
+
+    /** Under the lock. Another incarnation of our id that keeps refreshing is a second live process. */
+    private void checkClashes(FleetShares view, long now) {
+        Map<String, Instant> seen = new HashMap<>();
+        for (NodeReport r : view.nodes()) {
+            if (!r.nodeId().equals(nodeId) || r.incarnation().equals(incarnation)) {
+                continue;
+            }
+            seen.put(r.incarnation(), r.reportedAt());
+            Instant before = otherIncarnations.get(r.incarnation());
+            if (before != null && !before.equals(r.reportedAt()) && clashes.add(r.incarnation())) {
+                emit(new FleetEvent.DuplicateNodeId(now, nodeId, incarnation, r.incarnation()));
+            }
+        }
+        otherIncarnations.clear();
+        otherIncarnations.putAll(seen);
+    }
+
+    // ---- lifecycle and views -------------------------------------------------------------
+
+    /**
+     * Leaves the fleet. At once: the limiter's ceiling goes to 0 and pauses are no longer
+     * shared. Then, once the calls still in flight have finished (heartbeats meanwhile publish
+     * them as this node's claim, so nobody grows into the room they hold), the heartbeat stops
+     * and this node's report is removed. Idempotent.
+     */
+    @Override
+    public void close() {
+        boolean now;
+        synchronized (lock) {
+            if (leaving) {
+                return;
+            }
+            leaving = true;
+            int from = appliedCeiling();
+            localOnly = false;
+            granted = 0;
+            target = 0;
+            limiter.ceiling(0);
+            if (from != 0) {
+                emit(new FleetEvent.ShareChanged(ticker.nanoTime(), from, 0, globalCeiling, liveNodes, "closed"));
+            }
+            now = !beating && limiter.inflight() == 0;
+        }
+        pauses.close();
+        if (now) {
+            finishLeaving();
+        }
+    }
+
+    private void finishLeaving() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (tickTask != null) {
+                tickTask.cancel();
+            }
+            if (expiryTask != null) {
+                expiryTask.cancel();
+            }
+        }
+        try {
+            coordinator.leave(key, nodeId);
+        } catch (RuntimeException ignored) {
+            // The report then expires after its TTL, as a dead node's would.
+        }
+    }
+
+    /** @return a consistent snapshot of this member */
+    public FleetStats stats() {
+        synchronized (lock) {
+            return new FleetStats(appliedCeiling(), target, globalCeiling, liveNodes, up, heartbeats,
+                    heartbeatFailures, pauses.published(), pauses.received(), !clashes.isEmpty(),
+                    listenerFailures.sum() + pauses.failures());
+        }
+    }
+
+    /** @return the ceiling applied to the limiter now ({@link Integer#MAX_VALUE} while local-only) */
+    public int share() {
+        synchronized (lock) {
+            return appliedCeiling();
+        }
+    }
+
+    /** @return whether {@link #close()} was called */
+    public boolean isClosed() {
+        return leaving;
+    }
+
+    /** @return whether this node has left: closed, its calls finished and its report removed */
+    public boolean hasLeft() {
+        return closed;
+    }
+
+    /** @return the limiter this member bounds */
+    public Limiter limiter() {
+        return limiter;
+    }
+
+    /** @return the backend's key */
+    public String key() {
+        return key;
+    }
+
+    /** @return this node's id */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /** @return this process's random incarnation */
+    public String incarnation() {
+        return incarnation;
+    }
+
+    /** @return the heartbeat period */
+    public Duration heartbeat() {
+        return heartbeat;
+    }
+
+    /** @return the TTL of this node's reports */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** @return the outage policy */
+    public OutagePolicy outagePolicy() {
+        return policy;
+    }
+
+    @Override
+    public String toString() {
+        return "FleetMember[key=" + key + ", nodeId=" + nodeId + ", " + stats() + "]";
+    }
+
+    private void emit(FleetEvent event) {
+        for (FleetListener l : listeners) {
+            try {
+                l.onEvent(event);
+            } catch (Throwable t) {
+                listenerFailures.increment();
+            }
+        }
+    }
+
+
+    /** One heartbeat: its order, when it left, what it said and which share it announced. */
+    private record Beat(long seq, long sentNanos, NodeReport report, int want) {
+    }
+
+    /**
+     * Configures and joins a {@link FleetMember}. Not thread-safe. Every option is checked when
+     * set or, for those that depend on each other, by {@link #join()}, which throws
+     * {@link IllegalArgumentException} naming the option and the value.
+     */
+    public static final class Builder {
+        // Far below the ~292 years a long of nanoseconds holds, so that no sum of times overflows.
+        private static final Duration MAX_PERIOD = Duration.ofDays(365);
+
+        private final Limiter limiter;
+        private final Coordinator coordinator;
+        private String key;
+        private String nodeId;
+        private Duration heartbeat = DEFAULT_HEARTBEAT;
+        private Duration ttl;
+        private OutagePolicy policy = OutagePolicy.FAIL_CLOSED;
+        private Clock clock = Clock.systemUTC();
+        private final List<FleetListener> listeners = new ArrayList<>();
+
+        private Builder(Limiter limiter, Coordinator coordinator) {
+            this.limiter = Objects.requireNonNull(limiter, "limiter");
+            this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+        }
+
+        /**
+         * @param key the backend's key, shared by every node that calls it; required, not blank
+         * @return this builder
+         */
+        public Builder key(String key) {
+            this.key = key;
+            return this;
+        }
+
+        /**
+         * @param nodeId this node's id, unique in the fleet; required, not blank, no default
+         *               (two nodes with one id would be told apart only by incarnation)
+         * @return this builder
+         */
+        public Builder nodeId(String nodeId) {
+            this.nodeId = nodeId;
+            return this;
+        }
+
+        /**
+         * @param heartbeat the report period, positive; default 1 s
+         * @return this builder
+         */
+        public Builder heartbeat(Duration heartbeat) {
+            if (heartbeat == null || heartbeat.isNegative() || heartbeat.isZero()) {
+                throw new IllegalArgumentException("heartbeat must be positive: " + heartbeat);
+            }
+            this.heartbeat = heartbeat;
+            return this;
+        }
+
+        /**
+         * @param ttl how long a report stays live without another heartbeat; must exceed the
+         *            heartbeat; default twice the heartbeat
+         * @return this builder
+         */
+        public Builder ttl(Duration ttl) {
+            if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+                throw new IllegalArgumentException("ttl must be positive: " + ttl);
+            }
+            this.ttl = ttl;
+            return this;
+        }
+
+        /**
+         * @param policy what to do while the coordinator does not answer; default
+         *               {@link OutagePolicy#FAIL_CLOSED}
+         * @return this builder
+         */
+        public Builder outagePolicy(OutagePolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "outagePolicy");
+            return this;
+        }
+
+        /**
+         * @param clock the wall clock in which fleet pauses and report times are written;
+         *              default {@link Clock#systemUTC()}; in virtual time,
+         *              {@link dev.adaptive.time.VirtualTime#clock(Instant)}
+         * @return this builder
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @param listener told of every {@link FleetEvent}; may be called several times
+         * @return this builder
+         */
+        public Builder listener(FleetListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Checks the options, attaches to the limiter (ceiling 0 until the first share is
+         * validated), subscribes to the fleet's pauses and sends the first heartbeat.
+         *
+         * @return the running member
+         * @throws IllegalArgumentException naming the first invalid option and its value
+         */
+        public FleetMember join() {
+            if (key == null || key.isBlank()) {
+                throw new IllegalArgumentException("key must be set and not blank: " + quoted(key));
+            }
+            if (nodeId == null || nodeId.isBlank()) {
+                throw new IllegalArgumentException("nodeId must be set and not blank (there is no default: "
+                        + "two nodes with one id corrupt the fleet's view): " + quoted(nodeId));
+            }
+            if (heartbeat.compareTo(MAX_PERIOD) > 0) {
+                throw new IllegalArgumentException("heartbeat must be at most " + MAX_PERIOD + ": " + heartbeat);
+            }
+            if (ttl != null && ttl.compareTo(heartbeat) <= 0) {
+                throw new IllegalArgumentException("ttl must exceed heartbeat (" + heartbeat + "): " + ttl);
+            }
+            if (ttl != null && ttl.compareTo(MAX_PERIOD.multipliedBy(2)) > 0) {
+                throw new IllegalArgumentException("ttl must be at most " + MAX_PERIOD.multipliedBy(2) + ": " + ttl);
+            }
+            FleetMember member = new FleetMember(this);
+            member.start();
+            return member;
+        }
+
+        private static String quoted(String s) {
+            return s == null ? "null" : "'" + s + "'";
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package dev.adaptive.fleet;
+
+/**
+ * What a {@link FleetMember} does while its coordinator does not answer (a heartbeat fails, or
+ * is still pending when the next one is due).
+ */
+public enum OutagePolicy {
+
+    /**
+     * The default. Keep the last share, and never go beyond it, for as long as the coordinator
+     * may still count this node: until {@code ttl - heartbeat / 2} after the last heartbeat that
+     * got through. Then admit nothing, because the other nodes may by now have been handed this
+     * node's share. When the coordinator answers again, rejoin: raise back to the share as a
+     * joining node does. Keeps the fleet under its ceiling; a total coordinator outage longer
+     * than the TTL stops the calls.
+     */
+    FAIL_CLOSED,
+
+    /**
+     * Drop the fleet ceiling and run on the local adaptive limit alone until the coordinator
+     * answers again; then go back to the share (calls admitted meanwhile drain normally).
+     * Availability over the ceiling: during the outage the fleet may exceed it, by up to the
+     * sum of the nodes' local limits.
+     */
+    LOCAL_ONLY
+}

@@ -1,0 +1,144 @@
+package dev.adaptive.fleet;
+
+import dev.adaptive.Limiter;
+import dev.adaptive.time.Ticker;
+import dev.adaptive.trace.TraceEvent;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+/**
+ * A {@link FleetMember}'s pause sharing: publishes the Retry-After pauses its limiter opens,
+ * with their wall-clock end, and applies the pauses the fleet publishes, converted to the
+ * limiter's ticker. A pause that only echoes one received from the fleet (this node's own,
+ * coming back, included) is not published again, or two nodes would bounce it forever.
+ *
+ * <p>Thread-safe. Takes only its own small lock, never while calling out: these paths run
+ * inside other members' pause deliveries.
+ */
+final class PauseRelay {
+
+    private final Limiter limiter;
+    private final Coordinator coordinator;
+    private final String key;
+    private final String nodeId;
+    private final Clock clock;
+    private final Ticker ticker;
+    private final Consumer<FleetEvent> emit;
+    private final Consumer<TraceEvent.RatePause> hook = this::onLocalPause;
+
+    private final Object lock = new Object();
+    private boolean remoteApplied;
+    private long appliedRemoteUntil;
+    private volatile boolean closed;
+    private AutoCloseable subscription;
+    private final LongAdder published = new LongAdder();
+    private final LongAdder received = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+
+    PauseRelay(Limiter limiter, Coordinator coordinator, String key, String nodeId, Clock clock,
+               Consumer<FleetEvent> emit) {
+        this.limiter = limiter;
+        this.coordinator = coordinator;
+        this.key = key;
+        this.nodeId = nodeId;
+        this.clock = clock;
+        this.ticker = limiter.ticker();
+        this.emit = emit;
+    }
+
+    /** Hooks the limiter and subscribes; undoes the hook if the subscription throws. */
+    void open() {
+        limiter.addRatePauseListener(hook);
+        try {
+            subscription = coordinator.subscribePauses(key, this::onFleetPause);
+        } catch (RuntimeException e) {
+            limiter.removeRatePauseListener(hook);
+            throw e;
+        }
+    }
+
+    void close() {
+        closed = true;
+        limiter.removeRatePauseListener(hook);
+        try {
+            if (subscription != null) {
+                subscription.close();
+            }
+        } catch (Exception ignored) {
+            // Nothing to undo: a closed relay ignores deliveries.
+        }
+    }
+
+    long published() {
+        return published.sum();
+    }
+
+    long received() {
+        return received.sum();
+    }
+
+    /** @return publications that threw (the local pause stands; the fleet then learns from its own calls) */
+    long failures() {
+        return failures.sum();
+    }
+
+    private void onLocalPause(TraceEvent.RatePause pause) {
+        if (closed) {
+            return;
+        }
+        synchronized (lock) {
+            if (remoteApplied && pause.untilNanos() - appliedRemoteUntil <= 0) {
+                return;
+            }
+        }
+        long now = ticker.nanoTime();
+        FleetPause p = new FleetPause(nodeId, clock.instant().plusNanos(pause.untilNanos() - now));
+        published.increment();
+        emit.accept(new FleetEvent.PausePublished(now, p));
+        try {
+            coordinator.publishPause(key, p);
+        } catch (RuntimeException e) {
+            failures.increment();
+        }
+    }
+
+    private void onFleetPause(FleetPause pause) {
+        if (closed) {
+            return;
+        }
+        long now = ticker.nanoTime();
+        long delta = saturatedNanos(Duration.between(clock.instant(), pause.until()));
+        if (delta <= 0) {
+            return;
+        }
+        // Far enough from overflow; the limiter caps it at maxRetryAfter anyway.
+        long until = now + Math.min(delta, Long.MAX_VALUE / 4);
+        synchronized (lock) {
+            if (!remoteApplied || until - appliedRemoteUntil > 0) {
+                appliedRemoteUntil = until;
+            }
+            remoteApplied = true;
+        }
+        limiter.pauseUntil(until);
+        long actual = limiter.pausedUntilNanos();
+        synchronized (lock) {
+            // Capped by maxRetryAfter: a longer local pause later is news for the fleet.
+            if (actual != 0 && actual - until < 0 && appliedRemoteUntil == until) {
+                appliedRemoteUntil = actual;
+            }
+        }
+        received.increment();
+        emit.accept(new FleetEvent.PauseReceived(now, pause, until));
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException overflow) {
+            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package dev.adaptive.guard;
+
+import dev.adaptive.Lease;
+import dev.adaptive.Limiter;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
+import dev.adaptive.trace.TraceListener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Load shedding for your own service: admits or sheds each incoming request by an inferred
+ * concurrency limit, so that an overloaded server answers 503 at once instead of queueing.
+ *
+ * <pre>{@code
+ * ConcurrencyGuard guard = ConcurrencyGuard.create();
+ * GuardLease lease = guard.acquire();
+ * if (!lease.admitted()) { respond(503); return; }
+ * try { serve(); lease.release(); } catch (TimeoutException e) { lease.release(true); }
+ * }</pre>
+ *
+ * <p>{@link #acquire()} never waits: it returns an admitted lease while fewer than
+ * {@link #limit()} requests are in flight, and a rejected one otherwise. The limit is a
+ * {@link GuardGradient} (default {@link GuardGradient#defaults()}: minLimit 4, maxLimit 512,
+ * initialLimit 4, rttWindow 100, smoothing 0.2, tolerance 2.0, backoffRatio 0.9, no
+ * recalibration) fed with each request's latency from acquire to release.
+ *
+ * <p>Built on a {@link Limiter} whose {@code tryAcquire} sheds; the guard never queues, so the
+ * limiter's scheduler is never used for waiting. Time is read only through the
+ * {@link Ticker} (default {@link Ticker#system()}), so a guard runs in
+ * {@link dev.adaptive.time.VirtualTime}.
+ *
+ * <p>Thread-safe and lock-free, like the limiter under it.
+ */
+public final class ConcurrencyGuard {
+
+    private final Limiter limiter;
+    private final GuardGradient gradient;
+    private final LongAdder admitted = new LongAdder();
+    private final LongAdder shed = new LongAdder();
+
+    private ConcurrencyGuard(Builder b) {
+        this.gradient = b.gradient;
+        Limiter.Builder lb = Limiter.builder().name(b.name).limit(b.gradient).ticker(b.ticker).scheduler(b.scheduler)
+                .maxWaiters(0);
+        b.traceListeners.forEach(lb::traceListener);
+        this.limiter = lb.build();
+    }
+
+    /** @return a builder with every default */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a guard with every default, in real time */
+    public static ConcurrencyGuard create() {
+        return builder().build();
+    }
+
+    /**
+     * Admits or sheds one request, at once.
+     *
+     * @return an admitted lease to release when the request ends, or a rejected one (whose
+     *         release does nothing)
+     */
+    public GuardLease acquire() {
+        Optional<Lease> lease = limiter.tryAcquire();
+        if (lease.isEmpty()) {
+            shed.increment();
+            return GuardLease.REJECTED;
+        }
+        admitted.increment();
+        return GuardLease.admitted(lease.get());
+    }
+
+    /** @return the concurrency admitted now */
+    public int limit() {
+        return limiter.limit();
+    }
+
+    /** @return requests admitted and not yet released */
+    public int inflight() {
+        return limiter.inflight();
+    }
+
+    /** @return a snapshot: limit, in flight, rttNoLoad, lastRtt, counters */
+    public GuardStats stats() {
+        GuardGradient.State s = (GuardGradient.State) limiter.limitState();
+        return new GuardStats(limiter.limit(), limiter.inflight(), Duration.ofNanos(s.rttNoLoadNanos()),
+                Duration.ofNanos(s.lastRttNanos()), admitted.sum(), shed.sum(), s.probes(), s.probing());
+    }
+
+    /** @return the limit algorithm */
+    public GuardGradient algorithm() {
+        return gradient;
+    }
+
+    /** @return the algorithm's current state */
+    public GuardGradient.State state() {
+        return (GuardGradient.State) limiter.limitState();
+    }
+
+    /** @return the name given at build time */
+    public String name() {
+        return limiter.name();
+    }
+
+    @Override
+    public String toString() {
+        return "ConcurrencyGuard[" + name() + ", " + stats() + "]";
+    }
+
+    /**
+     * Builds a {@link ConcurrencyGuard}. Not thread-safe; {@link #build()} copies every
+     * option, so a builder may be reused.
+     */
+    public static final class Builder {
+        private String name = "guard";
+        private GuardGradient gradient = GuardGradient.defaults();
+        private Ticker ticker = Ticker.system();
+        private Scheduler scheduler = Scheduler.system();
+        private final List<TraceListener> traceListeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * @param name used in messages; default {@code "guard"}
+         * @return this builder
+         */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * @param gradient the limit; default {@link GuardGradient#defaults()}
+         * @return this builder
+         */
+        public Builder limit(GuardGradient gradient) {
+            this.gradient = Objects.requireNonNull(gradient, "limit");
+            return this;
+        }
+
+        /**
+         * @param ticker the clock latencies are measured on; default {@link Ticker#system()}
+         * @return this builder
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Sets the ticker, and the scheduler of the limiter under the guard, from one object
+         * such as {@link dev.adaptive.time.VirtualTime}.
+         *
+         * @param time both
+         * @param <T>  a ticker that is also a scheduler
+         * @return this builder
+         */
+        public <T extends Ticker & Scheduler> Builder time(T time) {
+            this.ticker = Objects.requireNonNull(time, "time");
+            this.scheduler = time;
+            return this;
+        }
+
+        /**
+         * @param listener receives the limiter's trace events; may be called several times
+         * @return this builder
+         */
+        public Builder traceListener(TraceListener listener) {
+            traceListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** @return a new guard */
+        public ConcurrencyGuard build() {
+            return new ConcurrencyGuard(this);
+        }
+    }
+}

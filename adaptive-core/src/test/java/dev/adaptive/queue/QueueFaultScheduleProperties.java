@@ -1,0 +1,210 @@
+package dev.adaptive.queue;
+
+import dev.adaptive.AsyncTask;
+import dev.adaptive.RateLimitedException;
+import dev.adaptive.RejectedException;
+import dev.adaptive.limit.Vegas;
+import dev.adaptive.retry.Backoff;
+import dev.adaptive.time.VirtualTime;
+import dev.adaptive.trace.TraceEvent;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.statistics.Statistics;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The ThrottledQueue under a random fault schedule in virtual time: latency spikes, error bursts,
+ * 429 storms with random and hostile raw {@code Retry-After} headers, callers cancelling their
+ * futures, and pause/resume/stop/abort at random instants. After each run every accepted task
+ * ended exactly once, nothing is active, the rate stayed in bounds, nothing started inside an
+ * open Retry-After hold, and the state's counters agree with the trace.
+ */
+class QueueFaultScheduleProperties {
+
+    private static final String[] HOSTILE_RETRY_AFTER = {
+        "0", "2", "-5", "1.5", "99999999999999999999", "", "later", "Thu, 01 Jan 1970 00:00:01 GMT",
+        "Fri, 31 Dec 9999 23:59:59 GMT", "Thursday, 01-Jan-70 00:00:03 GMT", "Thu Jan  1 00:00:02 1970", "1",
+    };
+    private static final Clock SERVER_CLOCK = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
+    private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(2);
+
+    @Property(tries = 60, shrinking = ShrinkingMode.OFF)
+    void invariantsHoldUnderRandomFaultsAndLifecycle(@ForAll long seed) {
+        check(seed);
+    }
+
+    /** Seeds kept as regression cases. */
+    @Example
+    void regressionSeeds() {
+        for (long seed : new long[] {0L, 7L, -3L, Long.MIN_VALUE, Long.MAX_VALUE}) {
+            check(seed);
+        }
+    }
+
+    private static void check(long seed) {
+        Random rnd = new Random(seed);
+        VirtualTime time = new VirtualTime();
+        List<TraceEvent> events = Collections.synchronizedList(new ArrayList<>());
+        int minRate = 1 + rnd.nextInt(5);
+        int maxRate = minRate + rnd.nextInt(8);
+        List<Integer> rates = new ArrayList<>();
+        ThrottledQueueBuilder b = ThrottledQueue.builder().time(time).traceListener(events::add)
+                .minRate(minRate).maxRate(maxRate).interval(Duration.ofMillis(100 + rnd.nextInt(900)))
+                .evenlySpaced(rnd.nextBoolean()).errorsPerInterval(1 + rnd.nextInt(4)).backOff(rnd.nextBoolean())
+                .retries(rnd.nextInt(4)).maxRateLimitRetries(rnd.nextInt(5))
+                .retryBackoff(Backoff.exponential(Duration.ofMillis(20), Duration.ofSeconds(1)).withJitter(0.5))
+                .random(new Random(seed ^ 0x5DEECE66DL)::nextDouble)
+                .maxRetryAfter(MAX_RETRY_AFTER)
+                .onRateChange((from, to, at) -> rates.add(to))
+                .adjustmentTiming(rnd.nextBoolean() ? AdjustmentTiming.INTERVAL : AdjustmentTiming.SETTLED)
+                .rateStrategy(rnd.nextBoolean() ? RateStrategy.linear() : RateStrategy.aimd());
+        int concurrencyMax = 1 + rnd.nextInt(6);
+        int bounded = rnd.nextInt(3);
+        switch (bounded) {
+            case 0 -> b.concurrency(concurrencyMax);
+            case 1 -> b.concurrencyLimit(Vegas.builder().initialLimit(1).minLimit(1).maxLimit(concurrencyMax).build());
+            default -> { }
+        }
+        if (rnd.nextBoolean()) {
+            b.maxQueueSize(5 + rnd.nextInt(30));
+        }
+        ThrottledQueue q = b.build();
+        long[] phaseEnds = new long[1 + rnd.nextInt(5)];
+        int[] phaseKinds = new int[phaseEnds.length];
+        long t = 0;
+        for (int i = 0; i < phaseEnds.length; i++) {
+            t += Duration.ofMillis(100 + rnd.nextInt(3000)).toNanos();
+            phaseEnds[i] = t;
+            phaseKinds[i] = rnd.nextInt(4);
+        }
+
+        List<CompletableFuture<Object>> accepted = new ArrayList<>();
+        List<AtomicInteger> completions = new ArrayList<>();
+        boolean mayAbort = rnd.nextInt(4) == 0;
+        for (int step = 0; step < 250; step++) {
+            int op = rnd.nextInt(100);
+            if (op < 50) {
+                CompletableFuture<Object> f = q.submit(task(time, rnd.nextLong(), phaseEnds, phaseKinds));
+                if (f.isCompletedExceptionally() && cause(f) instanceof RejectedException) {
+                    continue;
+                }
+                AtomicInteger c = new AtomicInteger();
+                f.whenComplete((v, e) -> c.incrementAndGet());
+                accepted.add(f);
+                completions.add(c);
+            } else if (op < 54 && !accepted.isEmpty()) {
+                accepted.get(rnd.nextInt(accepted.size())).cancel(false);
+            } else if (op < 58) {
+                q.pause();
+            } else if (op < 64) {
+                q.resume();
+            } else if (op < 67) {
+                q.stop();
+            } else if (op < 68 && mayAbort) {
+                q.abort();
+            } else {
+                time.advance(Duration.ofMillis(rnd.nextInt(300)));
+            }
+            QueueState s = q.state();
+            assertThat(s.rate()).isBetween(minRate, maxRate);
+            if (bounded < 2) {
+                assertThat(s.active()).isLessThanOrEqualTo(concurrencyMax);
+            }
+        }
+        q.resume();
+        time.runUntilIdle();
+
+        assertThat(time.uncaught()).isEmpty();
+        QueueState end = q.state();
+        assertThat(end.idle()).as("idle at the end: %s", end).isTrue();
+        assertThat(end.active()).isZero();
+        assertThat(q.awaitIdle()).isCompleted();
+        for (int i = 0; i < accepted.size(); i++) {
+            assertThat(accepted.get(i)).isDone();
+            assertThat(completions.get(i)).hasValue(1);
+        }
+        assertThat(rates).allSatisfy(r -> assertThat(r).isBetween(minRate, maxRate));
+
+        List<TraceEvent.TaskStart> starts = of(events, TraceEvent.TaskStart.class);
+        List<TraceEvent.RatePause> holds = of(events, TraceEvent.RatePause.class);
+        for (TraceEvent.TaskStart s : starts) {
+            for (TraceEvent.RatePause p : holds) {
+                assertThat(s.timeNanos() > p.timeNanos() && s.timeNanos() < p.untilNanos())
+                        .as("start %s inside hold %s", s, p).isFalse();
+            }
+        }
+        holds.forEach(p -> assertThat(p.untilNanos() - p.timeNanos()).isBetween(0L, MAX_RETRY_AFTER.toNanos()));
+        if (end.status() != QueueStatus.ABORTED) {
+            assertThat(end.started()).isEqualTo(starts.size()).isEqualTo(end.succeeded() + end.failed());
+            assertThat(of(events, TraceEvent.TaskEnd.class)).hasSize((int) end.started());
+            assertThat(of(events, TraceEvent.Retry.class)).hasSize((int) end.retried());
+        }
+        Statistics.label("status").collect(end.status());
+        Statistics.label("holds").collect(holds.isEmpty() ? "none" : "some");
+    }
+
+    /** A task whose answer depends on the phase the downstream is in when the attempt starts. */
+    private static AsyncTask<Object> task(VirtualTime time, long seed, long[] phaseEnds, int[] phaseKinds) {
+        Random own = new Random(seed);
+        return ctx -> {
+            long now = time.nanoTime();
+            int kind = 0;
+            for (int i = 0; i < phaseEnds.length; i++) {
+                if (now < phaseEnds[i]) {
+                    kind = phaseKinds[i];
+                    break;
+                }
+            }
+            CompletableFuture<Object> f = new CompletableFuture<>();
+            int k = kind;
+            long latency = k == 1 ? 300 + own.nextInt(2000) : 1 + own.nextInt(60);
+            time.schedule(() -> {
+                if (ctx.cancellation().isCancelled()) {
+                    f.completeExceptionally(ctx.cancellation().reason());
+                } else if (k == 2 && own.nextInt(4) > 0) {
+                    f.completeExceptionally(new IllegalStateException("503 burst"));
+                } else if (k == 3 && own.nextInt(3) > 0) {
+                    f.completeExceptionally(own.nextBoolean()
+                            ? new RateLimitedException("429", HOSTILE_RETRY_AFTER[own.nextInt(HOSTILE_RETRY_AFTER.length)],
+                                    SERVER_CLOCK)
+                            : new RateLimitedException(Duration.ofMillis(own.nextInt(10_000))));
+                } else {
+                    f.complete(ctx.index());
+                }
+            }, Duration.ofMillis(latency));
+            return f;
+        };
+    }
+
+    private static <E extends TraceEvent> List<E> of(List<TraceEvent> events, Class<E> type) {
+        synchronized (events) {
+            return events.stream().filter(type::isInstance).map(type::cast).toList();
+        }
+    }
+
+    private static Throwable cause(CompletableFuture<Object> f) {
+        try {
+            f.join();
+            return null;
+        } catch (CompletionException e) {
+            return e.getCause();
+        } catch (RuntimeException e) {
+            return e;
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package dev.adaptive.camel;
+
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.DefaultAsyncProducer;
+
+/**
+ * Hands each exchange to its pool and returns at once: waiting for a consumer, for a slot, for
+ * a backoff or for a Retry-After pause holds no thread, and the callback completes when the
+ * exchange ends, on the thread that finished its last attempt (or the scheduler's thread, if
+ * it ended while waiting). The caller's exchange then carries the consumer route's result of
+ * the last attempt (body, headers, exception) and the headers of {@link AdaptiveConstants}.
+ *
+ * <p>Thread-safe.
+ */
+public class AdaptiveProducer extends DefaultAsyncProducer {
+
+    private final AdaptiveEndpoint endpoint;
+    private volatile ExchangePool pool;
+
+    /** @param endpoint the endpoint */
+    public AdaptiveProducer(AdaptiveEndpoint endpoint) {
+        super(endpoint);
+        this.endpoint = endpoint;
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        pool = endpoint.pool();
+    }
+
+    @Override
+    public boolean process(Exchange exchange, AsyncCallback callback) {
+        ExchangePool p = pool;
+        if (p == null) {
+            // Started lazily or restarted with its component: resolve now.
+            p = endpoint.pool();
+            pool = p;
+        }
+        return p.submit(exchange, callback, endpoint.getTimeout());
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        pool = null;
+        super.doStop();
+    }
+}

@@ -1,0 +1,401 @@
+package dev.adaptive.camel;
+
+import dev.adaptive.AdaptiveExecutor;
+import dev.adaptive.Limiter;
+import dev.adaptive.LimiterStats;
+import dev.adaptive.Outcome;
+import dev.adaptive.RejectedException;
+import dev.adaptive.fleet.FleetMember;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.AsyncProcessor;
+import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The running side of one named pool: the {@link Limiter} and {@link AdaptiveExecutor} every
+ * attempt passes, the consumer route the attempts go to, the exchanges on their way, and the
+ * counters behind {@link PoolStats}.
+ *
+ * <p>Waiting holds no thread: an exchange waits as a {@link Submission} in the limiter's queue,
+ * in a scheduled backoff or behind a Retry-After pause, and only an admitted attempt takes a
+ * thread from {@code workers}. So the threads busy with attempts never exceed the limit.
+ *
+ * <p>The engine (limiter, executor, classifier) is built at the first exchange, from the options
+ * the component then fixes for good; until then endpoints may still bring options.
+ *
+ * <p>Thread-safe. Lives from the first start of one of its endpoints to the component's stop.
+ */
+final class ExchangePool {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExchangePool.class);
+
+    /** The parts built from the options, at the first exchange. */
+    private record Engine(PoolConfig config, Limiter limiter, AdaptiveExecutor executor,
+                          ExchangeClassifier defaultClassifier, FleetMember fleet) {
+    }
+
+    private final String name;
+    private final Supplier<PoolConfig> configSource;
+    private final Ticker ticker;
+    private final Executor workers;
+    private final Scheduler scheduler;
+    private final Clock clock;
+    private volatile Engine engine;
+    private boolean paused; // guarded by this
+
+    private volatile AsyncProcessor target;
+    private volatile Object targetOwner;
+    private volatile boolean closed;
+    private final Set<Submission> active = ConcurrentHashMap.newKeySet();
+    private final Queue<Submission> awaitingConsumer = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pending = new AtomicInteger();
+    private final AtomicLong sequence = new AtomicLong();
+    private final LongAdder accepted = new LongAdder();
+    private final LongAdder completed = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private final LongAdder attempts = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final LongAdder classifierFailures = new LongAdder();
+
+    /**
+     * @param name      the pool's name
+     * @param config    its options, asked for once, at the first exchange (which fixes them)
+     * @param ticker    the time source of the limiter
+     * @param scheduler every wait: backoff, Retry-After, task timeout, waiting for a consumer
+     * @param workers   runs admitted attempts; must not run them on the calling thread in
+     *                  production (a same-thread executor serves deterministic tests)
+     * @param clock     the wall clock HTTP-date Retry-After values are relative to
+     */
+    ExchangePool(String name, Supplier<PoolConfig> config, Ticker ticker, Scheduler scheduler, Executor workers,
+                 Clock clock) {
+        this.name = name;
+        this.configSource = config;
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+        this.workers = workers;
+        this.clock = clock;
+    }
+
+    private Engine engine() {
+        Engine e = engine;
+        if (e != null) {
+            return e;
+        }
+        synchronized (this) {
+            if (engine == null) {
+                engine = build(configSource.get());
+                if (paused) {
+                    engine.limiter().pause();
+                }
+            }
+            return engine;
+        }
+    }
+
+    private Engine build(PoolConfig config) {
+        Limiter.Builder lb = Limiter.builder()
+                .name("adaptive:" + name)
+                .limit(config.limit())
+                .adapt(config.adapt())
+                .maxRetryAfter(config.maxRetryAfter())
+                .ticker(ticker)
+                .scheduler(scheduler);
+        if (config.traceListener() != null) {
+            lb.traceListener(config.traceListener());
+        }
+        Limiter limiter = lb.build();
+        FleetMember fleet = null;
+        if (config.coordinator() != null) {
+            // Joining sets the limiter's ceiling to 0 until the fleet grants a share.
+            fleet = FleetMember.builder(limiter, config.coordinator())
+                    .key(config.fleetKey() != null ? config.fleetKey() : name)
+                    .nodeId(config.fleetNodeId())
+                    .heartbeat(config.fleetHeartbeat())
+                    .outagePolicy(config.fleetOutagePolicy())
+                    .clock(clock)
+                    .join();
+        }
+        ExchangeClassifier defaults = new HttpStatusClassifier(config.rateLimitStatusCodes(), config.maxRetryAfter(),
+                clock);
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(config.retryPolicy((error, attempt) -> !isPoolFailure(error)))
+                .taskTimeout(config.taskTimeout())
+                .classifier((result, error) -> classify(config.classifier(), defaults, result, error))
+                .build();
+        return new Engine(config, limiter, executor, defaults, fleet);
+    }
+
+    private static boolean isPoolFailure(Throwable error) {
+        return error instanceof AdaptiveConsumerNotAvailableException || error instanceof AdaptivePoolStoppedException;
+    }
+
+    // ---- the caller's side ---------------------------------------------------------------
+
+    /**
+     * Accepts an exchange. Never blocks.
+     *
+     * @param exchange the caller's exchange
+     * @param callback completed when the exchange ends
+     * @param consumerTimeout how long to wait for a consumer route if none is started; zero fails at once
+     * @return {@code true} if it ended at once (refused) and the callback was already called
+     */
+    boolean submit(Exchange exchange, AsyncCallback callback, Duration consumerTimeout) {
+        if (closed) {
+            return refuse(exchange, callback, stopped("it is stopped"));
+        }
+        Engine e;
+        try {
+            e = engine();
+        } catch (RuntimeException cannotStart) {
+            // A coordinator that refuses the join, say: the exchange fails, the next one tries again.
+            return refuse(exchange, callback, cannotStart);
+        }
+        Limiter limiter = e.limiter();
+        int max = e.config().maxQueueSize();
+        if (limiter.inflight() >= limiter.limit() && queued(limiter) >= max) {
+            return refuse(exchange, callback, new RejectedException("adaptive pool '" + name + "' is full: "
+                    + queued(limiter) + " exchanges queued (maxQueueSize=" + max + ")"));
+        }
+        AsyncProcessor t = target;
+        if (t == null && consumerTimeout.isZero()) {
+            return refuse(exchange, callback, notAvailable(exchange, "and timeout=0 does not wait for one"));
+        }
+        Submission s = new Submission(this, exchange, callback, sequence.getAndIncrement());
+        accepted.increment();
+        pending.incrementAndGet();
+        active.add(s);
+        if (t != null) {
+            s.start();
+        } else {
+            awaitConsumer(s, consumerTimeout);
+        }
+        return false;
+    }
+
+    private int queued(Limiter limiter) {
+        return Math.max(0, pending.get() - limiter.inflight());
+    }
+
+    private boolean refuse(Exchange exchange, AsyncCallback callback, Exception reason) {
+        rejected.increment();
+        exchange.setException(reason);
+        callback.done(true);
+        return true;
+    }
+
+    private void awaitConsumer(Submission s, Duration timeout) {
+        awaitingConsumer.add(s);
+        scheduler.schedule(() -> {
+            if (awaitingConsumer.remove(s)) {
+                s.fail(notAvailable(s.original(), "none started within timeout=" + timeout));
+            }
+        }, timeout);
+        // The consumer may have arrived between the check in submit() and the add above.
+        if (target != null && awaitingConsumer.remove(s)) {
+            s.start();
+        }
+    }
+
+    // ---- the consumer's side -------------------------------------------------------------
+
+    /**
+     * Makes {@code processor} the route that attempts go to.
+     *
+     * @param owner     the consumer, for the identity check
+     * @param processor its processor
+     * @throws IllegalStateException if another consumer is attached
+     */
+    synchronized void attach(Object owner, AsyncProcessor processor) {
+        if (target != null && targetOwner != owner) {
+            throw new IllegalStateException("adaptive pool '" + name + "' already has a consumer: "
+                    + targetOwner + "; only one route may consume from adaptive:" + name);
+        }
+        targetOwner = owner;
+        target = processor;
+        Submission s;
+        while ((s = awaitingConsumer.poll()) != null) {
+            s.start();
+        }
+    }
+
+    /** @param owner the consumer leaving; ignored if another consumer is attached */
+    synchronized void detach(Object owner) {
+        if (targetOwner == owner) {
+            target = null;
+            targetOwner = null;
+        }
+    }
+
+    /** Pauses dispatch, for a suspended consumer route; queued exchanges stay queued. */
+    synchronized void pause() {
+        paused = true;
+        Engine e = engine;
+        if (e != null) {
+            e.limiter().pause();
+        }
+    }
+
+    /** Resumes after {@link #pause()}. */
+    synchronized void resume() {
+        paused = false;
+        Engine e = engine;
+        if (e != null) {
+            e.limiter().resume();
+        }
+    }
+
+    /**
+     * Fails every exchange that is not in an attempt now, for a shutdown that ran out of time.
+     * Running attempts finish; if they then need a retry, it fails as the consumer is gone.
+     *
+     * @param why the end of the message
+     * @return how many were failed
+     */
+    int failQueued(String why) {
+        int n = 0;
+        for (Submission s : List.copyOf(active)) {
+            if (!s.attemptRunning()) {
+                s.fail(stopped(why));
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Stops for good: every exchange still on its way fails with {@link AdaptivePoolStoppedException}. */
+    void close() {
+        closed = true;
+        awaitingConsumer.clear();
+        for (Submission s : List.copyOf(active)) {
+            s.fail(stopped("the Camel context or component stopped before the exchange completed"));
+        }
+        Engine e = engine;
+        if (e != null) {
+            if (e.fleet() != null) {
+                e.fleet().close();
+            }
+            e.limiter().abort();
+        }
+    }
+
+    // ---- used by Submission --------------------------------------------------------------
+
+    void checkOpen() {
+        if (closed) {
+            throw stopped("it is stopped");
+        }
+    }
+
+    AsyncProcessor target() {
+        return target;
+    }
+
+    AdaptiveExecutor executor() {
+        return engine().executor();
+    }
+
+    Executor workers() {
+        return workers;
+    }
+
+    Limiter limiter() {
+        return engine().limiter();
+    }
+
+    long nanoTime() {
+        return ticker.nanoTime();
+    }
+
+    void onAttempt(int attempt) {
+        attempts.increment();
+        if (attempt > 1) {
+            retries.increment();
+        }
+    }
+
+    void onEnd(Submission s, boolean success) {
+        if (active.remove(s)) {
+            pending.decrementAndGet();
+        }
+        (success ? completed : failed).increment();
+    }
+
+    AdaptiveConsumerNotAvailableException notAvailable(Exchange exchange, String detail) {
+        return new AdaptiveConsumerNotAvailableException("No consumers available on endpoint: adaptive://" + name
+                + " (" + detail + ")", exchange);
+    }
+
+    AdaptivePoolStoppedException stopped(String why) {
+        return new AdaptivePoolStoppedException("adaptive pool '" + name + "' refused the exchange: " + why);
+    }
+
+    private Outcome classify(ExchangeClassifier custom, ExchangeClassifier defaults, Object result, Throwable error) {
+        Exchange attempt = result instanceof Exchange e ? e : error instanceof AttemptFailure f ? f.attempt() : null;
+        if (attempt == null) {
+            // The pool's own refusals say nothing about the downstream's capacity.
+            return isPoolFailure(error) ? Outcome.IGNORED : null;
+        }
+        if (custom != null) {
+            try {
+                Outcome o = custom.classify(attempt);
+                if (o != null) {
+                    return o;
+                }
+            } catch (RuntimeException e) {
+                classifierFailures.increment();
+                LOG.debug("Classifier of adaptive pool '{}' failed; the default reading applies", name, e);
+            }
+        }
+        return defaults.classify(attempt);
+    }
+
+    // ---- views ---------------------------------------------------------------------------
+
+    String name() {
+        return name;
+    }
+
+    /** @return exchanges accepted and not yet ended: what Camel's shutdown must wait for */
+    int pending() {
+        return pending.get();
+    }
+
+    long classifierFailures() {
+        return classifierFailures.sum();
+    }
+
+    /** @return a snapshot, or {@code null} before the first exchange */
+    PoolStats stats() {
+        Engine e = engine;
+        if (e == null) {
+            return null;
+        }
+        LimiterStats l = e.limiter().stats();
+        return new PoolStats(name, l.limit(), l.inflight(), l.waiting(), pending.get(), l.maxLimitReached(),
+                l.ratePaused(), l.state(), accepted.sum(), completed.sum(), failed.sum(), rejected.sum(),
+                attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents(),
+                e.fleet() == null ? null : e.fleet().stats());
+    }
+
+    @Override
+    public String toString() {
+        return "ExchangePool[" + name + ", " + stats() + "]";
+    }
+}

@@ -1,0 +1,116 @@
+package dev.adaptive.camel;
+
+import dev.adaptive.Outcome;
+import dev.adaptive.RateLimitedException;
+import dev.adaptive.retry.RetryAfter;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.apache.camel.spi.HttpResponseAware;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The pool's default reading of an attempt (see {@link ExchangeClassifier}):
+ * <ul>
+ *   <li>a {@link RateLimitedException} in the exception's cause chain: rate-limited with its wait;</li>
+ *   <li>an HTTP failure in the cause chain (camel-http's {@code HttpOperationFailedException},
+ *       or any {@link HttpResponseAware} exception) or, without exception, a
+ *       {@code CamelHttpResponseCode} header: a status in {@code rateLimitStatusCodes} is
+ *       rate-limited with the response's {@code Retry-After}, where 429 always counts and
+ *       every other listed status (503 by default) only with a valid {@code Retry-After};</li>
+ *   <li>any other exception: dropped; no exception: success.</li>
+ * </ul>
+ * Retry-After values are parsed by {@link RetryAfter} (delta-seconds or HTTP-date; garbage,
+ * negative and past dates mean none) and capped at {@code maxRetryAfter}.
+ *
+ * <p>Immutable and thread-safe.
+ */
+final class HttpStatusClassifier implements ExchangeClassifier {
+
+    private static final boolean HTTP_BASE = present("org.apache.camel.http.base.HttpOperationFailedException");
+
+    private final Set<Integer> rateLimitStatusCodes;
+    private final Duration maxRetryAfter;
+    private final Clock clock;
+
+    /**
+     * @param rateLimitStatusCodes statuses read as rate limits
+     * @param maxRetryAfter        cap on a parsed Retry-After
+     * @param clock                the wall clock HTTP-date values are relative to
+     */
+    HttpStatusClassifier(Set<Integer> rateLimitStatusCodes, Duration maxRetryAfter, Clock clock) {
+        this.rateLimitStatusCodes = Set.copyOf(rateLimitStatusCodes);
+        this.maxRetryAfter = maxRetryAfter;
+        this.clock = clock;
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, HttpStatusClassifier.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** @return whether camel-http-base was found, so its exception is read */
+    static boolean httpBasePresent() {
+        return HTTP_BASE;
+    }
+
+    @Override
+    public Outcome classify(Exchange attempt) {
+        Exception error = attempt.getException();
+        if (error != null) {
+            return classifyError(error);
+        }
+        Message m = attempt.getMessage();
+        Integer status = m.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        if (status != null) {
+            Outcome o = rateLimited(new HttpAnswer(status, RetryAfterHeader.find(m.getHeaders())));
+            if (o != null) {
+                return o;
+            }
+        }
+        return Outcome.SUCCESS;
+    }
+
+    private Outcome classifyError(Throwable error) {
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 64; t = t.getCause(), depth++) {
+            if (t instanceof RateLimitedException rl) {
+                return Outcome.rateLimited(rl.retryAfter().map(this::cap).orElse(null));
+            }
+            HttpAnswer answer = HTTP_BASE ? HttpFailures.answer(t) : null;
+            if (answer == null && t instanceof HttpResponseAware aware && aware.getHttpResponseCode() > 0) {
+                answer = new HttpAnswer(aware.getHttpResponseCode(), null);
+            }
+            if (answer != null) {
+                Outcome o = rateLimited(answer);
+                return o != null ? o : Outcome.DROPPED;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return Outcome.DROPPED;
+    }
+
+    private Outcome rateLimited(HttpAnswer answer) {
+        if (!rateLimitStatusCodes.contains(answer.status())) {
+            return null;
+        }
+        Optional<Duration> wait = RetryAfter.parse(answer.retryAfter(), clock, maxRetryAfter);
+        if (answer.status() == 429) {
+            return Outcome.rateLimited(wait.orElse(null));
+        }
+        return wait.<Outcome>map(Outcome::rateLimited).orElse(null);
+    }
+
+    private Duration cap(Duration d) {
+        return d.compareTo(maxRetryAfter) > 0 ? maxRetryAfter : d;
+    }
+}

@@ -1,0 +1,34 @@
+package dev.adaptive.camel;
+
+import dev.adaptive.LimiterState;
+import dev.adaptive.fleet.FleetStats;
+
+/**
+ * A snapshot of one {@code adaptive:} pool, from
+ * {@link AdaptiveComponent#stats(String)} or {@link AdaptiveEndpoint#stats()}; the same
+ * figures are JMX attributes of every {@code adaptive:} endpoint. Counters run from the
+ * pool's start. Immutable.
+ *
+ * @param name             the pool's name
+ * @param limit            the concurrency limit now
+ * @param inflight         attempts holding a slot now
+ * @param waiting          exchanges queued for a slot now
+ * @param pending          exchanges accepted and not yet ended (in flight, queued, in backoff)
+ * @param maxLimitReached  the highest limit so far
+ * @param ratePaused       whether a Retry-After pause is open now
+ * @param state            the limiter's lifecycle state
+ * @param accepted         exchanges accepted
+ * @param completed        exchanges that ended with the consumer route's success
+ * @param failed           exchanges that ended with an exception
+ * @param rejected         exchanges refused at once (queue full, pool stopped, no consumer)
+ * @param attempts         attempts started
+ * @param retries          attempts after the first, of any exchange
+ * @param congestionEvents drops: failed or timed-out attempts
+ * @param rateLimitEvents  rate-limited attempts
+ * @param fleet            the pool's view of its fleet, or {@code null} without a {@code coordinator}
+ */
+public record PoolStats(String name, int limit, int inflight, int waiting, int pending, int maxLimitReached,
+                        boolean ratePaused, LimiterState state, long accepted, long completed, long failed,
+                        long rejected, long attempts, long retries, long congestionEvents, long rateLimitEvents,
+                        FleetStats fleet) {
+}

@@ -1,0 +1,178 @@
+package dev.adaptive.camel;
+
+import dev.adaptive.ClassifiedFailureException;
+import dev.adaptive.Execution;
+import dev.adaptive.LimiterClosedException;
+import dev.adaptive.OutcomeClassifier;
+import dev.adaptive.RateLimitedException;
+import dev.adaptive.TaskContext;
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.AsyncProcessor;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.ExchangeHelper;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One caller exchange on its way through a pool: it waits (for a consumer, a slot, a backoff,
+ * a Retry-After pause) holding no thread, runs each attempt on a fresh copy of the caller's
+ * exchange, and ends exactly once, completing the caller's callback.
+ *
+ * <p>Thread-safe: attempts never overlap, and the end is guarded by a flag.
+ */
+final class Submission {
+
+    private final ExchangePool pool;
+    private final Exchange original;
+    private final AsyncCallback callback;
+    private final long index;
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private volatile Execution<Exchange> execution;
+    /** The latest attempt whose route finished before its timeout or cancellation. */
+    private volatile Exchange lastAttempt;
+    /** The number of the attempt running in the consumer route now, 0 if none. */
+    private final AtomicInteger runningAttempt = new AtomicInteger();
+
+    Submission(ExchangePool pool, Exchange original, AsyncCallback callback, long index) {
+        this.pool = pool;
+        this.original = original;
+        this.callback = callback;
+        this.index = index;
+    }
+
+    /** Hands the exchange to the engine: from here on it waits for slots without a thread. */
+    void start() {
+        if (ended.get()) {
+            return;
+        }
+        Execution<Exchange> e = pool.executor().start(index, this::attempt, null);
+        execution = e;
+        if (ended.get()) {
+            // fail() came between the check above and the assignment: stop what just started.
+            e.cancel(new IllegalStateException("ended before start"));
+            return;
+        }
+        e.result().whenComplete(this::end);
+    }
+
+    /** @return whether an attempt of this exchange is running in the consumer route now */
+    boolean attemptRunning() {
+        return runningAttempt.get() != 0;
+    }
+
+    /** @return the caller's exchange */
+    Exchange original() {
+        return original;
+    }
+
+    /**
+     * Ends the exchange with {@code reason} unless it already ended: a queued acquisition or a
+     * pending retry is withdrawn, a running attempt's cancellation fires.
+     *
+     * @param reason the exception the caller's exchange gets
+     */
+    void fail(Throwable reason) {
+        Execution<Exchange> e = execution;
+        if (e == null) {
+            end(null, reason);
+        } else {
+            // If the execution already ended, its own result is on its way to end().
+            e.cancel(reason);
+        }
+    }
+
+    private CompletionStage<Exchange> attempt(TaskContext ctx) throws AdaptiveConsumerNotAvailableException {
+        pool.checkOpen();
+        AsyncProcessor target = pool.target();
+        if (target == null) {
+            throw pool.notAvailable(original, "the consumer route stopped while the exchange was queued");
+        }
+        long dispatched = pool.nanoTime();
+        pool.onAttempt(ctx.attempt());
+        Exchange copy = ExchangeHelper.createCorrelatedCopy(original, false);
+        copy.setProperty(AdaptiveConstants.ATTEMPT, ctx.attempt());
+        copy.setProperty(AdaptiveConstants.DISPATCHED, dispatched);
+        CompletableFuture<Exchange> done = new CompletableFuture<>();
+        FutureTask<Void> job = new FutureTask<>(() -> run(target, copy, done, ctx), null);
+        runningAttempt.set(ctx.attempt());
+        try {
+            Executor workers = pool.workers();
+            workers.execute(job);
+        } catch (RejectedExecutionException shutDown) {
+            runningAttempt.compareAndSet(ctx.attempt(), 0);
+            throw pool.stopped("its worker threads are shut down");
+        }
+        // A task timeout or a stop abandons the attempt: interrupt the route's thread if it is
+        // still inside it, so a blocking call does not hold the thread beyond the limit.
+        ctx.cancellation().onCancel(() -> {
+            runningAttempt.compareAndSet(ctx.attempt(), 0);
+            job.cancel(true);
+        });
+        return done;
+    }
+
+    private void run(AsyncProcessor target, Exchange copy, CompletableFuture<Exchange> done, TaskContext ctx) {
+        try {
+            target.process(copy, doneSync -> finished(copy, done, ctx));
+        } catch (Throwable t) {
+            copy.setException(t);
+            finished(copy, done, ctx);
+        }
+    }
+
+    private void finished(Exchange copy, CompletableFuture<Exchange> done, TaskContext ctx) {
+        runningAttempt.compareAndSet(ctx.attempt(), 0);
+        if (!ctx.cancellation().isCancelled()) {
+            lastAttempt = copy;
+        }
+        if (copy.getException() != null) {
+            done.completeExceptionally(new AttemptFailure(copy));
+        } else {
+            done.complete(copy);
+        }
+    }
+
+    private void end(Exchange result, Throwable error) {
+        if (!ended.compareAndSet(false, true)) {
+            return;
+        }
+        Throwable cause = error == null ? null : OutcomeClassifier.unwrap(error);
+        if (cause == null) {
+            ExchangeHelper.copyResults(original, result);
+        } else if (cause instanceof AttemptFailure f) {
+            ExchangeHelper.copyResults(original, f.attempt());
+        } else if ((cause instanceof RateLimitedException || cause instanceof ClassifiedFailureException)
+                && lastAttempt != null) {
+            // The route succeeded but the classifier read its result as a failure (a 429 with
+            // throwExceptionOnFailure=false, say) and the budget ran out: the caller gets
+            // that last response and the reason it counts as a failure.
+            ExchangeHelper.copyResults(original, lastAttempt);
+            original.setException(cause);
+        } else if (cause instanceof LimiterClosedException) {
+            original.setException(pool.stopped("it was queued when the pool stopped"));
+        } else {
+            original.setException(cause);
+        }
+        Execution<Exchange> e = execution;
+        original.getMessage().setHeader(AdaptiveConstants.ATTEMPTS, e == null ? 0 : e.attempts());
+        original.getMessage().setHeader(AdaptiveConstants.CONCURRENCY, pool.limiter().limit());
+        pool.onEnd(this, original.getException() == null);
+        if (ExecutorScheduler.onSchedulerThread()) {
+            // Ended by a timer (a task or consumer timeout): the caller's route goes on from here,
+            // and must not do so on the one thread every pool's timers share.
+            try {
+                pool.workers().execute(() -> callback.done(false));
+                return;
+            } catch (RejectedExecutionException shutDown) {
+                // Stopping: nothing else will run on the scheduler either.
+            }
+        }
+        callback.done(false);
+    }
+}

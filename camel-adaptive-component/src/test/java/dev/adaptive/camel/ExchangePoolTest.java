@@ -1,0 +1,280 @@
+package dev.adaptive.camel;
+
+import dev.adaptive.Outcome;
+import dev.adaptive.RateLimitedException;
+import dev.adaptive.RejectedException;
+import dev.adaptive.TaskTimeoutException;
+import dev.adaptive.time.VirtualTime;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.AsyncProcessorConverterHelper;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The pool's behaviour in virtual time: attempts run on the calling thread (or are held, to
+ * model a route that hangs), so every wait is a scheduled task and nothing depends on the
+ * machine's speed.
+ */
+class ExchangePoolTest {
+
+    private final VirtualTime time = new VirtualTime();
+    private final CamelContext camel = new DefaultCamelContext();
+    private final List<Exchange> ended = new ArrayList<>();
+
+    @AfterEach
+    void noTaskFailed() {
+        assertThat(time.uncaught()).isEmpty();
+    }
+
+    private ExchangePool pool(UnaryOperator<PoolConfig.Builder> options, Executor workers, Processor route) {
+        PoolConfig config = options.apply(PoolConfig.builder().jitter(0)).build();
+        ExchangePool pool = new ExchangePool("p", () -> config, time, time, workers, Clock.systemUTC());
+        if (route != null) {
+            pool.attach(this, AsyncProcessorConverterHelper.convert(route));
+        }
+        return pool;
+    }
+
+    private Exchange submit(ExchangePool pool, Object body) {
+        return submit(pool, body, Duration.ofSeconds(30));
+    }
+
+    private Exchange submit(ExchangePool pool, Object body, Duration consumerTimeout) {
+        Exchange e = new DefaultExchange(camel);
+        e.getIn().setBody(body);
+        pool.submit(e, doneSync -> ended.add(e), consumerTimeout);
+        return e;
+    }
+
+    private static int attempts(Exchange e) {
+        return e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class);
+    }
+
+    @Test
+    void aRateLimitPausesTheWholePoolUntilItsRetryAfter() {
+        List<String> log = new ArrayList<>();
+        AtomicInteger calls = new AtomicInteger();
+        ExchangePool pool = pool(o -> o.algorithm("fixed").max(2), Runnable::run, e -> {
+            log.add(e.getIn().getBody(String.class) + "@" + time.elapsed().toMillis());
+            if (calls.getAndIncrement() == 0) {
+                throw new RateLimitedException(Duration.ofSeconds(5));
+            }
+        });
+
+        Exchange a = submit(pool, "a");
+        Exchange b = submit(pool, "b");
+        Exchange c = submit(pool, "c");
+        time.advance(Duration.ofMillis(4_999));
+        assertThat(log).as("nothing dispatched inside the pause").containsExactly("a@0");
+        assertThat(pool.stats().ratePaused()).isTrue();
+
+        time.advance(Duration.ofMillis(1));
+        time.runDue();
+        assertThat(log).containsExactlyInAnyOrder("a@0", "b@5000", "c@5000", "a@5000");
+        assertThat(ended).containsExactlyInAnyOrder(a, b, c);
+        assertThat(attempts(a)).isEqualTo(2);
+        assertThat(attempts(b)).isEqualTo(1);
+        assertThat(a.getException()).isNull();
+        assertThat(pool.stats().rateLimitEvents()).isEqualTo(1);
+        assertThat(pool.stats().retries()).isEqualTo(1);
+    }
+
+    @Test
+    void failedAttemptsAreRetriedAfterTheBackoffEachOnAFreshCopy() {
+        List<String> seen = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.retries(3).minDelay(Duration.ofMillis(100)), Runnable::run, e -> {
+            int attempt = e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class);
+            seen.add(e.getIn().getBody(String.class) + "/" + e.getIn().getHeader("touched") + "@"
+                    + time.elapsed().toMillis());
+            // Half-done work that a retry must not see.
+            e.getIn().setHeader("touched", attempt);
+            e.getIn().setBody("changed by attempt " + attempt);
+            if (attempt < 3) {
+                throw new IllegalStateException("attempt " + attempt + " failed");
+            }
+        });
+
+        Exchange x = submit(pool, "x");
+        time.runUntilIdle();
+
+        assertThat(seen).containsExactly("x/null@0", "x/null@100", "x/null@300");
+        assertThat(x.getException()).isNull();
+        assertThat(x.getMessage().getBody()).isEqualTo("changed by attempt 3");
+        assertThat(x.getMessage().getHeader("touched")).isEqualTo(3);
+        assertThat(attempts(x)).isEqualTo(3);
+        assertThat(x.getMessage().getHeader(AdaptiveConstants.CONCURRENCY, Integer.class)).isPositive();
+    }
+
+    @Test
+    void whenRetriesRunOutTheCallerGetsTheLastAttemptsExceptionItself() {
+        List<Exception> thrown = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.retries(1).minDelay(Duration.ofMillis(10)), Runnable::run, e -> {
+            IllegalStateException failure = new IllegalStateException("boom " + thrown.size());
+            thrown.add(failure);
+            throw failure;
+        });
+
+        Exchange x = submit(pool, "x");
+        time.runUntilIdle();
+
+        assertThat(x.getException()).isSameAs(thrown.get(1));
+        assertThat(attempts(x)).isEqualTo(2);
+        assertThat(pool.stats().failed()).isEqualTo(1);
+        assertThat(pool.stats().congestionEvents()).isEqualTo(2);
+    }
+
+    @Test
+    void anAttemptPastItsTaskTimeoutIsAbandonedItsThreadInterruptedAndRetried() {
+        List<Runnable> held = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.retries(1).minDelay(Duration.ZERO).taskTimeout(Duration.ofSeconds(1)),
+                held::add, e -> { });
+
+        Exchange x = submit(pool, "x");
+        assertThat(held).hasSize(1);
+        time.advance(Duration.ofSeconds(1));
+        time.runDue();
+        assertThat(held).as("the retry was dispatched").hasSize(2);
+        assertThat(((Future<?>) held.get(0)).isCancelled()).as("first attempt cancelled").isTrue();
+
+        time.advance(Duration.ofSeconds(1));
+        time.runDue();
+        assertThat(x.getException()).isInstanceOf(TaskTimeoutException.class);
+        assertThat(attempts(x)).isEqualTo(2);
+        assertThat(pool.stats().congestionEvents()).isEqualTo(2);
+        assertThat(pool.stats().inflight()).isZero();
+    }
+
+    @Test
+    void aFullQueueRefusesAtOnceWithAClearException() {
+        List<Runnable> held = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.algorithm("fixed").max(1).maxQueueSize(2), held::add, e -> { });
+
+        submit(pool, "running");
+        submit(pool, "queued-1");
+        submit(pool, "queued-2");
+        Exchange refused = new DefaultExchange(camel);
+        boolean sync = pool.submit(refused, doneSync -> ended.add(refused), Duration.ofSeconds(30));
+
+        assertThat(sync).isTrue();
+        assertThat(ended).containsExactly(refused);
+        assertThat(refused.getException()).isInstanceOf(RejectedException.class)
+                .hasMessageContaining("maxQueueSize=2").hasMessageContaining("'p'");
+        assertThat(pool.stats().rejected()).isEqualTo(1);
+        assertThat(pool.stats().waiting()).isEqualTo(2);
+    }
+
+    @Test
+    void closingFailsEveryExchangeStillOnItsWayExactlyOnce() {
+        List<Runnable> held = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.algorithm("fixed").max(1), held::add, e -> { });
+        Exchange running = submit(pool, "running");
+        Exchange queued = submit(pool, "queued");
+
+        pool.close();
+        held.forEach(Runnable::run); // the interrupted route returns late: ignored
+
+        assertThat(ended).containsExactlyInAnyOrder(running, queued);
+        assertThat(running.getException()).isInstanceOf(AdaptivePoolStoppedException.class);
+        assertThat(queued.getException()).isInstanceOf(AdaptivePoolStoppedException.class)
+                .hasMessageContaining("adaptive pool 'p'");
+        assertThat(pool.pending()).isZero();
+        Exchange late = submit(pool, "late");
+        assertThat(late.getException()).isInstanceOf(AdaptivePoolStoppedException.class);
+    }
+
+    @Test
+    void aTimedOutShutdownFailsQueuedExchangesButLetsRunningAttemptsFinish() {
+        List<Runnable> held = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.algorithm("fixed").max(1), held::add, e -> e.getIn().setBody("done"));
+        Exchange running = submit(pool, "running");
+        Exchange queued = submit(pool, "queued");
+
+        assertThat(pool.failQueued("test shutdown")).isEqualTo(1);
+        assertThat(queued.getException()).isInstanceOf(AdaptivePoolStoppedException.class)
+                .hasMessageContaining("test shutdown");
+        held.get(0).run();
+
+        assertThat(running.getException()).isNull();
+        assertThat(running.getMessage().getBody()).isEqualTo("done");
+        assertThat(ended).containsExactlyInAnyOrder(queued, running);
+    }
+
+    @Test
+    void withoutAConsumerAnExchangeWaitsUpToItsTimeoutHoldingNoThread() {
+        ExchangePool pool = pool(o -> o, Runnable::run, null);
+        Exchange gaveUp = submit(pool, "a", Duration.ofSeconds(2));
+        time.advance(Duration.ofSeconds(2));
+        time.runDue();
+        assertThat(gaveUp.getException()).isInstanceOf(AdaptiveConsumerNotAvailableException.class)
+                .hasMessageContaining("No consumers available on endpoint: adaptive://p");
+
+        Exchange served = submit(pool, "b", Duration.ofSeconds(2));
+        time.advance(Duration.ofSeconds(1));
+        pool.attach(this, AsyncProcessorConverterHelper.convert(e -> e.getIn().setBody("served")));
+        assertThat(served.getException()).isNull();
+        assertThat(served.getMessage().getBody()).isEqualTo("served");
+        time.runUntilIdle();
+        assertThat(ended).containsExactly(gaveUp, served);
+
+        Exchange atOnce = new DefaultExchange(camel);
+        pool.detach(this);
+        assertThat(pool.submit(atOnce, doneSync -> { }, Duration.ZERO)).isTrue();
+        assertThat(atOnce.getException()).isInstanceOf(AdaptiveConsumerNotAvailableException.class);
+    }
+
+    @Test
+    void aClassifierBeanOverridesTheDefaultReadingAndFallsBackWhenItThrows() {
+        AtomicInteger calls = new AtomicInteger();
+        ExchangeClassifier custom = e -> {
+            if (e.getException() instanceof UnsupportedOperationException) {
+                throw new IllegalStateException("broken classifier");
+            }
+            return e.getException() != null ? Outcome.IGNORED : null;
+        };
+        ExchangePool pool = pool(o -> o.classifier(custom).retries(0), Runnable::run, e -> {
+            if (calls.getAndIncrement() == 0) {
+                throw new IllegalArgumentException("not about capacity");
+            }
+            throw new UnsupportedOperationException("classifier throws on this one");
+        });
+
+        Exchange ignored = submit(pool, "a");
+        assertThat(ignored.getException()).isInstanceOf(IllegalArgumentException.class);
+        assertThat(pool.stats().congestionEvents()).as("IGNORED feeds no sample").isZero();
+
+        Exchange dropped = submit(pool, "b");
+        assertThat(dropped.getException()).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(pool.stats().congestionEvents()).as("the default reading: a drop").isEqualTo(1);
+        assertThat(pool.classifierFailures()).isEqualTo(1);
+    }
+
+    @Test
+    void aSuspendedConsumerPausesDispatchUntilResumed() {
+        List<String> log = new ArrayList<>();
+        ExchangePool pool = pool(o -> o, Runnable::run, e -> log.add(e.getIn().getBody(String.class)));
+        pool.pause();
+        Exchange x = submit(pool, "x");
+        time.runUntilIdle();
+        assertThat(log).isEmpty();
+        assertThat(pool.stats().waiting()).isEqualTo(1);
+
+        pool.resume();
+        assertThat(log).containsExactly("x");
+        assertThat(ended).containsExactly(x);
+    }
+}

@@ -1,0 +1,178 @@
+package dev.adaptive.camel;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.RoutesBuilder;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.http.HttpComponent;
+import org.apache.camel.http.base.HttpOperationFailedException;
+import org.apache.camel.test.junit5.CamelTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * How HTTP answers reach the pool through the real camel-http component, against a loopback
+ * server: a 429 as {@link HttpOperationFailedException} and as a response code header with
+ * {@code throwExceptionOnFailure=false}, 503 with and without Retry-After, and the caller's
+ * exchange when the budgets run out.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HttpRateLimitTest extends CamelTestSupport {
+
+    private static FlakyHttpServer server;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = FlakyHttpServer.start(FlakyHttpServer.Model.s3());
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    @Override
+    protected RoutesBuilder createRouteBuilder() {
+        return new RouteBuilder() {
+            @Override
+            public void configure() {
+                getContext().getComponent("http", HttpComponent.class).setAutomaticRetriesDisabled(true);
+                String base = "http://127.0.0.1:" + server.port();
+                // The caller sets X-Client and the path; both reach the attempt's copy.
+                for (String pool : new String[] {"thrown", "errors", "limited", "unavailable", "dated"}) {
+                    from("adaptive:" + pool).errorHandler(noErrorHandler())
+                            .toD(base + "${header.path}")
+                            .convertBodyTo(String.class);
+                }
+                for (String pool : new String[] {"header", "headerOut"}) {
+                    from("adaptive:" + pool).errorHandler(noErrorHandler())
+                            .toD(base + "${header.path}&throwExceptionOnFailure=false")
+                            .convertBodyTo(String.class);
+                }
+            }
+        };
+    }
+
+    private Exchange call(String uri, String client, String path) {
+        return template.request(uri, e -> {
+            e.getIn().setHeader("X-Client", client);
+            e.getIn().setHeader("path", path);
+        });
+    }
+
+    @Test
+    void a429ThrownByCamelHttpPausesThePoolForItsRetryAfterAndIsRetried() {
+        long start = System.nanoTime();
+        Exchange e = call("adaptive:thrown", "thrown", "/first429/thrown?x=1");
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertThat(e.getException()).isNull();
+        assertThat(e.getMessage().getBody(String.class)).isEqualTo("ok");
+        assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(2);
+        assertThat(elapsedMs).as("the retry waited the announced second").isGreaterThanOrEqualTo(1000);
+        PoolStats stats = stats("thrown");
+        assertThat(stats.rateLimitEvents()).isEqualTo(1);
+        assertThat(stats.retries()).isEqualTo(1);
+        assertThat(arrivalsDuringRetryAfter("thrown")).isZero();
+    }
+
+    @Test
+    void a429InTheResponseCodeHeaderPausesThePoolForItsRetryAfterAndIsRetried() {
+        long start = System.nanoTime();
+        Exchange e = call("adaptive:header", "header", "/first429/header?x=1");
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertThat(e.getException()).isNull();
+        assertThat(e.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class)).isEqualTo(200);
+        assertThat(e.getMessage().getBody(String.class)).isEqualTo("ok");
+        assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(2);
+        assertThat(elapsedMs).isGreaterThanOrEqualTo(1000);
+        assertThat(stats("header").rateLimitEvents()).isEqualTo(1);
+        assertThat(arrivalsDuringRetryAfter("header")).isZero();
+    }
+
+    @Test
+    void whenRetriesRunOutTheCallerGetsTheFinalException() {
+        Exchange e = call("adaptive:errors?retries=2&minDelay=10ms&maxDelay=20ms", "errors", "/status/500?x=errors");
+
+        assertThat(e.getException()).isInstanceOf(HttpOperationFailedException.class);
+        assertThat(((HttpOperationFailedException) e.getException()).getStatusCode()).isEqualTo(500);
+        assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(3);
+        PoolStats stats = stats("errors");
+        assertThat(stats.congestionEvents()).isEqualTo(3);
+        assertThat(stats.failed()).isEqualTo(1);
+        assertThat(server.arrivals().stream().filter(a -> a.client().equals("errors")).count()).isEqualTo(3);
+    }
+
+    @Test
+    void whenRateLimitRetriesRunOutTheCallerGetsTheFinal429() {
+        // Retry-After: 0 announces no wait, so the retries back off instead of pausing.
+        Exchange e = call("adaptive:limited?maxRateLimitRetries=2&retries=0&minDelay=10ms&maxDelay=20ms", "limited",
+                "/status/429?retryAfter=0");
+
+        assertThat(e.getException()).isInstanceOf(HttpOperationFailedException.class);
+        assertThat(((HttpOperationFailedException) e.getException()).getStatusCode()).isEqualTo(429);
+        assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(3);
+        assertThat(stats("limited").rateLimitEvents()).isEqualTo(3);
+        assertThat(stats("limited").congestionEvents()).isZero();
+    }
+
+    @Test
+    void withThrowExceptionOnFailureFalseTheCallerGetsTheLast429ResponseAndTheReason() {
+        Exchange e = call("adaptive:headerOut?maxRateLimitRetries=1&minDelay=10ms&maxDelay=20ms", "header-out",
+                "/status/429?retryAfter=0");
+
+        assertThat(e.getException()).isInstanceOf(dev.adaptive.RateLimitedException.class);
+        assertThat(e.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class)).isEqualTo(429);
+        assertThat(e.getMessage().getBody(String.class)).isEqualTo("status 429");
+        assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(2);
+    }
+
+    @Test
+    void a503WithRetryAfterIsARateLimitAndWithoutItADrop() {
+        Exchange limited = call("adaptive:unavailable?maxRateLimitRetries=0&retries=0", "unavailable",
+                "/status/503?retryAfter=1");
+        assertThat(((HttpOperationFailedException) limited.getException()).getStatusCode()).isEqualTo(503);
+        PoolStats afterLimited = stats("unavailable");
+        assertThat(afterLimited.rateLimitEvents()).isEqualTo(1);
+        assertThat(afterLimited.congestionEvents()).isZero();
+
+        Exchange dropped = call("adaptive:unavailable", "unavailable-plain", "/status/503?x=plain");
+        assertThat(((HttpOperationFailedException) dropped.getException()).getStatusCode()).isEqualTo(503);
+        PoolStats afterDropped = stats("unavailable");
+        assertThat(afterDropped.rateLimitEvents()).isEqualTo(1);
+        assertThat(afterDropped.congestionEvents()).isEqualTo(1);
+        assertThat(dropped.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(1);
+    }
+
+    @Test
+    void anHttpDateRetryAfterPausesThePoolUntilThatDate() {
+        String fiveSecondsAhead = DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(6));
+        Exchange e = call("adaptive:dated?maxRateLimitRetries=0", "dated",
+                "/status/429?retryAfter=" + fiveSecondsAhead.replace(" ", "%20").replace(",", "%2C"));
+
+        assertThat(((HttpOperationFailedException) e.getException()).getStatusCode()).isEqualTo(429);
+        PoolStats stats = stats("dated");
+        assertThat(stats.rateLimitEvents()).isEqualTo(1);
+        assertThat(stats.ratePaused()).as("paused until the announced date").isTrue();
+    }
+
+    private PoolStats stats(String pool) {
+        return context.getComponent("adaptive", AdaptiveComponent.class).stats(pool).orElseThrow();
+    }
+
+    private static long arrivalsDuringRetryAfter(String client) {
+        return server.arrivals().stream().filter(a -> a.client().equals(client))
+                .filter(FlakyHttpServer.Arrival::duringRetryAfter).count();
+    }
+
+}

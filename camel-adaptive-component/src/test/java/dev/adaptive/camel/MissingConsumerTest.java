@@ -1,0 +1,72 @@
+package dev.adaptive.camel;
+
+import org.apache.camel.AsyncProducer;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.test.junit5.CamelTestSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** No route consumes from the name: a clear error at once, or after waiting up to {@code timeout}. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MissingConsumerTest extends CamelTestSupport {
+
+    @Test
+    void withTimeoutZeroTheExchangeFailsAtOnce() {
+        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:nobody?timeout=0", 1, i -> "x", Map.of());
+        assertThat(batch.asyncReturns()).as("completed synchronously").isZero();
+        Exchange e = batch.exchanges().get(0);
+        assertThat(e.getException()).isInstanceOf(AdaptiveConsumerNotAvailableException.class)
+                .hasMessageContaining("No consumers available on endpoint: adaptive://nobody")
+                .hasMessageContaining("timeout=0");
+        batch.stop();
+    }
+
+    @Test
+    void otherwiseItWaitsUpToTheTimeoutThenFails() throws Exception {
+        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:absent?timeout=300ms", 3, i -> i, Map.of());
+        assertThat(batch.asyncReturns()).isEqualTo(3);
+        assertThat(batch.await(30)).allSatisfy(e -> assertThat(e.getException())
+                .isInstanceOf(AdaptiveConsumerNotAvailableException.class)
+                .hasMessageContaining("none started within timeout=PT0.3S"));
+        batch.stop();
+    }
+
+    @Test
+    void anExchangeEndedByATimerHandsTheCallersRouteToAnotherThread() throws Exception {
+        AsyncProducer producer = context.getEndpoint("adaptive:timer?timeout=100ms").createAsyncProducer();
+        producer.start();
+        Exchange e = context.getEndpoint("adaptive:timer?timeout=100ms").createExchange();
+        CompletableFuture<String> thread = new CompletableFuture<>();
+        producer.process(e, doneSync -> thread.complete(Thread.currentThread().getName()));
+
+        assertThat(thread.get(30, TimeUnit.SECONDS)).contains("Adaptive[timer]").doesNotContain("AdaptiveScheduler");
+        assertThat(e.getException()).isInstanceOf(AdaptiveConsumerNotAvailableException.class);
+        producer.stop();
+    }
+
+    @Test
+    void aConsumerThatStartsWithinTheTimeoutServesTheWaitingExchanges() throws Exception {
+        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:soon?timeout=30s", 5, i -> i, Map.of());
+        assertThat(batch.done()).noneMatch(f -> f.isDone());
+
+        context.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("adaptive:soon").transform(simple("served ${body}"));
+            }
+        });
+
+        assertThat(batch.await(30)).allSatisfy(e -> {
+            assertThat(e.getException()).isNull();
+            assertThat(e.getMessage().getBody(String.class)).startsWith("served ");
+        });
+        batch.stop();
+    }
+}

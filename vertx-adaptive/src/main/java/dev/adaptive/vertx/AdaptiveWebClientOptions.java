@@ -1,0 +1,180 @@
+package dev.adaptive.vertx;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.Collection;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * How {@link AdaptiveWebClient} reads HTTP statuses, as a data object with JSON both ways.
+ *
+ * <ul>
+ *   <li>{@code rateLimitStatuses}, default {@code [429]}: always a rate limit; the
+ *       {@code Retry-After} (delta-seconds or HTTP-date), if any, pauses the limiter.</li>
+ *   <li>{@code retryAfterStatuses}, default {@code [503]}: a rate limit when the response has a
+ *       usable {@code Retry-After}; otherwise as {@code errorStatuses} says.</li>
+ *   <li>{@code errorStatuses}, default {@code [500, 502, 503, 504]}: an error (a drop), retried
+ *       with backoff.</li>
+ *   <li>{@code ignoreClientErrors}, default {@code true}: other 4xx answers say nothing about
+ *       capacity and give the limit no sample; the response is returned as it is. When
+ *       {@code false} they count as successes.</li>
+ * </ul>
+ * Every other status is a success and the response is returned. Statuses must be in
+ * [100, 599]; setters throw {@link IllegalArgumentException} naming the option and value. Not
+ * thread-safe.
+ */
+public class AdaptiveWebClientOptions {
+
+    /** Default rate-limit statuses: 429. */
+    public static final Set<Integer> DEFAULT_RATE_LIMIT_STATUSES = Set.of(429);
+    /** Default statuses that are rate limits when they carry a Retry-After: 503. */
+    public static final Set<Integer> DEFAULT_RETRY_AFTER_STATUSES = Set.of(503);
+    /** Default error statuses: 500, 502, 503, 504. */
+    public static final Set<Integer> DEFAULT_ERROR_STATUSES = Set.of(500, 502, 503, 504);
+    /** Default: other 4xx answers are ignored by the limit: {@value}. */
+    public static final boolean DEFAULT_IGNORE_CLIENT_ERRORS = true;
+
+    private static final Set<String> KEYS = Set.of("rateLimitStatuses", "retryAfterStatuses", "errorStatuses",
+            "ignoreClientErrors");
+
+    private Set<Integer> rateLimitStatuses = new TreeSet<>(DEFAULT_RATE_LIMIT_STATUSES);
+    private Set<Integer> retryAfterStatuses = new TreeSet<>(DEFAULT_RETRY_AFTER_STATUSES);
+    private Set<Integer> errorStatuses = new TreeSet<>(DEFAULT_ERROR_STATUSES);
+    private boolean ignoreClientErrors = DEFAULT_IGNORE_CLIENT_ERRORS;
+
+    /** Every option at its default. */
+    public AdaptiveWebClientOptions() {
+    }
+
+    /** @param other the options to copy */
+    public AdaptiveWebClientOptions(AdaptiveWebClientOptions other) {
+        this(Objects.requireNonNull(other, "other").toJson());
+    }
+
+    /**
+     * @param json options as {@link #toJson()} writes them; missing keys keep their defaults
+     * @throws IllegalArgumentException on an unknown key, a wrong type or a status out of range
+     */
+    public AdaptiveWebClientOptions(JsonObject json) {
+        Objects.requireNonNull(json, "json");
+        for (String key : json.fieldNames()) {
+            if (!KEYS.contains(key)) {
+                throw new IllegalArgumentException("unknown web client option '" + key + "' (known: " + KEYS + ")");
+            }
+        }
+        if (json.containsKey("rateLimitStatuses")) setRateLimitStatuses(statuses(json, "rateLimitStatuses"));
+        if (json.containsKey("retryAfterStatuses")) setRetryAfterStatuses(statuses(json, "retryAfterStatuses"));
+        if (json.containsKey("errorStatuses")) setErrorStatuses(statuses(json, "errorStatuses"));
+        if (json.containsKey("ignoreClientErrors")) setIgnoreClientErrors(Json.bool(json, "ignoreClientErrors"));
+    }
+
+    private static Set<Integer> statuses(JsonObject json, String key) {
+        Object v = json.getValue(key);
+        if (!(v instanceof JsonArray a)) {
+            throw new IllegalArgumentException(key + " must be an array of status codes: " + v);
+        }
+        Set<Integer> out = new TreeSet<>();
+        for (Object o : a) {
+            if (!(o instanceof Integer i)) {
+                throw new IllegalArgumentException(key + " must hold whole numbers: " + o);
+            }
+            out.add(i);
+        }
+        return out;
+    }
+
+    /** @return the options as JSON */
+    public JsonObject toJson() {
+        return new JsonObject()
+                .put("rateLimitStatuses", new JsonArray(java.util.List.copyOf(rateLimitStatuses)))
+                .put("retryAfterStatuses", new JsonArray(java.util.List.copyOf(retryAfterStatuses)))
+                .put("errorStatuses", new JsonArray(java.util.List.copyOf(errorStatuses)))
+                .put("ignoreClientErrors", ignoreClientErrors);
+    }
+
+    /** @return statuses that are always rate limits */
+    public Set<Integer> getRateLimitStatuses() {
+        return Set.copyOf(rateLimitStatuses);
+    }
+
+    /**
+     * @param statuses statuses that are always rate limits
+     * @return this
+     */
+    public AdaptiveWebClientOptions setRateLimitStatuses(Collection<Integer> statuses) {
+        this.rateLimitStatuses = checked("rateLimitStatuses", statuses);
+        return this;
+    }
+
+    /** @return statuses that are rate limits when they carry a Retry-After */
+    public Set<Integer> getRetryAfterStatuses() {
+        return Set.copyOf(retryAfterStatuses);
+    }
+
+    /**
+     * @param statuses statuses that are rate limits when they carry a usable Retry-After
+     * @return this
+     */
+    public AdaptiveWebClientOptions setRetryAfterStatuses(Collection<Integer> statuses) {
+        this.retryAfterStatuses = checked("retryAfterStatuses", statuses);
+        return this;
+    }
+
+    /** @return statuses that are errors */
+    public Set<Integer> getErrorStatuses() {
+        return Set.copyOf(errorStatuses);
+    }
+
+    /**
+     * @param statuses statuses that are errors, retried with backoff
+     * @return this
+     */
+    public AdaptiveWebClientOptions setErrorStatuses(Collection<Integer> statuses) {
+        this.errorStatuses = checked("errorStatuses", statuses);
+        return this;
+    }
+
+    /** @return whether other 4xx answers are ignored by the limit */
+    public boolean isIgnoreClientErrors() {
+        return ignoreClientErrors;
+    }
+
+    /**
+     * @param ignoreClientErrors whether other 4xx answers are ignored by the limit (else successes)
+     * @return this
+     */
+    public AdaptiveWebClientOptions setIgnoreClientErrors(boolean ignoreClientErrors) {
+        this.ignoreClientErrors = ignoreClientErrors;
+        return this;
+    }
+
+    private static Set<Integer> checked(String option, Collection<Integer> statuses) {
+        Objects.requireNonNull(statuses, option);
+        Set<Integer> out = new TreeSet<>();
+        for (Integer s : statuses) {
+            if (s == null || s < 100 || s > 599) {
+                throw new IllegalArgumentException(option + " must hold statuses in [100, 599]: " + s);
+            }
+            out.add(s);
+        }
+        return out;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AdaptiveWebClientOptions other && toJson().equals(other.toJson());
+    }
+
+    @Override
+    public int hashCode() {
+        return toJson().hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "AdaptiveWebClientOptions" + toJson().encode();
+    }
+}

@@ -1,0 +1,155 @@
+package dev.adaptive.vertx;
+
+import dev.adaptive.RateLimitedException;
+import dev.adaptive.retry.RetryAfter;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The event-bus convention by which a consumer says "rate-limited, retry after N", understood by
+ * {@link AdaptiveEventBus} and {@link AdaptiveProxyVerticle}.
+ *
+ * <p>A consumer fails the message with failure code {@value #RATE_LIMITED} and a failure message
+ * carrying the wait:
+ * <ul>
+ *   <li>{@code retry-after=<value>}, where the value is an HTTP {@code Retry-After}: delta-seconds
+ *       ({@code retry-after=2}) or an HTTP-date ({@code retry-after=Sun, 06 Nov 1994 08:49:37 GMT});</li>
+ *   <li>or {@code retry-after-ms=<milliseconds>} for waits finer than a second.</li>
+ * </ul>
+ * The value runs to the next {@code ;} or the end, so free text may follow:
+ * {@code message.fail(429, "retry-after=2; quota of tenant 7 exhausted")}. {@link #fail(Message, Duration)}
+ * writes it for you. Code {@value #RATE_LIMITED} without a readable wait is still a rate limit,
+ * retried after a backoff; code {@value #SERVICE_UNAVAILABLE} is a rate limit only with a wait,
+ * otherwise an ordinary error. Values are never obeyed blindly: garbage and past dates mean "no
+ * wait", and waits are capped ({@link RetryAfter#DEFAULT_MAX}, and the limiter's
+ * {@code maxRetryAfter}).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class RateLimitReply {
+
+    /** The failure code of a rate-limit answer: {@value}. */
+    public static final int RATE_LIMITED = 429;
+    /** The failure code that is a rate limit when it carries a wait: {@value}. */
+    public static final int SERVICE_UNAVAILABLE = 503;
+    /** The key of a wait in HTTP {@code Retry-After} form: {@value}. */
+    public static final String RETRY_AFTER = "retry-after=";
+    /** The key of a wait in milliseconds: {@value}. */
+    public static final String RETRY_AFTER_MS = "retry-after-ms=";
+
+    private RateLimitReply() {
+    }
+
+    /**
+     * Fails {@code message} as rate-limited.
+     *
+     * @param message    the request to answer
+     * @param retryAfter the wait the sender must observe, not negative
+     */
+    public static void fail(Message<?> message, Duration retryAfter) {
+        message.fail(RATE_LIMITED, failureMessage(retryAfter));
+    }
+
+    /**
+     * @param retryAfter the wait, not negative
+     * @return {@code retry-after=<s>} for whole seconds, {@code retry-after-ms=<ms>} otherwise
+     *         (rounded up, so the wait is never shortened)
+     */
+    public static String failureMessage(Duration retryAfter) {
+        Objects.requireNonNull(retryAfter, "retryAfter");
+        if (retryAfter.isNegative()) {
+            throw new IllegalArgumentException("retryAfter must not be negative: " + retryAfter);
+        }
+        if (retryAfter.toNanos() % 1_000_000_000L == 0) {
+            return RETRY_AFTER + retryAfter.toSeconds();
+        }
+        long millis = retryAfter.toMillis() + (retryAfter.toNanos() % 1_000_000 == 0 ? 0 : 1);
+        return RETRY_AFTER_MS + millis;
+    }
+
+    /**
+     * @param retryAfter the wait
+     * @return the exception a consumer-side future may be failed with to the same effect
+     */
+    public static ReplyException exception(Duration retryAfter) {
+        return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, RATE_LIMITED, failureMessage(retryAfter));
+    }
+
+    /**
+     * Reads a request's failure by the convention.
+     *
+     * @param failure the failure of an event-bus request
+     * @param clock   "now" for HTTP-dates
+     * @return a {@link RateLimitedException} (with the failure as its cause) if the failure is a
+     *         rate limit, empty otherwise
+     */
+    public static Optional<RateLimitedException> rateLimited(Throwable failure, Clock clock) {
+        if (failure instanceof RateLimitedException rl) {
+            return Optional.of(rl);
+        }
+        if (!(failure instanceof ReplyException re) || re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
+            return Optional.empty();
+        }
+        int code = re.failureCode();
+        if (code != RATE_LIMITED && code != SERVICE_UNAVAILABLE) {
+            return Optional.empty();
+        }
+        Optional<Duration> wait = retryAfter(re.getMessage(), clock);
+        if (code == SERVICE_UNAVAILABLE && wait.isEmpty()) {
+            return Optional.empty();
+        }
+        RateLimitedException rl = new RateLimitedException(
+                "rate-limited by consumer (failure code " + code + "): " + re.getMessage(), wait.orElse(null));
+        rl.initCause(re);
+        return Optional.of(rl);
+    }
+
+    /**
+     * @param failureMessage a consumer's failure message
+     * @param clock          "now" for HTTP-dates
+     * @return the wait it carries, if any is readable; at most {@link RetryAfter#DEFAULT_MAX}
+     */
+    public static Optional<Duration> retryAfter(String failureMessage, Clock clock) {
+        Objects.requireNonNull(clock, "clock");
+        if (failureMessage == null) {
+            return Optional.empty();
+        }
+        String lower = failureMessage.toLowerCase(Locale.ROOT);
+        int ms = lower.indexOf(RETRY_AFTER_MS);
+        if (ms >= 0) {
+            return millis(value(failureMessage, ms + RETRY_AFTER_MS.length()));
+        }
+        int at = lower.indexOf(RETRY_AFTER);
+        if (at >= 0) {
+            return RetryAfter.parse(value(failureMessage, at + RETRY_AFTER.length()), clock);
+        }
+        return Optional.empty();
+    }
+
+    private static String value(String s, int from) {
+        int end = s.indexOf(';', from);
+        return (end < 0 ? s.substring(from) : s.substring(from, end)).trim();
+    }
+
+    private static Optional<Duration> millis(String digits) {
+        if (digits.isEmpty() || digits.length() > 12) {
+            return digits.length() > 12 && digits.chars().allMatch(c -> c >= '0' && c <= '9')
+                    ? Optional.of(RetryAfter.DEFAULT_MAX) : Optional.empty();
+        }
+        for (int i = 0; i < digits.length(); i++) {
+            char c = digits.charAt(i);
+            if (c < '0' || c > '9') {
+                return Optional.empty();
+            }
+        }
+        Duration d = Duration.ofMillis(Long.parseLong(digits));
+        return Optional.of(d.compareTo(RetryAfter.DEFAULT_MAX) > 0 ? RetryAfter.DEFAULT_MAX : d);
+    }
+}

@@ -1,0 +1,257 @@
+package dev.adaptive.vertx;
+
+import dev.adaptive.fleet.Coordinator;
+import dev.adaptive.fleet.FleetPause;
+import dev.adaptive.fleet.NodeReport;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.shareddata.AsyncMap;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The fleet {@link Coordinator} on Vert.x shared data and the event bus: with a clustered Vert.x
+ * (the Hazelcast cluster manager, say) every node of the cluster shares one ceiling and one
+ * Retry-After pause per key; with a plain Vert.x it coordinates the limiters of one process.
+ * It only stores and relays; the aggregation rule is the engine's.
+ *
+ * <p>Storage, per key {@code k} and prefix {@code p} (default {@value #DEFAULT_PREFIX}):
+ * <ul>
+ *   <li>reports in the async map {@code p + k + ".nodes"}, one entry per (node id, incarnation),
+ *       written with the heartbeat's TTL and also stamped with an expiry, so that a report is
+ *       never returned past its TTL even where the map's own eviction lags;</li>
+ *   <li>a heartbeat's write and read happen under the cluster-wide lock
+ *       {@code p + k + ".lock"}, so the list it returns is the store as it was right after its
+ *       write; a lock not obtained within the lock timeout fails the heartbeat;</li>
+ *   <li>the latest pause in the async map {@code p + k + ".pause"}, kept until it ends, so a
+ *       node that subscribes late still learns of it; a pause never replaces a later one;</li>
+ *   <li>pauses published on the event-bus address {@code p + k + ".pause"}, cluster-wide.</li>
+ * </ul>
+ * Values are JSON strings, so any cluster manager can store them. Expiry is judged by the
+ * wall clock of the node that reads, so nodes' clocks should agree within a fraction of the
+ * TTL (NTP does this).
+ *
+ * <p>Thread-safe; never blocks: every operation returns a stage completed on a Vert.x thread.
+ * Pause listeners are called on an event loop; one that throws is ignored.
+ */
+public final class SharedDataCoordinator implements Coordinator {
+
+    /** Default prefix of map names, lock names and addresses: {@value}. */
+    public static final String DEFAULT_PREFIX = "adaptive.fleet.";
+    /** Default bound on waiting for the heartbeat lock: 5 s. */
+    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final String PAUSE = "pause";
+
+    private final Vertx vertx;
+    private final String prefix;
+    private final long lockTimeoutMillis;
+    private final Clock clock;
+    private final Map<String, Future<AsyncMap<String, String>>> maps = new ConcurrentHashMap<>();
+
+    private SharedDataCoordinator(Vertx vertx, String prefix, Duration lockTimeout, Clock clock) {
+        this.vertx = Objects.requireNonNull(vertx, "vertx");
+        this.prefix = Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(lockTimeout, "lockTimeout");
+        if (lockTimeout.isNegative() || lockTimeout.isZero()) {
+            throw new IllegalArgumentException("lockTimeout must be positive: " + lockTimeout);
+        }
+        this.lockTimeoutMillis = Math.max(1, lockTimeout.toMillis());
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * @param vertx a (usually clustered) Vert.x
+     * @return a coordinator with the default prefix, lock timeout and the system clock
+     */
+    public static SharedDataCoordinator create(Vertx vertx) {
+        return new SharedDataCoordinator(vertx, DEFAULT_PREFIX, DEFAULT_LOCK_TIMEOUT, Clock.systemUTC());
+    }
+
+    /**
+     * @param vertx       a (usually clustered) Vert.x
+     * @param prefix      prefix of the map names, lock names and addresses
+     * @param lockTimeout bound on waiting for the heartbeat lock, positive
+     * @param clock       the wall clock expiries are judged by
+     * @return a coordinator
+     */
+    public static SharedDataCoordinator create(Vertx vertx, String prefix, Duration lockTimeout, Clock clock) {
+        return new SharedDataCoordinator(vertx, prefix, lockTimeout, clock);
+    }
+
+    @Override
+    public CompletionStage<List<NodeReport>> heartbeat(String key, NodeReport report, Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(report, "report");
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("ttl must be positive: " + ttl);
+        }
+        long ttlMillis = Math.max(1, ttl.toMillis());
+        String entry = report.nodeId() + "#" + report.incarnation();
+        return vertx.sharedData().<List<NodeReport>>withLock(prefix + key + ".lock", lockTimeoutMillis,
+                        () -> map(key + ".nodes").compose(m -> m.put(entry,
+                                        ReportJson.encode(report, clock.millis() + ttlMillis), ttlMillis)
+                                .compose(v -> m.entries())
+                                .map(entries -> live(entries.values()))))
+                .toCompletionStage();
+    }
+
+    @Override
+    public CompletionStage<Void> leave(String key, String nodeId) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(nodeId, "nodeId");
+        return vertx.sharedData().<Void>withLock(prefix + key + ".lock", lockTimeoutMillis,
+                        () -> map(key + ".nodes").compose(m -> m.entries().compose(entries -> {
+                            List<Future<?>> removals = new ArrayList<>();
+                            entries.forEach((k, v) -> {
+                                JsonObject j = ReportJson.parse(v);
+                                if (j == null || nodeId.equals(j.getString("nodeId"))) {
+                                    removals.add(m.remove(k));
+                                }
+                            });
+                            return Future.all(removals).<Void>mapEmpty();
+                        })))
+                .toCompletionStage();
+    }
+
+    @Override
+    public CompletionStage<Void> publishPause(String key, FleetPause pause) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(pause, "pause");
+        long ttlMillis = pause.until().toEpochMilli() - clock.millis();
+        if (ttlMillis <= 0) {
+            return Future.<Void>succeededFuture().toCompletionStage(); // already over: nothing to share
+        }
+        String json = ReportJson.encode(pause);
+        Future<Void> stored = vertx.sharedData().<Void>withLock(prefix + key + ".pause.lock", lockTimeoutMillis,
+                () -> map(key + ".pause").compose(m -> m.get(PAUSE).compose(current -> {
+                    FleetPause existing = ReportJson.pause(current);
+                    if (existing != null && !existing.until().isBefore(pause.until())) {
+                        return Future.succeededFuture(); // a later pause is stored already
+                    }
+                    return m.put(PAUSE, json, ttlMillis);
+                })));
+        vertx.eventBus().publish(prefix + key + ".pause", json);
+        return stored.toCompletionStage();
+    }
+
+    @Override
+    public AutoCloseable subscribePauses(String key, Consumer<FleetPause> listener) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(listener, "listener");
+        Consumer<String> deliver = json -> {
+            FleetPause p = ReportJson.pause(json);
+            if (p != null) {
+                try {
+                    listener.accept(p);
+                } catch (RuntimeException ignored) {
+                    // A listener's failure is its own; the relay goes on for the others.
+                }
+            }
+        };
+        MessageConsumer<String> consumer = vertx.eventBus().consumer(prefix + key + ".pause", m -> deliver.accept(m.body()));
+        // Catch up once registered: a pause stored before this node subscribed still holds.
+        consumer.completion().compose(v -> map(key + ".pause")).compose(m -> m.get(PAUSE)).onSuccess(json -> {
+            FleetPause p = ReportJson.pause(json);
+            if (p != null && p.until().toEpochMilli() > clock.millis()) {
+                deliver.accept(json);
+            }
+        });
+        return consumer::unregister;
+    }
+
+    private Future<AsyncMap<String, String>> map(String suffix) {
+        String name = prefix + suffix;
+        Future<AsyncMap<String, String>> f = maps.computeIfAbsent(name, n -> vertx.sharedData().getAsyncMap(n));
+        // A failed lookup (cluster not ready) must not be remembered.
+        f.onFailure(err -> maps.remove(name, f));
+        return f;
+    }
+
+    private List<NodeReport> live(Iterable<String> values) {
+        long now = clock.millis();
+        List<NodeReport> out = new ArrayList<>();
+        for (String v : values) {
+            NodeReport r = ReportJson.report(v, now);
+            if (r != null) {
+                out.add(r);
+            }
+        }
+        out.sort(Comparator.comparing(NodeReport::nodeId).thenComparing(NodeReport::incarnation));
+        return out;
+    }
+
+    /** The JSON forms stored and relayed. Values that do not parse are skipped, never fatal. */
+    static final class ReportJson {
+
+        private ReportJson() {
+        }
+
+        static String encode(NodeReport r, long expiresAtMillis) {
+            return new JsonObject()
+                    .put("nodeId", r.nodeId())
+                    .put("incarnation", r.incarnation())
+                    .put("localLimit", r.localLimit())
+                    .put("inflight", r.inflight())
+                    .put("claim", r.claim())
+                    .put("reportedAt", r.reportedAt().toString())
+                    .put("expiresAt", expiresAtMillis)
+                    .encode();
+        }
+
+        static String encode(FleetPause p) {
+            return new JsonObject().put("origin", p.originNodeId()).put("until", p.until().toString()).encode();
+        }
+
+        static JsonObject parse(String json) {
+            try {
+                return json == null ? null : new JsonObject(json);
+            } catch (RuntimeException garbage) {
+                return null;
+            }
+        }
+
+        /** @return the report, or {@code null} if expired or unreadable */
+        static NodeReport report(String json, long nowMillis) {
+            JsonObject j = parse(json);
+            if (j == null) {
+                return null;
+            }
+            try {
+                if (j.getLong("expiresAt") <= nowMillis) {
+                    return null;
+                }
+                int inflight = j.getInteger("inflight");
+                return new NodeReport(j.getString("nodeId"), j.getString("incarnation"), j.getInteger("localLimit"),
+                        inflight, j.getInteger("claim", inflight), Instant.parse(j.getString("reportedAt")));
+            } catch (RuntimeException garbage) {
+                return null;
+            }
+        }
+
+        static FleetPause pause(String json) {
+            JsonObject j = parse(json);
+            if (j == null) {
+                return null;
+            }
+            try {
+                return new FleetPause(j.getString("origin"), Instant.parse(j.getString("until")));
+            } catch (RuntimeException garbage) {
+                return null;
+            }
+        }
+    }
+}

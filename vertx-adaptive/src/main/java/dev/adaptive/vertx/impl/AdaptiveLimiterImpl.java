@@ -1,0 +1,304 @@
+package dev.adaptive.vertx.impl;
+
+import dev.adaptive.AdaptiveExecutor;
+import dev.adaptive.AsyncTask;
+import dev.adaptive.Execution;
+import dev.adaptive.Lease;
+import dev.adaptive.LimitChangeListener;
+import dev.adaptive.Limiter;
+import dev.adaptive.LimiterClosedException;
+import dev.adaptive.Outcome;
+import dev.adaptive.OutcomeClassifier;
+import dev.adaptive.TaskContext;
+import dev.adaptive.limit.Limit;
+import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.trace.TraceEvent;
+import dev.adaptive.trace.TraceListener;
+import dev.adaptive.vertx.AdaptiveLimiter;
+import dev.adaptive.vertx.AdaptiveOptions;
+import dev.adaptive.vertx.VertxTime;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The {@link AdaptiveLimiter}: the core {@link Limiter} and {@link AdaptiveExecutor} on
+ * {@link VertxTime}, with completions hopped to the caller's context. Internal; thread-safe.
+ */
+public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
+
+    private final Vertx vertx;
+    private final Context context;
+    private final AdaptiveOptions options;
+    private final String name;
+    private final Limiter limiter;
+    private final AdaptiveExecutor executor;
+    private final OutcomeClassifier classifier;
+    private final StatsPublisher publisher;
+    private final Set<Execution<?>> live = ConcurrentHashMap.newKeySet();
+    private final List<LimitChangeListener> limitListeners = new CopyOnWriteArrayList<>();
+    private final AtomicLong sequence = new AtomicLong();
+    private volatile boolean closed;
+
+    /**
+     * @param vertx          the Vert.x instance
+     * @param context        the limiter's own context
+     * @param options        options, already copied
+     * @param classifier     the outcome classifier
+     * @param limit          the algorithm, or {@code null} for the options' one
+     * @param retryPolicy    the retry policy, or {@code null} for the options' one
+     * @param traceListeners user trace listeners
+     */
+    public AdaptiveLimiterImpl(Vertx vertx, Context context, AdaptiveOptions options, OutcomeClassifier classifier,
+                               Limit limit, RetryPolicy retryPolicy, List<TraceListener> traceListeners) {
+        this.vertx = vertx;
+        this.context = context;
+        this.options = options;
+        this.name = options.getName();
+        this.classifier = classifier;
+        VertxTime time = VertxTime.on(context);
+        String address = options.getStatsAddress();
+        this.publisher = address == null ? null : new StatsPublisher(vertx, context, address,
+                options.isStatsLocalOnly(), options.getStatsInterval(), this::stats);
+        Limiter.Builder b = Limiter.builder()
+                .name(name)
+                .limit(limit != null ? limit : OptionsMapper.limit(options))
+                .time(time)
+                .adapt(OptionsMapper.adapt(options))
+                .maxWaiters(options.getMaxWaiters())
+                .waitTimeout(OptionsMapper.optional(options.getWaitTimeout()))
+                .maxRetryAfter(Duration.ofMillis(options.getMaxRetryAfter()))
+                .limitChangeListener(this::onLimitChange);
+        traceListeners.forEach(b::traceListener);
+        if (publisher != null && options.isStatsOnChange()) {
+            b.traceListener(e -> {
+                if (e instanceof TraceEvent.RatePause) {
+                    publisher.changed();
+                }
+            });
+        }
+        this.limiter = b.build();
+        this.executor = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(retryPolicy != null ? retryPolicy : OptionsMapper.retryPolicy(options))
+                .taskTimeout(OptionsMapper.optional(options.getTaskTimeout()))
+                .classifier(classifier)
+                .build();
+        if (publisher != null) {
+            publisher.start();
+        }
+    }
+
+    @Override
+    public <T> Future<T> execute(Supplier<Future<T>> task) {
+        Objects.requireNonNull(task, "task");
+        return executeWithContext(ctx -> task.get());
+    }
+
+    @Override
+    public <T> Future<T> executeWithContext(Function<TaskContext, Future<T>> task) {
+        return execute(executor, task);
+    }
+
+    /**
+     * Runs a task with an executor of this limiter other than its own, such as one from
+     * {@link #executor(OutcomeClassifier)}.
+     *
+     * @param exec the executor; its limiter must be this limiter's
+     * @param task called once per attempt
+     * @param <T>  the result type
+     * @return as {@link #executeWithContext(Function)}
+     */
+    public <T> Future<T> execute(AdaptiveExecutor exec, Function<TaskContext, Future<T>> task) {
+        Objects.requireNonNull(task, "task");
+        Context caller = callerContext();
+        Execution<T> e = start(exec, sequence.getAndIncrement(), task, null, caller);
+        return Future.fromCompletionStage(e.result(), caller);
+    }
+
+    /**
+     * An executor on this limiter, with its retry policy and task timeout, whose classifier asks
+     * {@code first} before this limiter's own classifier. For faces that know their results
+     * better (an HTTP response's status) while sharing the limiter with other callers.
+     *
+     * @param first asked first; {@code null} (or throwing) falls back to the limiter's classifier
+     * @return the executor
+     */
+    public AdaptiveExecutor executor(OutcomeClassifier first) {
+        Objects.requireNonNull(first, "first");
+        OutcomeClassifier base = classifier;
+        return AdaptiveExecutor.builder(limiter)
+                .retryPolicy(executor.retryPolicy())
+                .taskTimeout(executor.taskTimeout())
+                .classifier((result, error) -> {
+                    Outcome o = null;
+                    try {
+                        o = first.classify(result, error);
+                    } catch (RuntimeException broken) {
+                        // falls back to the limiter's own classifier, as the engine does for its own
+                    }
+                    return o != null ? o : base.classify(result, error);
+                })
+                .build();
+    }
+
+    /**
+     * Starts one call through the executor, its attempts run on {@code caller}.
+     *
+     * @param index      the item's index
+     * @param task       called once per attempt
+     * @param firstLease a lease already held, or {@code null}
+     * @param caller     the context attempts run on
+     * @param <T>        the result type
+     * @return the running execution; its result completes on any thread
+     */
+    public <T> Execution<T> start(long index, Function<TaskContext, Future<T>> task, Lease firstLease,
+                                  Context caller) {
+        return start(executor, index, task, firstLease, caller);
+    }
+
+    private <T> Execution<T> start(AdaptiveExecutor exec, long index, Function<TaskContext, Future<T>> task,
+                                   Lease firstLease, Context caller) {
+        AsyncTask<T> attempt = tc -> callOn(caller, task, tc);
+        Execution<T> e = exec.start(index, attempt, firstLease);
+        live.add(e);
+        e.result().whenComplete((v, err) -> live.remove(e));
+        if (closed) {
+            // close() may have swept the live set just before this execution joined it.
+            e.cancel(closedException());
+        }
+        return e;
+    }
+
+    private static <T> CompletionStage<T> callOn(Context caller, Function<TaskContext, Future<T>> task,
+                                                 TaskContext tc) {
+        if (Vertx.currentContext() == caller) {
+            return invoke(task, tc);
+        }
+        CompletableFuture<T> hopped = new CompletableFuture<>();
+        caller.runOnContext(v -> {
+            if (tc.cancellation().isCancelled()) {
+                // Timed out or closed while waiting for the context: do not start the work.
+                hopped.completeExceptionally(tc.cancellation().reason());
+                return;
+            }
+            try {
+                invoke(task, tc).whenComplete((r, err) -> {
+                    if (err != null) {
+                        hopped.completeExceptionally(err);
+                    } else {
+                        hopped.complete(r);
+                    }
+                });
+            } catch (Throwable t) {
+                hopped.completeExceptionally(t);
+            }
+        });
+        return hopped;
+    }
+
+    private static <T> CompletionStage<T> invoke(Function<TaskContext, Future<T>> task, TaskContext tc) {
+        Future<T> f = task.apply(tc);
+        if (f == null) {
+            throw new NullPointerException("task returned a null Future");
+        }
+        return f.toCompletionStage();
+    }
+
+    /** @return the context the caller is on, or the limiter's own outside any context */
+    public Context callerContext() {
+        Context current = Vertx.currentContext();
+        return current != null && current.owner() == vertx ? current : context;
+    }
+
+    private void onLimitChange(int from, int to) {
+        for (LimitChangeListener l : limitListeners) {
+            l.onChange(from, to);
+        }
+        if (publisher != null && options.isStatsOnChange()) {
+            publisher.changed();
+        }
+    }
+
+    /**
+     * @param listener told of every change of the effective limit, on the thread that caused it
+     * @return removes the listener
+     */
+    public Runnable addLimitListener(LimitChangeListener listener) {
+        limitListeners.add(listener);
+        return () -> limitListeners.remove(listener);
+    }
+
+    @Override
+    public JsonObject stats() {
+        return StatsJson.of(name, limiter);
+    }
+
+    @Override
+    public Limiter limiter() {
+        return limiter;
+    }
+
+    @Override
+    public AdaptiveOptions options() {
+        return new AdaptiveOptions(options);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Vertx vertx() {
+        return vertx;
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    @Override
+    public Future<Void> close() {
+        if (closed) {
+            return Future.succeededFuture();
+        }
+        closed = true;
+        LimiterClosedException reason = closedException();
+        for (Execution<?> e : live) {
+            e.cancel(reason);
+        }
+        limiter.abort();
+        if (publisher != null) {
+            publisher.stop();
+        }
+        return Future.succeededFuture();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private LimiterClosedException closedException() {
+        return new LimiterClosedException("adaptive limiter '" + name + "' was closed before the call completed");
+    }
+
+    @Override
+    public String toString() {
+        return "AdaptiveLimiter[" + name + ", " + limiter.stats() + "]";
+    }
+}

@@ -1,0 +1,106 @@
+package dev.adaptive.vertx.impl;
+
+import dev.adaptive.AdaptiveExecutor;
+import dev.adaptive.Outcome;
+import dev.adaptive.TaskContext;
+import dev.adaptive.retry.RetryAfter;
+import dev.adaptive.vertx.AdaptiveLimiter;
+import dev.adaptive.vertx.AdaptiveWebClient;
+import dev.adaptive.vertx.AdaptiveWebClientOptions;
+import dev.adaptive.vertx.HttpRateLimitedException;
+import dev.adaptive.vertx.HttpStatusException;
+import io.vertx.core.Future;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+/**
+ * The {@link AdaptiveWebClient}. It reads statuses itself: rate limits and errors fail the
+ * attempt with an exception that keeps the response (so the engine's default classification
+ * applies), and ignored 4xx answers are marked by a classifier of its own executor on the
+ * shared limiter. Internal; thread-safe.
+ */
+public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
+
+    private final WebClient client;
+    private final AdaptiveLimiterImpl limiter;
+    private final AdaptiveWebClientOptions options;
+    private final Set<Integer> rateLimit;
+    private final Set<Integer> retryAfter;
+    private final Set<Integer> errors;
+    private final Clock clock;
+    private final AdaptiveExecutor executor;
+
+    /**
+     * @param client  the web client
+     * @param limiter the limiter, from {@link AdaptiveLimiter#create}
+     * @param options how statuses are read
+     * @param clock   "now" for HTTP-dates
+     */
+    public AdaptiveWebClientImpl(WebClient client, AdaptiveLimiter limiter, AdaptiveWebClientOptions options,
+                                 Clock clock) {
+        this.client = Objects.requireNonNull(client, "client");
+        if (!(Objects.requireNonNull(limiter, "limiter") instanceof AdaptiveLimiterImpl impl)) {
+            throw new IllegalArgumentException("limiter must come from AdaptiveLimiter.create: " + limiter);
+        }
+        this.limiter = impl;
+        this.options = new AdaptiveWebClientOptions(Objects.requireNonNull(options, "options"));
+        this.rateLimit = this.options.getRateLimitStatuses();
+        this.retryAfter = this.options.getRetryAfterStatuses();
+        this.errors = this.options.getErrorStatuses();
+        this.clock = Objects.requireNonNull(clock, "clock");
+        boolean ignore = this.options.isIgnoreClientErrors();
+        this.executor = impl.executor((result, error) -> ignore && result instanceof HttpResponse<?> r
+                && r.statusCode() >= 400 && r.statusCode() < 500 ? Outcome.IGNORED : null);
+    }
+
+    @Override
+    public <T> Future<HttpResponse<T>> send(HttpRequest<T> request,
+                                            BiFunction<HttpRequest<T>, TaskContext, Future<HttpResponse<T>>> sender) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(sender, "sender");
+        String what = request.method() + " " + (request.host() == null ? "" : request.host() + ":" + request.port())
+                + request.uri();
+        return limiter.execute(executor, ctx -> {
+            Future<HttpResponse<T>> sent = sender.apply(request.copy(), ctx);
+            if (sent == null) {
+                throw new NullPointerException("sender returned a null Future");
+            }
+            return sent.compose(response -> read(what, response));
+        });
+    }
+
+    private <T> Future<HttpResponse<T>> read(String what, HttpResponse<T> response) {
+        int status = response.statusCode();
+        if (rateLimit.contains(status)) {
+            return Future.failedFuture(new HttpRateLimitedException(what, response, clock));
+        }
+        if (retryAfter.contains(status) && RetryAfter.parse(response.getHeader("Retry-After"), clock).isPresent()) {
+            return Future.failedFuture(new HttpRateLimitedException(what, response, clock));
+        }
+        if (errors.contains(status)) {
+            return Future.failedFuture(new HttpStatusException(what, response));
+        }
+        return Future.succeededFuture(response);
+    }
+
+    @Override
+    public WebClient webClient() {
+        return client;
+    }
+
+    @Override
+    public AdaptiveLimiter limiter() {
+        return limiter;
+    }
+
+    @Override
+    public AdaptiveWebClientOptions options() {
+        return new AdaptiveWebClientOptions(options);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.adaptive.vertx.impl;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * Publishes a limiter's stats on the event bus, periodically on a Vert.x timer and when told of
+ * a change. Changes are coalesced: however many arrive before the context runs the
+ * publication, one message goes out, so a limit that moves on every sample cannot flood the bus.
+ * Thread-safe.
+ */
+final class StatsPublisher {
+
+    private final Vertx vertx;
+    private final Context context;
+    private final String address;
+    private final DeliveryOptions delivery;
+    private final long intervalMillis;
+    private final Supplier<JsonObject> stats;
+    private final AtomicBoolean pending = new AtomicBoolean();
+    private final AtomicLong periodicId = new AtomicLong(-1);
+    private volatile boolean stopped;
+
+    StatsPublisher(Vertx vertx, Context context, String address, boolean localOnly, long intervalMillis,
+                   Supplier<JsonObject> stats) {
+        this.vertx = vertx;
+        this.context = context;
+        this.address = address;
+        this.delivery = new DeliveryOptions().setLocalOnly(localOnly);
+        this.intervalMillis = intervalMillis;
+        this.stats = stats;
+    }
+
+    void start() {
+        if (intervalMillis <= 0) {
+            return;
+        }
+        context.runOnContext(v -> {
+            if (!stopped) {
+                periodicId.set(vertx.setPeriodic(intervalMillis, id -> publish()));
+                if (stopped) {
+                    cancelPeriodic();
+                }
+            }
+        });
+    }
+
+    void changed() {
+        if (!stopped && pending.compareAndSet(false, true)) {
+            context.runOnContext(v -> {
+                pending.set(false);
+                publish();
+            });
+        }
+    }
+
+    void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        // One last message, so that listeners see the closed state.
+        context.runOnContext(v -> {
+            cancelPeriodic();
+            vertx.eventBus().publish(address, stats.get(), delivery);
+        });
+    }
+
+    private void cancelPeriodic() {
+        long id = periodicId.getAndSet(-1);
+        if (id >= 0) {
+            vertx.cancelTimer(id);
+        }
+    }
+
+    private void publish() {
+        if (!stopped) {
+            vertx.eventBus().publish(address, stats.get(), delivery);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.adaptive.vertx;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ExtendWith(VertxExtension.class)
+class AdaptiveEventBusTest {
+
+    @Test
+    void requestsHonourTheRateLimitConventionAndAllComplete(Vertx vertx) {
+        CappedConsumer target = new CappedConsumer(vertx, "capped", 3, 10, Duration.ofMillis(200));
+        PauseWatch watch = new PauseWatch();
+        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setInitialLimit(8)
+                .setStatsAddress(null)).traceListener(watch).build();
+        AdaptiveEventBus bus = AdaptiveEventBus.create(limiter);
+        List<Future<Message<String>>> replies = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            replies.add(bus.request("capped", "m" + i, new DeliveryOptions().addHeader("x-id", "" + i)));
+        }
+        for (int i = 0; i < 40; i++) {
+            Message<String> reply = Await.result(replies.get(i));
+            assertThat(reply.body()).isEqualTo("echo:m" + i);
+            assertThat(reply.headers().get("x-id")).isEqualTo("" + i);
+        }
+        assertThat(target.rateLimited()).as("the first burst went past the cap").isPositive();
+        assertThat(limiter.limiter().stats().rateLimitEvents()).isEqualTo(target.rateLimited());
+        assertThat(watch.pauses()).isPositive();
+        assertThat(watch.dispatchesInsidePauses()).isZero();
+        assertThat(target.maxInflight()).isLessThanOrEqualTo(3);
+    }
+
+    @Test
+    void whenTheRateLimitBudgetRunsOutTheConsumersOwnFailureIsReported(Vertx vertx) {
+        AtomicInteger arrivals = new AtomicInteger();
+        Await.result(vertx.eventBus().consumer("always-429", m -> {
+            arrivals.incrementAndGet();
+            RateLimitReply.fail(m, Duration.ofMillis(10));
+        }).completion());
+        AdaptiveEventBus bus = AdaptiveEventBus.create(AdaptiveLimiter.create(vertx,
+                new AdaptiveOptions().setMaxRateLimitRetries(2).setStatsAddress(null)));
+        Throwable t = Await.failure(bus.request("always-429", "x"));
+        assertThat(t).isInstanceOfSatisfying(ReplyException.class, re -> {
+            assertThat(re.failureCode()).isEqualTo(429);
+            assertThat(re.failureType()).isEqualTo(ReplyFailure.RECIPIENT_FAILURE);
+            assertThat(re.getMessage()).isEqualTo("retry-after-ms=10");
+        });
+        assertThat(arrivals).hasValue(3);
+    }
+
+    @Test
+    void ordinaryFailuresAreRetriedOnTheErrorBudget(Vertx vertx) {
+        AtomicInteger arrivals = new AtomicInteger();
+        Await.result(vertx.eventBus().consumer("flaky", m -> {
+            if (arrivals.incrementAndGet() < 3) {
+                m.fail(500, "transient");
+            } else {
+                m.reply("ok");
+            }
+        }).completion());
+        AdaptiveEventBus bus = AdaptiveEventBus.create(AdaptiveLimiter.create(vertx,
+                new AdaptiveOptions().setMinDelay(1).setMaxDelay(5).setStatsAddress(null)));
+        assertThat(Await.result(bus.<String>request("flaky", "x")).body()).isEqualTo("ok");
+        assertThat(bus.limiter().limiter().stats().congestionEvents()).isEqualTo(2);
+        Throwable none = Await.failure(AdaptiveEventBus.create(AdaptiveLimiter.create(vertx,
+                new AdaptiveOptions().setRetries(1).setMinDelay(1).setMaxDelay(5).setStatsAddress(null)))
+                .request("nobody-here", "x"));
+        assertThat(none).isInstanceOfSatisfying(ReplyException.class,
+                re -> assertThat(re.failureType()).isEqualTo(ReplyFailure.NO_HANDLERS));
+    }
+}

@@ -1,0 +1,186 @@
+package dev.adaptive.vertx;
+
+import dev.adaptive.Outcome;
+import dev.adaptive.trace.TraceEvent;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@ExtendWith(VertxExtension.class)
+class AdaptiveWebClientTest {
+
+    private static final DateTimeFormatter IMF_FIXDATE =
+            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US);
+
+    /** Per path, the answers to give in order; the last one repeats. */
+    private final Map<String, ArrayDeque<Consumer<HttpServerRequest>>> script = new ConcurrentHashMap<>();
+    private final List<Long> arrivalsWallMs = new CopyOnWriteArrayList<>();
+    private final List<String> bodies = new CopyOnWriteArrayList<>();
+    private int port;
+
+    @BeforeEach
+    void startServer(Vertx vertx) {
+        HttpServer server = Await.result(vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0))
+                .requestHandler(req -> req.body().onSuccess(body -> {
+                    arrivalsWallMs.add(System.currentTimeMillis());
+                    bodies.add(body.toString());
+                    ArrayDeque<Consumer<HttpServerRequest>> answers = script.get(req.path());
+                    Consumer<HttpServerRequest> answer = answers.size() > 1 ? answers.poll() : answers.peek();
+                    answer.accept(req);
+                })).listen());
+        port = server.actualPort();
+    }
+
+    @SafeVarargs
+    private void answer(String path, Consumer<HttpServerRequest>... answers) {
+        ArrayDeque<Consumer<HttpServerRequest>> queue = new ArrayDeque<>();
+        for (Consumer<HttpServerRequest> a : answers) {
+            queue.add(a);
+        }
+        script.put(path, queue);
+    }
+
+    private static Consumer<HttpServerRequest> status(int code, String... header) {
+        return req -> {
+            var resp = req.response().setStatusCode(code);
+            if (header.length == 2) {
+                resp.putHeader(header[0], header[1]);
+            }
+            resp.end("status " + code);
+        };
+    }
+
+    private static AdaptiveOptions fast() {
+        return new AdaptiveOptions().setMinDelay(1).setMaxDelay(5).setStatsAddress(null);
+    }
+
+    @Test
+    void a503WithAnHttpDateRetryAfterPausesUntilThatDateThenSucceeds(Vertx vertx) {
+        Instant until = Instant.ofEpochSecond(System.currentTimeMillis() / 1000 + 2);
+        String date = IMF_FIXDATE.format(ZonedDateTime.ofInstant(until, ZoneOffset.UTC));
+        answer("/date", status(503, "Retry-After", date), status(200));
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx),
+                AdaptiveLimiter.create(vertx, fast().setRetries(0)));
+        HttpResponse<Buffer> r = Await.result(client.send(client.get(port, "127.0.0.1", "/date")));
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(arrivalsWallMs).hasSize(2);
+        assertThat(arrivalsWallMs.get(1)).as("the retry waited for the announced date")
+                .isGreaterThanOrEqualTo(until.toEpochMilli());
+        assertThat(client.limiter().limiter().stats().rateLimitEvents()).isEqualTo(1);
+    }
+
+    @Test
+    void a503WithoutRetryAfterIsAnErrorRetriedWithBackoffAndTheLastResponseIsKept(Vertx vertx) {
+        answer("/down", status(503));
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx),
+                AdaptiveLimiter.create(vertx, fast().setRetries(2)));
+        Throwable t = Await.failure(client.send(client.get(port, "127.0.0.1", "/down")));
+        assertThat(t).isInstanceOfSatisfying(HttpStatusException.class, e -> {
+            assertThat(e.statusCode()).isEqualTo(503);
+            assertThat(e.response().bodyAsString()).isEqualTo("status 503");
+            assertThat(e).hasMessageContaining("GET 127.0.0.1:" + port + "/down");
+        });
+        assertThat(arrivalsWallMs).hasSize(3);
+        assertThat(client.limiter().limiter().stats().congestionEvents()).isEqualTo(3);
+        assertThat(client.limiter().limiter().stats().rateLimitEvents()).isZero();
+    }
+
+    @Test
+    void a429IsRetriedOnItsOwnBudgetAndReportedWithItsResponseWhenThatRunsOut(Vertx vertx) {
+        answer("/busy", status(429, "Retry-After", "0"));
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx),
+                AdaptiveLimiter.create(vertx, fast().setRetries(0).setMaxRateLimitRetries(3)));
+        Throwable t = Await.failure(client.send(client.get(port, "127.0.0.1", "/busy")));
+        assertThat(t).isInstanceOfSatisfying(HttpRateLimitedException.class, e -> {
+            assertThat(e.statusCode()).isEqualTo(429);
+            assertThat(e.rawRetryAfter()).contains("0");
+            assertThat(e.response().bodyAsString()).isEqualTo("status 429");
+        });
+        assertThat(arrivalsWallMs).hasSize(4);
+    }
+
+    @Test
+    void otherClientErrorsAreReturnedAsTheyAreWithoutRetryAndWithoutASample(Vertx vertx) {
+        answer("/missing", status(404));
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, fast()).traceListener(e -> {
+            if (e instanceof TraceEvent.TaskEnd end) {
+                outcomes.add(end.outcome());
+            }
+        }).build();
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
+        assertThat(Await.result(client.send(client.get(port, "127.0.0.1", "/missing"))).statusCode()).isEqualTo(404);
+        assertThat(outcomes).containsExactly(Outcome.IGNORED);
+        AdaptiveWebClient counting = AdaptiveWebClient.create(WebClient.create(vertx), limiter,
+                new AdaptiveWebClientOptions().setIgnoreClientErrors(false));
+        assertThat(Await.result(counting.send(counting.get(port, "127.0.0.1", "/missing"))).statusCode()).isEqualTo(404);
+        assertThat(outcomes).containsExactly(Outcome.IGNORED, Outcome.SUCCESS);
+        assertThat(arrivalsWallMs).hasSize(2);
+    }
+
+    @Test
+    void aRetriedRequestSendsItsBodyAgain(Vertx vertx) {
+        answer("/orders", status(500), status(201));
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx),
+                AdaptiveLimiter.create(vertx, fast()));
+        JsonObject order = new JsonObject().put("id", 7);
+        assertThat(Await.result(client.sendJsonObject(client.post(port, "127.0.0.1", "/orders"), order)).statusCode())
+                .isEqualTo(201);
+        assertThat(bodies).containsExactly(order.encode(), order.encode());
+    }
+
+    @Test
+    void connectionFailuresAreRetriedThenReported(Vertx vertx) throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx),
+                AdaptiveLimiter.create(vertx, fast().setRetries(1)));
+        assertThat(Await.failure(client.send(client.get(closedPort, "127.0.0.1", "/")))).isInstanceOf(ConnectException.class);
+        assertThat(client.limiter().limiter().stats().congestionEvents()).isEqualTo(2);
+    }
+
+    @Test
+    void optionsRoundTripThroughJsonAndRejectBadStatuses() {
+        AdaptiveWebClientOptions o = new AdaptiveWebClientOptions().setRateLimitStatuses(List.of(429, 420))
+                .setRetryAfterStatuses(List.of()).setErrorStatuses(List.of(500)).setIgnoreClientErrors(false);
+        assertThat(new AdaptiveWebClientOptions(o.toJson())).isEqualTo(o);
+        assertThat(new AdaptiveWebClientOptions().getErrorStatuses()).containsExactlyInAnyOrder(500, 502, 503, 504);
+        assertThatThrownBy(() -> new AdaptiveWebClientOptions().setErrorStatuses(List.of(700)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("errorStatuses must hold statuses in [100, 599]: 700");
+        assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject().put("rateLimitStatuses", "429")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLimitStatuses");
+        assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject().put("rateLimitStatuses",
+                new JsonArray().add("x")))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("x");
+        assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject().put("statuses", 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("statuses");
+    }
+}
