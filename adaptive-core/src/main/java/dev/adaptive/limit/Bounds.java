@@ -67,6 +67,13 @@ record Bounds(int initial, int min, int max) {
         return value;
     }
 
+    static double between(String option, double value, double least, double most) {
+        if (!(value >= least && value <= most)) {
+            throw new IllegalArgumentException(option + " must be within [" + least + ", " + most + "]: " + value);
+        }
+        return value;
+    }
+
     // The negated comparisons below are deliberate: they reject NaN along with out-of-range values.
 
     static double atLeast(String option, double value, double least) {

@@ -18,6 +18,7 @@ final class RttHistory {
 
     private final int capacity;
     private final long[] rtts;
+    private volatile long[] sorted;
 
     private RttHistory(int capacity, long[] rtts) {
         this.capacity = capacity;
@@ -51,9 +52,24 @@ final class RttHistory {
         return new RttHistory(capacity, next);
     }
 
+    /**
+     * @return the RTTs in ascending order, sorted once per history and shared: a limit that
+     *         sits at its operating point keeps one history for a long time and reads it at every
+     *         probe. Callers must not modify the array.
+     */
+    long[] sorted() {
+        long[] s = sorted;
+        if (s == null) {
+            // A race computes the same array twice; the field only ever holds a complete one.
+            s = sortedCopy(rtts);
+            sorted = s;
+        }
+        return s;
+    }
+
     /** @return the lower nearest-rank {@code q}-quantile; the history must not be empty */
     long quantile(double q) {
-        return quantileOfSorted(sortedCopy(rtts), q);
+        return quantileOfSorted(sorted(), q);
     }
 
     static long[] sortedCopy(long[] values) {

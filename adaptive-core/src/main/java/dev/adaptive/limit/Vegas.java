@@ -1,44 +1,100 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.Outcome;
+
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * The default limit: a delay-based algorithm after TCP Vegas. It estimates how many calls are
  * queued at the downstream from how much slower recent calls are than the no-load baseline,
- * and keeps that queue between {@link #alpha()} and {@link #beta()}.
+ * and keeps that queue between alpha and beta.
  *
- * <p>Every {@link #probeWindow()} successes it takes {@code probeRtt}, the median of the
- * window, and {@code baseRtt}, the {@link #baseRttQuantile()} quantile of the last
- * {@link #baseRttWindow()} success RTTs before the window, and computes
- * {@code queue = limit * (1 - baseRtt / probeRtt)}: below alpha the limit grows by one, above
- * beta it shrinks by one, otherwise it holds. A congestion sample (drop or rate limit)
- * multiplies the limit by {@link #decreaseFactor()} at once and starts a new probe window,
- * unless the attempt started before the last such decrease (see {@link State}).
+ * <p><b>Probes.</b> A probe collects the success RTTs of attempts admitted at the current limit
+ * since it last changed: at least {@link #probeWindow()} of them and at least half the limit,
+ * about one round trip's worth. Attempts admitted earlier, or below the limit, ran at another
+ * concurrency and say nothing about this one. {@code probeRtt} is the probe's
+ * {@link #baseRttQuantile()} quantile, {@code baseRtt} the same quantile of the baseline history,
+ * and {@code queue = limit * (1 - baseRtt / probeRtt)}. Comparing the same quantile on both
+ * sides keeps the downstream's jitter out of the estimate; a queue only counts as found when the
+ * two quantiles differ by more than twice their sampling noise (read from the interquartile
+ * ranges), so that small probes of a jittery downstream are not taken for congestion.
  *
- * <p>Rules that keep the estimate honest:
+ * <p><b>Decisions.</b> With {@code alpha' = max(alpha, alphaShare * limit)} and
+ * {@code beta' = max(beta, betaShare * limit)} (one call of queue is a lot at a limit of 5 and
+ * nothing at 100):
  * <ul>
- *   <li>Only success RTTs enter the baseline: a failure often returns almost at once and
- *       would make the downstream look far faster than it is.</li>
- *   <li>A success RTT counts as at least 1 microsecond.</li>
- *   <li>The baseline is a low quantile over a window, not an all-time minimum, so after the
- *       downstream's normal latency changes the limit can grow again.</li>
+ *   <li>queue above beta': the limit drops by the excess, {@code queue - beta'} rounded up, at
+ *       most down to {@code limit * decreaseFactor}: one step back into the band;</li>
+ *   <li>queue below alpha': during <em>slow start</em> the limit grows by up to
+ *       {@link #slowStartFactor()}, in proportion to the headroom left below alpha' so that the
+ *       last step before the knee is a short one (and by one slot only right after a probe that
+ *       did find a queue); after slow start it grows by a step that starts at one slot and
+ *       doubles with each such probe in a row, so that one lucky probe at the operating point
+ *       costs one slot while a limit far below it (after an overload) is back within a few
+ *       probes;</li>
+ *   <li>otherwise it holds.</li>
  * </ul>
+ * Slow start ends at the first probe with a queue beyond beta', at the second in a row beyond
+ * alpha', or at an overload.
+ *
+ * <p><b>The wall.</b> Some downstreams refuse past a hard cap without slowing down first. A rate
+ * limit remembers the concurrency its attempt was admitted at; growth then closes in on a tenth
+ * below it, and passes it one slot at a time, after eight quiet probes in a row each.
+ *
+ * <p><b>Baseline protection.</b> A client that keeps the downstream at its best operating point
+ * must not feed its own queueing delay back into the baseline: the baseline would creep up and
+ * the limit with it, into the server's hard cap. So the baseline history takes only probes that
+ * could not have queued: the first 20 RTTs, slow-start probes with less than
+ * half of alpha' of queue (their level then counts as unloaded: {@code baseLevel}), later probes
+ * at no more than that level, and probes surely faster than the baseline (it was taken cold:
+ * new connections, an unwarmed JIT; or the downstream got faster). When the downstream's normal
+ * latency rises, the queue estimate pushes the limit down to that level, where the new latency
+ * is accepted and the limit grows again; it never sticks at the minimum. Failures never enter the baseline: they often
+ * return almost at once and would make the downstream look faster than it is.
+ *
+ * <p><b>Failures.</b> A rate limit multiplies the limit by {@link #decreaseFactor()} at once and
+ * ends slow start. Drops (errors, timeouts) do the same only when they exceed
+ * {@link #dropTolerance()} of recent attempts: an isolated transient error is not an overload,
+ * five in a row are. Congestion from attempts admitted before the last such decrease is ignored:
+ * the decrease already acted on it.
  *
  * <p>Defaults: initialLimit 5, minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded),
- * alpha 1, beta 2, decreaseFactor 0.5, probeWindow 5, baseRttWindow 100, baseRttQuantile 0.3.
+ * alpha 1, beta 2, alphaShare 0.1, betaShare 0.2, decreaseFactor 0.5, dropTolerance 0.05,
+ * probeWindow 5, slowStartFactor 1.5, baseRttWindow 100, baseRttQuantile 0.3.
  *
  * <p>Immutable and thread-safe; {@link #update} is a pure function.
  */
 public final class Vegas implements Limit {
+
+    /**
+     * Slow start feeds every probe to the baseline until it holds this many RTTs: a thinner
+     * baseline is too noisy to judge a probe by, and its low quantile shrugs off the odd probe
+     * that did queue.
+     */
+    private static final int MIN_BASELINE = 20;
+
+    /** The doubling step a run of quiet probes must reach (eight in a row) before the limit passes the wall. */
+    private static final int WALL_PATIENCE = 256;
+
+    /** Growth closes in on the wall up to this share of it. */
+    private static final double WALL_MARGIN = 0.9;
+
+    /** How many standard errors apart the quantiles must be for a queue to count. */
+    private static final double Z = 2;
 
     private static final Vegas DEFAULTS = builder().build();
 
     private final Bounds bounds;
     private final double alpha;
     private final double beta;
+    private final double alphaShare;
+    private final double betaShare;
     private final double decreaseFactor;
+    private final double dropTolerance;
+    private final double dropHorizon;
     private final int probeWindow;
+    private final double slowStartFactor;
     private final int baseRttWindow;
     private final double baseRttQuantile;
     private final State initialState;
@@ -50,12 +106,21 @@ public final class Vegas implements Limit {
             throw new IllegalArgumentException("beta must be finite and >= alpha (" + b.alpha + "): " + b.beta);
         }
         this.beta = b.beta;
+        this.alphaShare = Bounds.closedUnit("alphaShare", b.alphaShare);
+        if (!(b.betaShare >= b.alphaShare && b.betaShare <= 1)) {
+            throw new IllegalArgumentException(
+                    "betaShare must be >= alphaShare (" + b.alphaShare + ") and <= 1: " + b.betaShare);
+        }
+        this.betaShare = b.betaShare;
         this.decreaseFactor = Bounds.openUnit("decreaseFactor", b.decreaseFactor);
+        this.dropTolerance = Bounds.closedUnit("dropTolerance", b.dropTolerance);
+        this.dropHorizon = dropTolerance > 0 ? Math.ceil(4 / dropTolerance) : 1;
         this.probeWindow = Bounds.atLeast("probeWindow", b.probeWindow, 1);
+        this.slowStartFactor = Bounds.between("slowStartFactor", b.slowStartFactor, 1, 4);
         this.baseRttWindow = Bounds.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = Bounds.closedUnit("baseRttQuantile", b.baseRttQuantile);
-        this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY,
-                0, 0, 0, 0, false);
+        this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY, 1,
+                0, 0, 0, 0, false, 1, Integer.MAX_VALUE, 0, true, 0, false, 0, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Vegas}; not thread-safe */
@@ -86,32 +151,52 @@ public final class Vegas implements Limit {
         return bounds.max();
     }
 
-    /** @return the estimated queue, in calls, below which the limit grows; default 1 */
+    /** @return the least queue, in calls, below which the limit grows; default 1 */
     public double alpha() {
         return alpha;
     }
 
-    /** @return the estimated queue, in calls, above which the limit shrinks; default 2 */
+    /** @return the least queue, in calls, above which the limit shrinks; default 2 */
     public double beta() {
         return beta;
     }
 
-    /** @return the factor applied to the limit on a drop or rate limit; default 0.5 */
+    /** @return the share of the limit that alpha grows to at large limits; default 0.1 */
+    public double alphaShare() {
+        return alphaShare;
+    }
+
+    /** @return the share of the limit that beta grows to at large limits; default 0.2 */
+    public double betaShare() {
+        return betaShare;
+    }
+
+    /** @return the factor applied to the limit on a rate limit or a run of drops; default 0.5 */
     public double decreaseFactor() {
         return decreaseFactor;
     }
 
-    /** @return the number of successes per probe (one decision each); default 5 */
+    /** @return the share of recent attempts that may fail before drops halve the limit; default 0.05 */
+    public double dropTolerance() {
+        return dropTolerance;
+    }
+
+    /** @return the least number of successes per probe (one decision each); default 5 */
     public int probeWindow() {
         return probeWindow;
     }
 
-    /** @return the number of recent success RTTs the baseline is taken from; default 100 */
+    /** @return the growth factor per probe during slow start; default 1.5 */
+    public double slowStartFactor() {
+        return slowStartFactor;
+    }
+
+    /** @return the number of success RTTs the baseline is taken from; default 100 */
     public int baseRttWindow() {
         return baseRttWindow;
     }
 
-    /** @return the quantile of the recent RTTs taken as the baseline; default 0.3 */
+    /** @return the quantile compared on both sides, baseline and probe; default 0.3 */
     public double baseRttQuantile() {
         return baseRttQuantile;
     }
@@ -137,80 +222,227 @@ public final class Vegas implements Limit {
             throw new IllegalArgumentException("not a Vegas state: " + state);
         }
         if (sample.isCongestion()) {
-            if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
-                return s;
-            }
-            int decreased = bounds.floor(s.limit * decreaseFactor);
-            return new State(decreased, s.history, RttBatch.EMPTY, s.queue, s.baseRttNanos, s.probeRttNanos,
-                    Samples.decreaseTime(sample), true);
+            return onCongestion(s, sample);
         }
         if (!sample.isSuccess()) {
             return s;
         }
+        double dropRate = decay(s.dropRate, 0);
+        boolean fresh = !s.windowSet || sample.startNanos() - s.windowStartNanos >= 0;
+        if (!fresh || sample.inflight() < s.probeFloor) {
+            // Admitted under an earlier limit, or at a concurrency the earlier limit allowed
+            // too (while the client had less work than the limit, say): it says nothing about
+            // this limit. The common case changes nothing at all, and then allocates nothing.
+            return dropRate == s.dropRate ? s : s.with(s.probe, dropRate);
+        }
         RttBatch probe = s.probe.plus(Samples.successRtt(sample));
-        if (probe.count() < probeWindow) {
-            return new State(bounds.clamp((long) s.limit), s.history, probe, s.queue, s.baseRttNanos,
-                    s.probeRttNanos, s.lastDecreaseNanos, s.decreased);
+        if (probe.count() < Math.max(probeWindow, (s.limit + 1) / 2)) {
+            return s.with(probe, dropRate);
         }
-        long[] window = probe.toArray();
-        long[] sorted = RttHistory.sortedCopy(window);
-        double probeRtt = median(sorted);
-        // The baseline comes from before this window, so a slow window is compared with the past
-        // rather than with itself; only the very first window has nothing else to go on.
-        double baseRtt = s.history.isEmpty()
-                ? RttHistory.quantileOfSorted(sorted, baseRttQuantile)
-                : s.history.quantile(baseRttQuantile);
-        // A probe faster than the baseline means no queue, not a negative one.
-        double queue = Math.max(0, s.limit * (1 - baseRtt / probeRtt));
-        long next = s.limit;
-        if (queue < alpha) {
-            next++;
-        } else if (queue > beta) {
-            next--;
-        }
-        return new State(bounds.clamp(next), s.history.plus(window), RttBatch.EMPTY, queue, baseRtt, probeRtt,
-                s.lastDecreaseNanos, s.decreased);
+        return decide(s, probe.toArray(), dropRate, Samples.decreaseTime(sample));
     }
 
-    private static double median(long[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0);
+    private State onCongestion(State s, Sample sample) {
+        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
+            return s;
+        }
+        double dropRate = decay(s.dropRate, 1);
+        boolean overload = sample.outcome() instanceof Outcome.RateLimited || dropRate > dropTolerance;
+        long now = Samples.decreaseTime(sample);
+        if (!overload) {
+            // A transient error is not an overload; the latency and the drop rate will tell if
+            // more follow.
+            return s.with(s.probe, dropRate);
+        }
+        int next = bounds.floor(s.limit * decreaseFactor);
+        // A rate limit refused the concurrency its attempt was admitted at: remember it as the
+        // wall. Drops do not: a run of errors may be an outage that has nothing to do with
+        // concurrency, and a wall left by it would hold the limit down after the recovery.
+        int wall = sample.outcome() instanceof Outcome.RateLimited
+                ? Math.max(bounds.min() + 1, Math.min(sample.inflight(), s.limit)) : s.wall;
+        return new State(next, s.history, RttBatch.EMPTY, next, s.queue, s.baseRttNanos, s.probeRttNanos,
+                now, true, 1, wall, s.baseLevel, false, 0, true, now, dropRate);
+    }
+
+    private State decide(State s, long[] window, double dropRate, long now) {
+        RttHistory history = s.history;
+        long[] sortedWindow = RttHistory.sortedCopy(window);
+        double probeRtt = RttHistory.quantileOfSorted(sortedWindow, baseRttQuantile);
+        // The baseline comes from calls that could not have queued, never from this window's
+        // own level; only before any baseline exists does the window judge itself.
+        long[] sortedHistory = history.isEmpty() ? sortedWindow : history.sorted();
+        double baseRtt = RttHistory.quantileOfSorted(sortedHistory, baseRttQuantile);
+        // A probe faster than the baseline means no queue, not a negative one.
+        double queue = Math.max(0, s.limit * (1 - baseRtt / probeRtt));
+        double alphaNow = Math.max(alpha, alphaShare * s.limit);
+        double betaNow = Math.max(beta, betaShare * s.limit);
+        boolean unqueued = queue < alphaNow;
+        // Small windows of a jittery downstream differ by chance by as much as a real queue
+        // would make them; a queue only counts when the two quantiles are further apart than
+        // their sampling noise allows. A downstream without jitter is judged exactly.
+        double noise = Z * standardError(sortedWindow, sortedHistory);
+        boolean significant = Math.log(probeRtt / baseRtt) > noise;
+        // A probe surely faster than the baseline means the baseline is stale: taken while the
+        // client was warming up (new connections, a cold JIT) or before the downstream got faster.
+        boolean faster = !history.isEmpty() && Math.log(baseRtt / probeRtt) > noise;
+
+        int baseLevel = s.baseLevel;
+        // Slow start ends at a queue beyond beta', or at the second probe in a row that finds
+        // one beyond alpha': a single one, at the small windows of low limits, may be chance.
+        int queuedInARow = unqueued ? 0 : significant ? s.queuedInARow + 1 : s.queuedInARow;
+        boolean overshoot = queue > betaNow && significant;
+        boolean discovering = s.discovering && queuedInARow < 2 && !overshoot;
+        if (discovering && (queue < alphaNow / 2 || history.size() < MIN_BASELINE)) {
+            // Still below the knee: this level is as unloaded as the baseline's, and so is
+            // everything up to it from now on.
+            baseLevel = Math.max(baseLevel, s.limit);
+            history = history.plus(window);
+        } else if (history.isEmpty() || faster || s.limit <= Math.max(baseLevel, bounds.min())) {
+            history = history.plus(window);
+            baseLevel = Math.min(baseLevel, s.limit);
+        }
+
+        long next = s.limit;
+        int step = 1;
+        if (overshoot) {
+            long excess = (long) Math.ceil(queue - betaNow);
+            next = Math.max(s.limit - excess, bounds.floor(s.limit * decreaseFactor));
+        } else if (unqueued) {
+            // Growth in proportion to the headroom left below alpha', so that the last step
+            // before the knee is a small one and cannot leap into a hard cap beyond it.
+            double headroom = Math.min(1, 2 * (1 - queue / Math.max(alphaNow, Double.MIN_NORMAL)));
+            long proportional = (long) Math.ceil(s.limit * (slowStartFactor - 1) * headroom);
+            // Slow start takes the whole step at once; afterwards the step starts at one slot
+            // and doubles with each probe in a row that finds no queue, so that one lucky probe
+            // near the knee costs one slot, while a limit far below the knee (after an
+            // overload, or a noisy probe that ended slow start early) is back within a few.
+            // Slow start takes the whole step only after a probe that found no queue either: right
+            // after one that did, a probe that finds none is more likely luck than room.
+            long grow = s.discovering && s.queuedInARow == 0 ? proportional : Math.min(s.step, proportional);
+            next = s.limit + Math.max(1, grow);
+            step = (int) Math.min(1 << 20, 2L * s.step);
+            long belowWall = Math.min(s.wall - 1L, (long) Math.floor(s.wall * WALL_MARGIN));
+            if (next > belowWall) {
+                // The last overload refused the concurrency it was admitted at: close in on a
+                // tenth below it (the client's count runs ahead of what the server sees, and
+                // bursts reach the wall before the average does), and beyond that only one slot
+                // after eight quiet probes in a row, so that a downstream whose wall comes without
+                // a rise in latency is not hit again and again.
+                if (s.limit < belowWall) {
+                    next = belowWall;
+                } else if (s.step >= WALL_PATIENCE) {
+                    next = s.limit + 1L;
+                    step = 1;
+                } else {
+                    next = s.limit;
+                }
+            }
+        } else if (!significant) {
+            // Neither below alpha' nor surely above it: hold, and keep the pace of growth.
+            step = s.step;
+        }
+        int limit = bounds.clamp(next);
+        return new State(limit, history, RttBatch.EMPTY, limit, queue, baseRtt, probeRtt,
+                s.lastDecreaseNanos, s.decreased, step, s.wall, baseLevel, discovering, queuedInARow, true, now,
+                dropRate);
+    }
+
+    /**
+     * The standard error of the log ratio of two quantiles: each quantile's relative error is
+     * about 1.5 times the sample's relative spread over the square root of its size (for
+     * uniform jitter, 1.59; for normal, 1.32); the spread is read from the interquartile range,
+     * so that the slow tail does not count as noise.
+     */
+    private static double standardError(long[] sortedWindow, long[] sortedHistory) {
+        double w = relativeSpread(sortedWindow);
+        double h = relativeSpread(sortedHistory);
+        return 1.5 * Math.sqrt(w * w / sortedWindow.length + h * h / sortedHistory.length);
+    }
+
+    private static double relativeSpread(long[] sorted) {
+        double median = RttHistory.quantileOfSorted(sorted, 0.5);
+        double iqr = RttHistory.quantileOfSorted(sorted, 0.75) - (double) RttHistory.quantileOfSorted(sorted, 0.25);
+        return median > 0 ? iqr / 1.35 / median : 0;
+    }
+
+    /**
+     * An exponentially weighted share of failed attempts over roughly the last
+     * {@code 4 / dropTolerance} attempts: five failures close together read as a share above
+     * the tolerance, a single one never does.
+     */
+    private double decay(double rate, int failed) {
+        double next = rate + (failed - rate) / dropHorizon;
+        // A share below one in a million is none: this lets the state settle back to itself.
+        return next < 1e-6 ? 0 : next;
     }
 
     @Override
     public String toString() {
         return "Vegas[initialLimit=" + initialLimit() + ", minLimit=" + minLimit() + ", maxLimit=" + maxLimit()
-                + ", alpha=" + alpha + ", beta=" + beta + ", decreaseFactor=" + decreaseFactor
-                + ", probeWindow=" + probeWindow + ", baseRttWindow=" + baseRttWindow
-                + ", baseRttQuantile=" + baseRttQuantile + "]";
+                + ", alpha=" + alpha + ", beta=" + beta + ", alphaShare=" + alphaShare + ", betaShare=" + betaShare
+                + ", decreaseFactor=" + decreaseFactor + ", dropTolerance=" + dropTolerance
+                + ", probeWindow=" + probeWindow + ", slowStartFactor=" + slowStartFactor
+                + ", baseRttWindow=" + baseRttWindow + ", baseRttQuantile=" + baseRttQuantile + "]";
     }
 
     /**
      * The state of a {@link Vegas} limit between two samples. Immutable; folding a sample
      * allocates the next state and one small node, and the RTT history is rebuilt once per
-     * probe window. The RTT fields are in nanoseconds and are 0 until the first probe window
-     * completes.
+     * probe window at most. The RTT fields are in nanoseconds and are 0 until the first probe
+     * window completes.
      *
      * @param limit             the current limit, within the limit's [min, max]
-     * @param history           the recent success RTTs the baseline is read from (internal)
+     * @param history           the success RTTs the baseline is read from (internal)
      * @param probe             the success RTTs of the probe window in progress (internal)
+     * @param probeFloor        successes admitted at fewer in flight do not join the probe: the
+     *                          limit, except for the first probe, which takes the first answers
+     *                          whatever their concurrency (all of them are baseline material)
      * @param queue             the queue estimated by the last probe, in calls
      * @param baseRttNanos      the baseline used by the last probe
-     * @param probeRttNanos     the median RTT of the last probe window
-     * @param lastDecreaseNanos when the last multiplicative decrease happened: the end
-     *                          ({@code startNanos + rttNanos}) of the congestion sample that
-     *                          caused it; congestion samples that started earlier are ignored
+     * @param probeRttNanos     the RTT quantile of the last probe window
+     * @param lastDecreaseNanos when the last decrease on a failure happened: the end
+     *                          ({@code startNanos + rttNanos}) of the sample that caused it;
+     *                          failures of attempts that started earlier are ignored
      * @param decreased         whether there was any such decrease; until then
      *                          {@code lastDecreaseNanos} means nothing
+     * @param step              the most slots the next probe that finds no queue may add after
+     *                          slow start; doubles with each such probe in a row
+     * @param wall              the concurrency the last rate limit was admitted at ({@link
+     *                          Integer#MAX_VALUE} before any): growth closes in on it, then
+     *                          passes it one slot at a time, after several quiet probes each
+     * @param baseLevel         successes admitted at no more than this many in flight feed the
+     *                          baseline; it starts at the initial limit and rises while
+     *                          discovering
+     * @param discovering       whether slow start goes on: until two probes in a row find a
+     *                          queue, or an overload; meanwhile the baseline's level rises
+     *                          with the limit at each probe that finds none
+     * @param queuedInARow      probes in a row that found a queue of at least alpha'
+     * @param windowSet         whether a probe window has been opened by a decision
+     * @param windowStartNanos  when the window in progress opened; successes admitted earlier
+     *                          are not part of it
+     * @param dropRate          the recent share of failed attempts
      */
-    public record State(int limit, RttHistory history, RttBatch probe, double queue, double baseRttNanos,
-                        double probeRttNanos, long lastDecreaseNanos, boolean decreased) implements LimitState {
+    public record State(int limit, RttHistory history, RttBatch probe, int probeFloor, double queue,
+                        double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
+                        int step, int wall, int baseLevel, boolean discovering, int queuedInARow, boolean windowSet,
+                        long windowStartNanos,
+                        double dropRate) implements LimitState {
 
-        /** @return queue, baseRtt and probeRtt (milliseconds) and limit */
+        State with(RttBatch nextProbe, double rate) {
+            return new State(limit, history, nextProbe, probeFloor, queue, baseRttNanos, probeRttNanos,
+                    lastDecreaseNanos, decreased, step, wall, baseLevel, discovering, queuedInARow, windowSet,
+                    windowStartNanos, rate);
+        }
+
+        /**
+         * @return queue, baseRtt and probeRtt (milliseconds), limit, step, wall, slowStart (1 or 0)
+         *         and dropRate
+         */
         @Override
         public Map<String, Double> metrics() {
             return Map.of("queue", queue, "baseRtt", Samples.millis(baseRttNanos),
-                    "probeRtt", Samples.millis(probeRttNanos), "limit", (double) limit);
+                    "probeRtt", Samples.millis(probeRttNanos), "limit", (double) limit,
+                    "step", (double) step, "wall", (double) wall, "slowStart", discovering ? 1.0 : 0.0, "dropRate", dropRate);
         }
     }
 
@@ -225,8 +457,12 @@ public final class Vegas implements Limit {
         private int maxLimit = Bounds.DEFAULT_MAX;
         private double alpha = 1;
         private double beta = 2;
+        private double alphaShare = 0.1;
+        private double betaShare = 0.2;
         private double decreaseFactor = 0.5;
+        private double dropTolerance = 0.05;
         private int probeWindow = 5;
+        private double slowStartFactor = 1.5;
         private int baseRttWindow = 100;
         private double baseRttQuantile = 0.3;
 
@@ -263,7 +499,7 @@ public final class Vegas implements Limit {
         }
 
         /**
-         * @param alpha queue (calls) below which the limit grows, {@code >= 0}; default 1
+         * @param alpha least queue (calls) below which the limit grows, {@code >= 0}; default 1
          * @return this builder
          */
         public Builder alpha(double alpha) {
@@ -272,7 +508,7 @@ public final class Vegas implements Limit {
         }
 
         /**
-         * @param beta queue (calls) above which the limit shrinks, {@code >= alpha}; default 2
+         * @param beta least queue (calls) above which the limit shrinks, {@code >= alpha}; default 2
          * @return this builder
          */
         public Builder beta(double beta) {
@@ -281,8 +517,28 @@ public final class Vegas implements Limit {
         }
 
         /**
-         * @param decreaseFactor the factor applied on a drop or rate limit, strictly between 0 and 1;
-         *                       default 0.5
+         * @param alphaShare alpha as a share of the limit, when that is more than {@code alpha};
+         *                   0 to 1; default 0.1
+         * @return this builder
+         */
+        public Builder alphaShare(double alphaShare) {
+            this.alphaShare = alphaShare;
+            return this;
+        }
+
+        /**
+         * @param betaShare beta as a share of the limit, when that is more than {@code beta};
+         *                  {@code alphaShare} to 1; default 0.2
+         * @return this builder
+         */
+        public Builder betaShare(double betaShare) {
+            this.betaShare = betaShare;
+            return this;
+        }
+
+        /**
+         * @param decreaseFactor the factor applied on a rate limit or a run of drops, strictly
+         *                       between 0 and 1; default 0.5
          * @return this builder
          */
         public Builder decreaseFactor(double decreaseFactor) {
@@ -291,7 +547,19 @@ public final class Vegas implements Limit {
         }
 
         /**
-         * @param probeWindow successes per probe, at least 1; default 5
+         * @param dropTolerance the share of recent attempts, 0 to 1, that may fail with drops
+         *                      before the limit is multiplied by {@code decreaseFactor} rather
+         *                      than reduced by one; 0 makes every drop multiplicative; default 0.05
+         * @return this builder
+         */
+        public Builder dropTolerance(double dropTolerance) {
+            this.dropTolerance = dropTolerance;
+            return this;
+        }
+
+        /**
+         * @param probeWindow least successes per probe, at least 1 (a probe also waits for half
+         *                    the limit); default 5
          * @return this builder
          */
         public Builder probeWindow(int probeWindow) {
@@ -300,8 +568,18 @@ public final class Vegas implements Limit {
         }
 
         /**
-         * @param baseRttWindow how many recent success RTTs the baseline is taken from, 1 to
-         *                      10,000 (each probe copies and sorts them); default 100
+         * @param slowStartFactor growth per probe until the queue first reaches alpha, 1 to 4
+         *                        (1 turns slow start off); default 1.5
+         * @return this builder
+         */
+        public Builder slowStartFactor(double slowStartFactor) {
+            this.slowStartFactor = slowStartFactor;
+            return this;
+        }
+
+        /**
+         * @param baseRttWindow how many success RTTs the baseline is taken from, 1 to 10,000 (each
+         *                      accepted probe copies and sorts them); default 100
          * @return this builder
          */
         public Builder baseRttWindow(int baseRttWindow) {
@@ -310,8 +588,8 @@ public final class Vegas implements Limit {
         }
 
         /**
-         * @param baseRttQuantile which quantile of those RTTs is the baseline, 0 (the minimum) to 1;
-         *                        default 0.3
+         * @param baseRttQuantile which quantile of the RTTs is compared, in the baseline and in
+         *                        each probe, 0 (the minimum) to 1; default 0.3
          * @return this builder
          */
         public Builder baseRttQuantile(double baseRttQuantile) {

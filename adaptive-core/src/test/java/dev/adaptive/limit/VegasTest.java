@@ -1,11 +1,14 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.Outcome;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,6 +33,38 @@ class VegasTest extends AdaptiveLimitContract {
         return "baseRtt";
     }
 
+    /** The successes one probe takes at the fold's current limit, with the default probeWindow. */
+    private static int window(Fold fold) {
+        return Math.max(5, (fold.limit() + 1) / 2);
+    }
+
+    /** One probe of identical RTTs: the window judged exactly, without sampling noise. */
+    private static Fold probe(Fold fold, double rttMillis) {
+        return fold.successes(window(fold), rttMillis);
+    }
+
+    /** The RTT that puts the estimated queue at {@code queue} against a 10 ms baseline. */
+    private static double rttForQueue(int limit, double queue) {
+        return 10 / (1 - queue / limit);
+    }
+
+    /**
+     * Slow start over at a limit of 45 with a 10 ms baseline: 20 grows to 30 and 45 on two flat
+     * probes (the baseline's first 25 RTTs), then two probes in the alpha'..beta' band end it.
+     */
+    private static Fold steady() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(45);
+        probe(fold, rttForQueue(45, 6));
+        probe(fold, rttForQueue(45, 6));
+        assertThat(fold.limit()).isEqualTo(45);
+        assertThat(fold.metric("slowStart")).isZero();
+        assertThat(fold.metric("baseRtt")).isEqualTo(10.0);
+        return fold;
+    }
+
     @Test
     void defaults() {
         Vegas v = Vegas.defaults();
@@ -38,8 +73,12 @@ class VegasTest extends AdaptiveLimitContract {
         assertThat(v.maxLimit()).isEqualTo(Integer.MAX_VALUE);
         assertThat(v.alpha()).isEqualTo(1);
         assertThat(v.beta()).isEqualTo(2);
+        assertThat(v.alphaShare()).isEqualTo(0.1);
+        assertThat(v.betaShare()).isEqualTo(0.2);
         assertThat(v.decreaseFactor()).isEqualTo(0.5);
+        assertThat(v.dropTolerance()).isEqualTo(0.05);
         assertThat(v.probeWindow()).isEqualTo(5);
+        assertThat(v.slowStartFactor()).isEqualTo(1.5);
         assertThat(v.baseRttWindow()).isEqualTo(100);
         assertThat(v.baseRttQuantile()).isEqualTo(0.3);
         assertThat(v.name()).isEqualTo("vegas");
@@ -47,60 +86,278 @@ class VegasTest extends AdaptiveLimitContract {
     }
 
     @Test
-    void decidesOncePerProbeWindow() {
-        Fold fold = new Fold(Vegas.builder().initialLimit(10).maxLimit(100).build());
-        fold.successes(4, 10);
-        assertThat(fold.limit()).isEqualTo(10);
+    void decidesOncePerProbeOfHalfTheLimit() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(100).build());
+        fold.successes(9, 10);
+        assertThat(fold.limit()).isEqualTo(20);
         fold.success(10);
-        assertThat(fold.limit()).isEqualTo(11);
-        assertThat(fold.state().metrics()).containsOnlyKeys("queue", "baseRtt", "probeRtt", "limit");
+        assertThat(fold.limit()).isEqualTo(30);
+        assertThat(fold.state().metrics()).containsOnlyKeys("queue", "baseRtt", "probeRtt", "limit", "step",
+                "wall", "slowStart", "dropRate");
         assertThat(fold.metric("probeRtt")).isEqualTo(10.0);
         assertThat(fold.metric("baseRtt")).isEqualTo(10.0);
         assertThat(fold.metric("queue")).isEqualTo(0.0);
-        assertThat(fold.metric("limit")).isEqualTo(11.0);
+        assertThat(fold.metric("limit")).isEqualTo(30.0);
+        // The next probe needs half of 30.
+        fold.successes(14, 10);
+        assertThat(fold.limit()).isEqualTo(30);
+        fold.success(10);
+        assertThat(fold.limit()).isEqualTo(45);
     }
 
-    /** A window whose median RTT puts the estimated queue at {@code queue} for the current limit. */
-    private static double rttForQueue(int limit, double queue) {
-        return 10 / (1 - queue / limit);
+    @Test
+    void attemptsAdmittedBeforeTheChangeOrBelowTheLimitDoNotProbeIt() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(100).build());
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(30);
+        long decided = fold.now();
+        Vegas.State before = (Vegas.State) fold.state();
+        // Admitted a millisecond before the raise, at the old limit: slow, but about the old limit.
+        for (int i = 0; i < 40; i++) {
+            fold.apply(new Sample(decided - Fold.MS, Fold.nanos(100), 20, Outcome.SUCCESS));
+        }
+        // Admitted after it, but while fewer than 30 were in flight.
+        for (int i = 0; i < 40; i++) {
+            fold.apply(new Sample(decided + i, Fold.nanos(100), 29, Outcome.SUCCESS));
+        }
+        assertThat(fold.limit()).isEqualTo(30);
+        assertThat(((Vegas.State) fold.state()).probe().count()).isZero();
+        assertThat(fold.state()).isEqualTo(before);
+    }
+
+    @Test
+    void slowStartGrowsByHalfPerProbeWhileNothingQueues() {
+        Fold fold = new Fold(Vegas.defaults());
+        int[] expected = {8, 12, 18, 27, 41, 62};
+        for (int limit : expected) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(limit);
+            assertThat(fold.metric("slowStart")).isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void slowStartTakesAShorterStepAsTheQueueNearsAlpha() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(30);
+        // alpha' at 30 is 3; a queue of 2.25 leaves half the headroom: a quarter more, not a half.
+        probe(fold, rttForQueue(30, 2.25));
+        assertThat(fold.limit()).isEqualTo(38);
+        assertThat(fold.metric("queue")).isCloseTo(2.25, within(1e-5));
     }
 
     @Test
     void holdsWhileTheQueueIsBetweenAlphaAndBeta() {
-        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(100).build()).successes(100, 10);
-        int before = fold.limit();
-        fold.successes(5, rttForQueue(before, 1.5));
-        assertThat(fold.limit()).isEqualTo(before);
-        assertThat(fold.metric("queue")).isCloseTo(1.5, within(0.01));
+        Fold fold = steady();
+        for (int i = 0; i < 10; i++) {
+            probe(fold, rttForQueue(45, 4.6 + i * 0.43));
+            assertThat(fold.limit()).isEqualTo(45);
+        }
     }
 
     @Test
-    void shrinksByOneAboveBeta() {
-        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(100).build()).successes(100, 10);
-        int before = fold.limit();
-        fold.successes(5, rttForQueue(before, 3));
-        assertThat(fold.limit()).isEqualTo(before - 1);
+    void aQueueBeyondBetaTakesTheExcessAway() {
+        Fold fold = steady();
+        // beta' at 45 is 9: a queue of 11.9 is 2.9 too many, rounded up to 3.
+        probe(fold, rttForQueue(45, 11.9));
+        assertThat(fold.limit()).isEqualTo(42);
+    }
+
+    @Test
+    void theExcessNeverTakesMoreThanTheDecreaseFactor() {
+        Fold fold = steady();
+        probe(fold, rttForQueue(45, 40));
+        assertThat(fold.limit()).isEqualTo(22);
+    }
+
+    @Test
+    void slowStartEndsAtAQueueBeyondBeta() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        probe(fold, 10);
+        assertThat(fold.metric("slowStart")).isEqualTo(1.0);
+        probe(fold, rttForQueue(45, 11.9));
+        assertThat(fold.limit()).isEqualTo(42);
+        assertThat(fold.metric("slowStart")).isZero();
+    }
+
+    @Test
+    void oneProbeInTheBandHoldsButDoesNotEndSlowStart() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        probe(fold, 10);
+        probe(fold, rttForQueue(45, 6));
+        assertThat(fold.limit()).isEqualTo(45);
+        assertThat(fold.metric("slowStart")).isEqualTo(1.0);
+    }
+
+    @Test
+    void afterSlowStartTheStepStartsAtOneAndDoublesWhileNothingQueues() {
+        Fold fold = steady();
+        int[] expected = {46, 48, 52, 60};
+        for (int limit : expected) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(limit);
+        }
+        // A queue in the band resets the pace.
+        probe(fold, rttForQueue(60, 8));
+        assertThat(fold.limit()).isEqualTo(60);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(61);
+    }
+
+    @Test
+    void aQueueWithinTheSamplingNoiseOfAJitteryProbeDoesNotCount() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(45);
+        // 23 RTTs whose 0.3 quantile (the 7th) is 11.5 ms, a queue of 5.9 at 45, but spread from
+        // 5 to 40 ms: far more than a 15% difference between two such small samples can prove.
+        double[] noisy = new double[23];
+        Arrays.fill(noisy, 0, 6, 5);
+        noisy[6] = 11.5;
+        Arrays.fill(noisy, 7, 23, 40);
+        for (int i = 0; i < 2; i++) {
+            for (double rtt : noisy) {
+                fold.success(rtt);
+            }
+            assertThat(fold.metric("queue")).isCloseTo(45 * (1 - 10 / 11.5), within(1e-5));
+            assertThat(fold.limit()).isEqualTo(45);
+            assertThat(fold.metric("slowStart")).isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void theBaselineDoesNotCreepAtTheOperatingPoint() {
+        Fold fold = steady();
+        RttHistory history = ((Vegas.State) fold.state()).history();
+        for (int i = 0; i < 200; i++) {
+            probe(fold, rttForQueue(45, 7));
+        }
+        assertThat(fold.limit()).isEqualTo(45);
         assertThat(fold.metric("baseRtt")).isEqualTo(10.0);
+        assertThat(((Vegas.State) fold.state()).history()).isEqualTo(history);
     }
 
     @Test
-    void oneSlowOutlierInAWindowDoesNotCostASlot() {
-        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(100).build()).successes(100, 10);
-        int before = fold.limit();
-        fold.successes(4, 10).success(500);
-        assertThat(fold.limit()).isEqualTo(before + 1);
+    void isolatedDropsDoNotMoveTheLimit() {
+        Fold fold = steady();
+        double inBand = rttForQueue(45, 7);
+        for (int i = 0; i < 30; i++) {
+            fold.successes(49, inBand).drop(inBand);
+            assertThat(fold.limit()).isEqualTo(45);
+        }
+        assertThat(fold.metric("dropRate")).isPositive().isLessThan(0.05);
     }
 
     @Test
-    void dropHalvesAtOnceAndRestartsTheProbeWindow() {
-        Fold fold = new Fold(Vegas.builder().initialLimit(21).maxLimit(100).build());
-        fold.successes(4, 10).drop(10);
-        assertThat(fold.limit()).isEqualTo(10);
+    void fiveDropsInARowHalveTheLimitAndEndSlowStart() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(30);
+        fold.drop(10).drop(10).drop(10).drop(10);
+        assertThat(fold.limit()).isEqualTo(30);
+        fold.drop(10);
+        assertThat(fold.limit()).isEqualTo(15);
+        assertThat(fold.metric("slowStart")).isZero();
+    }
+
+    @Test
+    void aRateLimitHalvesAtOnceAndEndsSlowStart() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        fold.rateLimited(10);
+        assertThat(fold.limit()).isEqualTo(15);
+        assertThat(fold.metric("slowStart")).isZero();
         assertThat(((Vegas.State) fold.state()).probe().count()).isZero();
-        fold.successes(4, 10);
+    }
+
+    @Test
+    void withoutDropToleranceEveryDropHalves() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).dropTolerance(0).build());
+        fold.drop(10);
         assertThat(fold.limit()).isEqualTo(10);
-        fold.success(10);
-        assertThat(fold.limit()).isEqualTo(11);
+    }
+
+    /** Regression: a transient error must not make a rate limit that follows it look stale. */
+    @Test
+    void anIsolatedDropDoesNotShieldALaterRateLimit() {
+        Fold fold = steady();
+        long start = fold.now();
+        fold.apply(new Sample(start, Fold.nanos(5), 45, Outcome.DROPPED));
+        assertThat(fold.limit()).isEqualTo(45);
+        // Admitted together with the failed attempt, answered after it.
+        fold.apply(new Sample(start, Fold.nanos(6), 45, Outcome.rateLimited(Duration.ofSeconds(1))));
+        assertThat(fold.limit()).isEqualTo(22);
+    }
+
+    @Test
+    void afterAProbeThatFoundAQueueSlowStartGrowsByOneSlotOnly() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        probe(fold, 10);
+        probe(fold, rttForQueue(45, 6));
+        assertThat(fold.metric("slowStart")).isEqualTo(1.0);
+        // A quiet probe right after a queued one: one slot, not half again.
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(46);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(69);
+    }
+
+    @Test
+    void aRateLimitLeavesAWallThatGrowthClosesInOnButDoesNotRush() {
+        Fold fold = steady();
+        // Refused at 45 in flight: the limit halves, and growth will stop a tenth below 45.
+        fold.rateLimited(2);
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("wall")).isEqualTo(45.0);
+        // Quiet probes double the step: 23, 25, 29, 37, then 40, a tenth below the wall.
+        int[] expected = {23, 25, 29, 37, 40};
+        for (int limit : expected) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(limit);
+        }
+        // Past it one slot at a time, each after eight quiet probes in a row: the five on the
+        // way up count, so three more here.
+        for (int i = 0; i < 3; i++) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(40);
+        }
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(41);
+        for (int i = 0; i < 8; i++) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(41);
+        }
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(42);
+    }
+
+    @Test
+    void aRunOfDropsLeavesNoWall() {
+        Fold fold = steady();
+        fold.drop(10).drop(10).drop(10).drop(10).drop(10);
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("wall")).isEqualTo(Integer.MAX_VALUE);
+    }
+
+    @Test
+    void aBaselineTakenColdFollowsProbesSurelyFasterThanIt() {
+        // The first answers carry new connections and an unwarmed JIT: 60 ms instead of 10.
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(20).build());
+        fold.successes(10, 60);
+        fold.successes(10, 60);
+        assertThat(fold.metric("baseRtt")).isEqualTo(60.0);
+        for (int i = 0; i < 20; i++) {
+            probe(fold, 10);
+        }
+        assertThat(fold.metric("baseRtt")).isEqualTo(10.0);
+        // Warm, the baseline judges a real queue again: at 20, 14 ms is a queue of 5.7 > beta'.
+        probe(fold, 14);
+        assertThat(fold.limit()).isLessThan(20);
     }
 
     @Test
@@ -121,9 +378,17 @@ class VegasTest extends AdaptiveLimitContract {
                 bad("alpha", "NaN", () -> Vegas.builder().alpha(Double.NaN).build()),
                 bad("beta", "0.5", () -> Vegas.builder().alpha(1).beta(0.5).build()),
                 bad("beta", "Infinity", () -> Vegas.builder().beta(Double.POSITIVE_INFINITY).build()),
+                bad("alphaShare", "-0.1", () -> Vegas.builder().alphaShare(-0.1).build()),
+                bad("alphaShare", "NaN", () -> Vegas.builder().alphaShare(Double.NaN).build()),
+                bad("betaShare", "0.05", () -> Vegas.builder().betaShare(0.05).build()),
+                bad("betaShare", "1.5", () -> Vegas.builder().betaShare(1.5).build()),
                 bad("decreaseFactor", "0.0", () -> Vegas.builder().decreaseFactor(0).build()),
                 bad("decreaseFactor", "1.0", () -> Vegas.builder().decreaseFactor(1).build()),
+                bad("dropTolerance", "1.5", () -> Vegas.builder().dropTolerance(1.5).build()),
+                bad("dropTolerance", "-0.01", () -> Vegas.builder().dropTolerance(-0.01).build()),
                 bad("probeWindow", "0", () -> Vegas.builder().probeWindow(0).build()),
+                bad("slowStartFactor", "0.5", () -> Vegas.builder().slowStartFactor(0.5).build()),
+                bad("slowStartFactor", "4.5", () -> Vegas.builder().slowStartFactor(4.5).build()),
                 bad("baseRttWindow", "0", () -> Vegas.builder().baseRttWindow(0).build()),
                 bad("baseRttWindow", "10001", () -> Vegas.builder().baseRttWindow(10_001).build()),
                 bad("baseRttQuantile", "1.5", () -> Vegas.builder().baseRttQuantile(1.5).build()),
@@ -143,8 +408,11 @@ class VegasTest extends AdaptiveLimitContract {
 
     @Test
     void extremeButValidOptionsWork() {
-        Vegas v = Vegas.builder().alpha(0).beta(0).baseRttQuantile(0).probeWindow(1).baseRttWindow(1).build();
+        Vegas v = Vegas.builder().alpha(0).beta(0).alphaShare(0).betaShare(0).baseRttQuantile(0).probeWindow(1)
+                .baseRttWindow(1).dropTolerance(0).slowStartFactor(1).build();
         new Fold(v).successes(100, 10).drop(1).successes(100, 20);
+        Vegas w = Vegas.builder().alphaShare(1).betaShare(1).dropTolerance(1).slowStartFactor(4).build();
+        new Fold(w).successes(100, 10).drop(1).successes(100, 20);
         assertThat(Vegas.builder().baseRttQuantile(1).build().baseRttQuantile()).isEqualTo(1);
     }
 }

@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One workload of the flaky API model (see {@code shared/SCENARIOS.md}): the server's
+ * One workload of the flaky API model (the project's SCENARIOS.md, summarized in
+ * {@code docs/benchmarks.md}): the server's
  * parameters and the client's work. Immutable.
  *
  * @param id                   short id, for example {@code "S2"}

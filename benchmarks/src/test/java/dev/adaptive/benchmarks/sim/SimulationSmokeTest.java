@@ -61,7 +61,8 @@ class SimulationSmokeTest {
 
     @Test
     void aRunIsReproducibleFromItsSeed() {
-        for (Policy p : List.of(Catalog.adaptive().get(0), new FailsafePolicy(12), NetflixPolicy.all().get(0))) {
+        // Netflix AIMD, not Vegas: VegasLimit draws its probe jitter from ThreadLocalRandom.
+        for (Policy p : List.of(Catalog.adaptive().get(0), new FailsafePolicy(12), NetflixPolicy.all().get(2))) {
             assertThat(VirtualRunner.run(p, SHORT, 3)).as(p.name()).isEqualTo(VirtualRunner.run(p, SHORT, 3));
         }
     }
