@@ -2,6 +2,7 @@ package dev.adaptive.vertx.impl;
 
 import dev.adaptive.Execution;
 import dev.adaptive.Lease;
+import dev.adaptive.LimiterClosedException;
 import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.StopPoolException;
@@ -64,6 +65,8 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
     private boolean ended;
     private PoolStoppedException inputFailure;
     private PoolStoppedException stopCause;
+    /** What items that end because of the stop fail with: the stop cause, or a closed limiter's own error. */
+    private Throwable itemStopError;
     private boolean finished;
     private boolean pumping;
     private boolean again;
@@ -219,7 +222,12 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
         } catch (Throwable t) {
             // Closed, or rejected because other callers filled the queue: the run cannot go on.
             if (stopCause == null) {
-                stop(new PoolStoppedException(PoolStoppedException.Reason.CANCELLED, OutcomeClassifier.unwrap(t)));
+                Throwable refusal = OutcomeClassifier.unwrap(t);
+                // A closed limiter ends the calls it had with its LimiterClosedException (close()
+                // cancels them from the closing thread); the run's own cancel of the same calls
+                // races with that, so it uses the same cause and every item ends the same way.
+                stop(new PoolStoppedException(PoolStoppedException.Reason.CANCELLED, refusal),
+                        refusal instanceof LimiterClosedException ? refusal : null);
             }
             return;
         }
@@ -245,7 +253,7 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
             if (stopCause != null) {
                 // Fetched before the stop, delivered after: it was pulled, so it must end somewhere.
                 stats.accepted();
-                settle(new Settled.Failed<>(new ItemError<>(nextIndex++, item, stopCause, 0)));
+                settle(new Settled.Failed<>(new ItemError<>(nextIndex++, item, itemStopError, 0)));
                 return;
             }
             Lease lease = heldLease;
@@ -303,7 +311,7 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
             Throwable cause = OutcomeClassifier.unwrap(error);
             settle(new Settled.Failed<>(new ItemError<>(index, item, cause, e.attempts())));
             if (cause instanceof StopPoolException && stopCause == null) {
-                stop(new PoolStoppedException(PoolStoppedException.Reason.STOPPED, cause));
+                stop(new PoolStoppedException(PoolStoppedException.Reason.STOPPED, cause), null);
             }
             pump();
         }));
@@ -329,8 +337,14 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
         }
     }
 
-    private void stop(PoolStoppedException cause) {
+    /**
+     * @param cause     why the run stopped, reported in its stats
+     * @param itemCause what running and pulled items end with, or {@code null} for {@code cause}
+     */
+    private void stop(PoolStoppedException cause, Throwable itemCause) {
         stopCause = cause;
+        Throwable itemError = itemCause != null ? itemCause : cause;
+        itemStopError = itemError;
         source.cancel();
         CompletableFuture<Lease> f = pendingAcquire;
         pendingAcquire = null;
@@ -339,11 +353,11 @@ public final class PoolRun<T, R> implements ItemSource.Sink<T> {
         }
         releaseHeldLease();
         for (Execution<R> e : List.copyOf(running)) {
-            e.cancel(cause);
+            e.cancel(itemError);
         }
         while (!unasked.isEmpty()) {
             stats.accepted();
-            settle(new Settled.Failed<>(new ItemError<>(nextIndex++, unasked.poll(), cause, 0)));
+            settle(new Settled.Failed<>(new ItemError<>(nextIndex++, unasked.poll(), itemError, 0)));
         }
     }
 
