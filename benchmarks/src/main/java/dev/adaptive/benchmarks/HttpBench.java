@@ -2,9 +2,11 @@ package dev.adaptive.benchmarks;
 
 import dev.adaptive.benchmarks.http.AdaptiveJdkFace;
 import dev.adaptive.benchmarks.http.ApacheRetryFace;
+import dev.adaptive.benchmarks.http.CamelFace;
 import dev.adaptive.benchmarks.http.FailsafeRetryFace;
 import dev.adaptive.benchmarks.http.HttpFace;
 import dev.adaptive.benchmarks.http.ModelHttpServer;
+import dev.adaptive.benchmarks.http.VertxFace;
 import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.benchmarks.report.Json;
 import dev.adaptive.benchmarks.report.MarkdownTable;
@@ -23,20 +25,21 @@ import java.util.Map;
 /**
  * S3, the real-HTTP scenario: the flaky model behind a JDK HTTP server on 127.0.0.1 (base 40 ms,
  * soft 6, hard 12, 429 with {@code Retry-After: 1} past the cap, 200 requests), and clients that
- * really send: Adaptive through the core pool with {@code java.net.http}; Apache HttpClient 5
- * with its Retry-After-aware retry strategy and Failsafe with a Retry-After delay function, each
- * at c = 6, 10, 16. Each client runs once unmeasured (60 items, to warm up the JIT and the HTTP
- * stacks), then {@code --runs} times (default 3) against a fresh server, the clients
- * interleaved run by run so that a change in machine load hits all of them. Prints
- * the table and writes {@code s3-http.md} and {@code s3-http.json}.
+ * really send. Adaptive on its three faces, each with the default algorithm and no tuning for
+ * the scenario: the core pool with {@code java.net.http}; a Camel route
+ * {@code to("adaptive:s3")} whose consumer calls camel-http; the Vert.x
+ * {@code AdaptiveWebClient}. The peers: Apache HttpClient 5 with its Retry-After-aware retry
+ * strategy and Failsafe with a Retry-After delay function, each at c = 6, 10, 16. Each client
+ * runs once unmeasured (60 items, to warm up the JIT and the HTTP stacks), then {@code --runs}
+ * times (default 3) against a fresh server, the clients interleaved run by run so that a change
+ * in machine load hits all of them. Wall time runs from the first item sent to the last item
+ * ended (a client's set-up is not in it). Prints the table and writes {@code s3-http.md} and
+ * {@code s3-http.json}.
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.HttpBench
  * </pre>
- *
- * The Camel route ({@code adaptive:} with camel-http) and the Vert.x web-client faces join this
- * table when those modules land.
  */
 public final class HttpBench {
 
@@ -47,7 +50,8 @@ public final class HttpBench {
 
     /**
      * @param args {@code --runs=3 --out=benchmarks/results}; {@code --adaptive-only --trace} prints
-     *             how Adaptive decided, for understanding a result
+     *             how Adaptive decided, for understanding a result; {@code --faces=camel,c=10}
+     *             keeps only the clients whose label contains one of the given strings
      * @throws Exception if a server cannot start or a result cannot be written
      */
     public static void main(String[] args) throws Exception {
@@ -57,13 +61,21 @@ public final class HttpBench {
         Scenario s3 = Scenario.S3;
         List<HttpFace> faces = new ArrayList<>();
         faces.add(opts.containsKey("trace") ? new AdaptiveJdkFace(e -> Trace.print(e, true)) : new AdaptiveJdkFace());
+        faces.add(new CamelFace());
+        faces.add(new VertxFace());
         for (int c : opts.containsKey("adaptive-only") ? List.<Integer>of() : s3.guesses()) {
             faces.add(new ApacheRetryFace(c));
             faces.add(new FailsafeRetryFace(c));
         }
+        if (opts.containsKey("faces")) {
+            // e.g. --faces=camel,vert.x: only the clients whose row label contains one of them
+            List<String> wanted = List.of(opts.get("faces").split(","));
+            faces.removeIf(f -> wanted.stream().noneMatch(w -> f.name().contains(w)));
+        }
         Map<HttpFace, List<RunResult>> results = new LinkedHashMap<>();
         faces.forEach(f -> results.put(f, new ArrayList<>()));
         long started = System.nanoTime();
+        String loadAtStart = loadAverage();
         // One unmeasured run of each client first: the JIT and the HTTP stacks' first connections
         // would otherwise weigh on whichever client runs first.
         for (HttpFace face : faces) {
@@ -79,22 +91,30 @@ public final class HttpBench {
             }
         }
         List<Summary> rows = results.values().stream().map(Summary::of).toList();
-        if (rows.size() < 2) {
+        if (rows.stream().noneMatch(s -> s.family().equals("peer"))) {
             rows.forEach(System.out::println);
             return;
         }
-        Summary bestPeer = rows.stream().skip(1).min(Comparator.comparingDouble(Summary::wallMedian)).orElseThrow();
+        Summary bestPeer = rows.stream().filter(s -> s.family().equals("peer"))
+                .min(Comparator.comparingDouble(Summary::wallMedian)).orElseThrow();
         List<Summary> ratioed = rows.stream().map(s -> s.withRatio(bestPeer.wallMedian())).toList();
-        Summary adaptive = ratioed.get(0);
         String table = MarkdownTable.render(ratioed, bestPeer.policy())
                 .replace("| × oracle |", "| × best peer |").replace(" (oracle)**", " (best peer)**");
-        String verdict = String.format(Locale.ROOT,
-                "Target: S3: %s %.2f × the best peer (%s), worst arrivals during Retry-After %d; target ≤ 1.15 ×, 0 arrivals: %s%n",
-                adaptive.policy(), adaptive.ratio(), bestPeer.policy(), adaptive.arrivalsMax(),
-                adaptive.ratio() <= 1.15 && adaptive.arrivalsMax() == 0 ? "MET" : "NOT MET");
+        StringBuilder verdict = new StringBuilder();
+        for (Summary adaptive : ratioed) {
+            if (adaptive.family().equals("adaptive")) {
+                verdict.append(String.format(Locale.ROOT,
+                        "Target: S3: %s %.2f × the best peer (%s), worst arrivals during Retry-After %d;"
+                                + " target ≤ 1.15 ×, 0 arrivals: %s%n",
+                        adaptive.policy(), adaptive.ratio(), bestPeer.policy(), adaptive.arrivalsMax(),
+                        adaptive.ratio() <= 1.15 && adaptive.arrivalsMax() == 0 ? "MET" : "NOT MET"));
+            }
+        }
         String md = "# S3: real HTTP on 127.0.0.1\n\n"
                 + "Generated by `java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.HttpBench`"
-                + String.format(Locale.ROOT, " in %.0f s; %d runs per client; median ± sd.", (System.nanoTime() - started) / 1e9, runs)
+                + String.format(Locale.ROOT, " in %.0f s; %d runs per client; median ± sd; wall time from the first"
+                        + " item sent to the last ended. Load average (1 min) at the start %s, at the end %s.",
+                        (System.nanoTime() - started) / 1e9, runs, loadAtStart, loadAverage())
                 + " Server: JDK HttpServer with the flaky model, base 40 ms, soft 6, hard 12, `Retry-After: 1`, 200 requests."
                 + " \"× best peer\" divides by the fastest Apache/Failsafe configuration.\n\n"
                 + table + "\n" + verdict;
@@ -105,6 +125,8 @@ public final class HttpBench {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("generator", "dev.adaptive.benchmarks.HttpBench");
         json.put("runs", runs);
+        json.put("loadAverageAtStart", loadAtStart);
+        json.put("loadAverageAtEnd", loadAverage());
         json.put("bestPeer", bestPeer.policy());
         json.put("policies", ratioed.stream().map(Summary::toJson).toList());
         Files.writeString(out.resolve("s3-http.json"), Json.write(json));
@@ -112,12 +134,15 @@ public final class HttpBench {
 
     private static RunResult once(HttpFace face, Scenario scenario, long run) throws Exception {
         try (ModelHttpServer server = ModelHttpServer.start(scenario, run)) {
-            long t0 = System.nanoTime();
             HttpFace.Tally tally = face.run(server.uri(), scenario);
-            double wall = (System.nanoTime() - t0) / 1e6;
-            String family = face instanceof AdaptiveJdkFace ? "adaptive" : "peer";
-            return new RunResult(face.name(), family, scenario.id(), run, wall, tally.ok(), tally.failed(), 0,
-                    server.stats());
+            return new RunResult(face.name(), face.adaptive() ? "adaptive" : "peer", scenario.id(), run,
+                    tally.wallNanos() / 1e6, tally.ok(), tally.failed(), 0, server.stats());
         }
+    }
+
+    /** @return the 1-minute load average, as {@code uptime} shows it; the machine is shared */
+    static String loadAverage() {
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return load < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", load);
     }
 }

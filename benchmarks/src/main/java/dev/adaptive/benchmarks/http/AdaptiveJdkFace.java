@@ -39,6 +39,11 @@ public final class AdaptiveJdkFace implements HttpFace {
     }
 
     @Override
+    public boolean adaptive() {
+        return true;
+    }
+
+    @Override
     public String name() {
         return "adaptive (core pool, java.net.http)";
     }
@@ -60,10 +65,11 @@ public final class AdaptiveJdkFace implements HttpFace {
             if (trace != null) {
                 pool = pool.withTrace(trace);
             }
+            long t0 = System.nanoTime();
             AdaptiveResult<Integer, String> result = pool.process((item, ctx) -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
                             .thenCompose(AdaptiveJdkFace::classify))
                     .join();
-            return new Tally(result.successes().size(), result.errors().size());
+            return new Tally(result.successes().size(), result.errors().size(), System.nanoTime() - t0);
         } finally {
             io.shutdownNow();
             awaitQuietly(io);

@@ -55,6 +55,7 @@ public final class ApacheRetryFace implements HttpFace {
                         .setMaxConnTotal(concurrency).setMaxConnPerRoute(concurrency).build())
                 .setRetryStrategy(new DefaultHttpRequestRetryStrategy(RATE_LIMIT_RETRIES, TimeValue.ofSeconds(1)))
                 .build()) {
+            long t0 = System.nanoTime();
             List<Future<Boolean>> items = new ArrayList<>();
             for (int i = 0; i < scenario.items(); i++) {
                 items.add(workers.submit(() -> client.execute(new HttpGet(server), response -> {
@@ -72,7 +73,7 @@ public final class ApacheRetryFace implements HttpFace {
                     // counted as failed below
                 }
             }
-            return new Tally(ok, scenario.items() - ok);
+            return new Tally(ok, scenario.items() - ok, System.nanoTime() - t0);
         } finally {
             workers.shutdownNow();
             AdaptiveJdkFace.awaitQuietly(workers);

@@ -68,6 +68,7 @@ public final class FailsafeRetryFace implements HttpFace {
                     .withJitter(0.2)
                     .build();
             FailsafeExecutor<HttpResponse<String>> failsafe = Failsafe.with(rateLimits).compose(errors);
+            long t0 = System.nanoTime();
             List<Future<Boolean>> items = new ArrayList<>();
             for (int i = 0; i < scenario.items(); i++) {
                 items.add(workers.submit(() -> failsafe.get(
@@ -83,7 +84,7 @@ public final class FailsafeRetryFace implements HttpFace {
                     // counted as failed below
                 }
             }
-            return new Tally(ok, scenario.items() - ok);
+            return new Tally(ok, scenario.items() - ok, System.nanoTime() - t0);
         } finally {
             workers.shutdownNow();
             io.shutdownNow();
