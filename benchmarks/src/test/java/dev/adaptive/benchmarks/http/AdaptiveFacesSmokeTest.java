@@ -1,0 +1,43 @@
+package dev.adaptive.benchmarks.http;
+
+import dev.adaptive.benchmarks.model.Scenario;
+import dev.adaptive.benchmarks.model.ServerStats;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * CI smoke test of the S3 harness's Adaptive faces (core pool, Camel, Vert.x): a short S3 (40
+ * items) over real HTTP on 127.0.0.1, one run each. It checks that each face is wired to the
+ * real stack and reports honestly, not how fast it is: every item ends with a 200, the server
+ * saw at least one request per item and nothing is left in flight, the face's own wall time is
+ * positive. A few seconds; the measured runs live outside CI (docs/benchmarks.md).
+ */
+class AdaptiveFacesSmokeTest {
+
+    private static final Scenario SHORT = Scenario.S3.withItems(40);
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void everyFaceSendsEveryItemOverRealHttpAndLeavesTheServerIdle() throws Exception {
+        for (HttpFace face : List.of(new AdaptiveJdkFace(), new CamelFace(), new VertxFace())) {
+            HttpFace.Tally tally;
+            ServerStats seen;
+            try (ModelHttpServer server = ModelHttpServer.start(SHORT, 1)) {
+                tally = face.run(server.uri(), SHORT);
+                seen = server.stats();
+            }
+            assertThat(face.adaptive()).as(face.name()).isTrue();
+            assertThat(tally.ok()).as(face.name()).isEqualTo(SHORT.items());
+            assertThat(tally.failed()).as(face.name()).isZero();
+            assertThat(tally.wallNanos()).as(face.name()).isPositive();
+            assertThat(seen.ok()).as(face.name()).isEqualTo(SHORT.items());
+            assertThat(seen.arrivals()).as(face.name()).isEqualTo(seen.ok() + seen.tooMany() + seen.serverErrors());
+            assertThat(seen.inflight()).as(face.name()).isZero();
+        }
+    }
+}
