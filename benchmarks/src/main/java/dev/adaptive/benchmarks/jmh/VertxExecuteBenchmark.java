@@ -27,7 +27,10 @@ import java.util.function.Supplier;
  * What {@link AdaptiveLimiter#execute(Supplier)} costs on a Vert.x event loop against calling
  * the supplier directly, when the supplier returns an already-completed future (so the figure is
  * the limiter's overhead alone, not a downstream's latency): calls per second, the limiter with
- * every default option.
+ * every default option ({@code limiterExecute}) and with {@code statsOnChange} off
+ * ({@code limiterExecuteNoStatsListener}): with it on, the limiter registers a trace listener, so
+ * the engine builds a trace event (a limit decision with its metrics map, say) for every call
+ * even though that listener only wants Retry-After pauses; the second row shows what that costs.
  *
  * <p>JMH's thread is not a Vert.x thread, and a hop onto the event loop per call would dwarf what
  * is measured. So each invocation hops once and makes {@value #BATCH} calls there, one after
@@ -56,6 +59,7 @@ public class VertxExecuteBenchmark {
     private Vertx vertx;
     private Context context;
     private AdaptiveLimiter limiter;
+    private AdaptiveLimiter quiet;
     /** Written on the event loop, read by JMH's thread after the batch's hand-back. */
     private volatile long sink;
 
@@ -65,12 +69,15 @@ public class VertxExecuteBenchmark {
         vertx = Vertx.vertx();
         context = vertx.getOrCreateContext();
         limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions()).context(context).build();
+        quiet = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("quiet").setStatsOnChange(false))
+                .context(context).build();
     }
 
     /** Closes both. @throws Exception if Vert.x does not close in time */
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
         limiter.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        quiet.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
@@ -79,6 +86,13 @@ public class VertxExecuteBenchmark {
     @OperationsPerInvocation(BATCH)
     public long limiterExecute() throws Exception {
         return batch(() -> limiter.execute(SUPPLIER));
+    }
+
+    /** @return calls made @throws Exception if the batch fails or hangs */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long limiterExecuteNoStatsListener() throws Exception {
+        return batch(() -> quiet.execute(SUPPLIER));
     }
 
     /** @return calls made @throws Exception if the batch fails or hangs */
