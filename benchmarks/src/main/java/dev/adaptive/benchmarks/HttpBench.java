@@ -85,9 +85,10 @@ public final class HttpBench {
             for (HttpFace face : faces) {
                 RunResult r = once(face, s3, run);
                 results.get(face).add(r);
-                System.out.printf(Locale.ROOT, "run %d %-40s %6.0f ms  ok %d  429s %d  arrivals during Retry-After %d%n",
+                System.out.printf(Locale.ROOT,
+                        "run %d %-40s %6.0f ms  ok %d  429s %d  arrivals during Retry-After %d (after the client knew %d)%n",
                         run, face.name(), r.wallMillis(), r.ok(), r.server().tooMany(),
-                        r.server().arrivalsDuringRetryAfter());
+                        r.server().arrivalsDuringRetryAfter(), r.server().arrivalsAfterClientKnew());
             }
         }
         List<Summary> rows = results.values().stream().map(Summary::of).toList();
@@ -104,9 +105,9 @@ public final class HttpBench {
         for (Summary adaptive : ratioed) {
             if (adaptive.family().equals("adaptive")) {
                 verdict.append(String.format(Locale.ROOT,
-                        "Target: S3: %s %.2f × the best peer (%s), worst arrivals during Retry-After %d;"
-                                + " target ≤ 1.15 ×, 0 arrivals: %s%n",
-                        adaptive.policy(), adaptive.ratio(), bestPeer.policy(), adaptive.arrivalsMax(),
+                        "Target: S3: %s %.2f × the best peer (%s), worst arrivals during Retry-After %d"
+                                + " (%d after the client had read the 429); target ≤ 1.15 ×, 0 arrivals: %s%n",
+                        adaptive.policy(), adaptive.ratio(), bestPeer.policy(), adaptive.arrivalsMax(), adaptive.knewMax(),
                         adaptive.ratio() <= 1.15 && adaptive.arrivalsMax() == 0 ? "MET" : "NOT MET"));
             }
         }
@@ -116,7 +117,11 @@ public final class HttpBench {
                         + " item sent to the last ended. Load average (1 min) at the start %s, at the end %s.",
                         (System.nanoTime() - started) / 1e9, runs, loadAtStart, loadAverage())
                 + " Server: JDK HttpServer with the flaky model, base 40 ms, soft 6, hard 12, `Retry-After: 1`, 200 requests."
-                + " \"× best peer\" divides by the fastest Apache/Failsafe configuration.\n\n"
+                + " \"× best peer\" divides by the fastest Apache/Failsafe configuration."
+                + " Every request says in a header how many 429s its client had read when it was sent (for"
+                + " Adaptive's faces: when the limiter granted its slot), so that arrivals during Retry-After"
+                + " split into all of them and those sent after the client had read the 429 that opened"
+                + " the window.\n\n"
                 + table + "\n" + verdict;
         System.out.println();
         System.out.println(md);

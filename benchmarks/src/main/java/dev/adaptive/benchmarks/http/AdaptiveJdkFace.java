@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
@@ -58,7 +59,9 @@ public final class AdaptiveJdkFace implements HttpFace {
         try {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(io)
                     .connectTimeout(Duration.ofSeconds(5)).build();
-            HttpRequest request = HttpRequest.newBuilder(server).timeout(Duration.ofSeconds(30)).GET().build();
+            // 429s this client has read, sent with each attempt so the server can tell arrivals it
+            // could not have prevented from those it could.
+            AtomicLong read429s = new AtomicLong();
             AdaptivePool<Integer> pool = AdaptivePool.of(IntStream.range(0, scenario.items()).boxed().toList())
                     .withName("s3")
                     .withRetry(RetryPolicy.builder().retries(scenario.retries()).build());
@@ -66,8 +69,11 @@ public final class AdaptiveJdkFace implements HttpFace {
                 pool = pool.withTrace(trace);
             }
             long t0 = System.nanoTime();
-            AdaptiveResult<Integer, String> result = pool.process((item, ctx) -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-                            .thenCompose(AdaptiveJdkFace::classify))
+            AdaptiveResult<Integer, String> result = pool.process((item, ctx) -> client.sendAsync(
+                                    HttpRequest.newBuilder(server).timeout(Duration.ofSeconds(30)).GET()
+                                            .header(ModelHttpServer.READ_429S, Long.toString(read429s.get())).build(),
+                                    HttpResponse.BodyHandlers.ofString())
+                            .thenCompose(response -> classify(response, read429s)))
                     .join();
             return new Tally(result.successes().size(), result.errors().size(), System.nanoTime() - t0);
         } finally {
@@ -76,10 +82,13 @@ public final class AdaptiveJdkFace implements HttpFace {
         }
     }
 
-    private static CompletableFuture<String> classify(HttpResponse<String> response) {
+    private static CompletableFuture<String> classify(HttpResponse<String> response, AtomicLong read429s) {
         int code = response.statusCode();
         if (code == 200) {
             return CompletableFuture.completedFuture(response.body());
+        }
+        if (code == 429) {
+            read429s.incrementAndGet();
         }
         if (code == 429 || code == 503) {
             return CompletableFuture.failedFuture(new RateLimitedException("HTTP " + code,

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Apache HttpClient 5 (classic) at a fixed concurrency: {@code c} worker threads share a
@@ -45,6 +46,7 @@ public final class ApacheRetryFace implements HttpFace {
 
     @Override
     public Tally run(URI server, Scenario scenario) throws Exception {
+        AtomicLong read429s = new AtomicLong();
         ExecutorService workers = Executors.newFixedThreadPool(concurrency, r -> {
             Thread t = new Thread(r, "s3-apache");
             t.setDaemon(true);
@@ -54,6 +56,15 @@ public final class ApacheRetryFace implements HttpFace {
                 .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
                         .setMaxConnTotal(concurrency).setMaxConnPerRoute(concurrency).build())
                 .setRetryStrategy(new DefaultHttpRequestRetryStrategy(RATE_LIMIT_RETRIES, TimeValue.ofSeconds(1)))
+                // Interceptors run for every retry too: each attempt says how many 429s the
+                // client (any of its threads) had read.
+                .addRequestInterceptorLast((request, entity, context) ->
+                        request.setHeader(ModelHttpServer.READ_429S, Long.toString(read429s.get())))
+                .addResponseInterceptorFirst((response, entity, context) -> {
+                    if (response.getCode() == 429) {
+                        read429s.incrementAndGet();
+                    }
+                })
                 .build()) {
             long t0 = System.nanoTime();
             List<Future<Boolean>> items = new ArrayList<>();

@@ -1,6 +1,10 @@
 package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.benchmarks.model.Scenario;
+import dev.adaptive.Outcome;
+import dev.adaptive.camel.AdaptiveConstants;
+import dev.adaptive.trace.TraceEvent;
+import dev.adaptive.trace.TraceListener;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -43,6 +47,8 @@ public final class CamelFace implements HttpFace {
     @Override
     public Tally run(URI server, Scenario scenario) throws Exception {
         CamelContext camel = new DefaultCamelContext();
+        RateLimitReads reads = new RateLimitReads();
+        camel.getRegistry().bind("reads", reads);
         try {
             HttpComponent http = camel.getComponent("http", HttpComponent.class);
             http.setAutomaticRetriesDisabled(true);
@@ -52,9 +58,14 @@ public final class CamelFace implements HttpFace {
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    from("direct:in").to("adaptive:s3");
+                    // The trace listener only observes: it times the 429s the pool reads.
+                    from("direct:in").to("adaptive:s3?traceListener=#reads");
                     // One attempt per exchange: failures go back to the pool, which retries them.
                     from("adaptive:s3").errorHandler(noErrorHandler())
+                            // 429s the pool had read when it granted this attempt its slot, for the
+                            // server's count of arrivals the client could have prevented
+                            .process(e -> e.getIn().setHeader(ModelHttpServer.READ_429S,
+                                    reads.before(e.getProperty(AdaptiveConstants.DISPATCHED, Long.class))))
                             .to(target)
                             .convertBodyTo(String.class);
                 }
@@ -87,6 +98,26 @@ public final class CamelFace implements HttpFace {
             return new Tally(ok, scenario.items() - ok, wall);
         } finally {
             camel.close();
+        }
+    }
+
+    /**
+     * When the pool read each 429: the end of every rate-limited attempt, on the pool's clock
+     * ({@code System.nanoTime()}, as the attempt's {@link AdaptiveConstants#DISPATCHED}).
+     * Thread-safe.
+     */
+    private static final class RateLimitReads implements TraceListener {
+        private final java.util.concurrent.ConcurrentLinkedQueue<Long> times = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        @Override
+        public void onEvent(TraceEvent event) {
+            if (event instanceof TraceEvent.TaskEnd end && end.outcome() instanceof Outcome.RateLimited) {
+                times.add(end.timeNanos());
+            }
+        }
+
+        long before(Long nanos) {
+            return nanos == null ? -1 : times.stream().filter(t -> t - nanos < 0).count();
         }
     }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Failsafe 3 at a fixed concurrency: {@code c} worker threads each send with the JDK
@@ -55,7 +56,8 @@ public final class FailsafeRetryFace implements HttpFace {
         try {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(io)
                     .connectTimeout(Duration.ofSeconds(5)).build();
-            HttpRequest request = HttpRequest.newBuilder(server).timeout(Duration.ofSeconds(30)).GET().build();
+            // 429s the client (any of its threads) has read, sent with each attempt.
+            AtomicLong read429s = new AtomicLong();
             RetryPolicy<HttpResponse<String>> rateLimits = RetryPolicy.<HttpResponse<String>>builder()
                     .handleResultIf(r -> r.statusCode() == 429 || r.statusCode() == 503)
                     .withMaxRetries(ApacheRetryFace.RATE_LIMIT_RETRIES)
@@ -71,8 +73,16 @@ public final class FailsafeRetryFace implements HttpFace {
             long t0 = System.nanoTime();
             List<Future<Boolean>> items = new ArrayList<>();
             for (int i = 0; i < scenario.items(); i++) {
-                items.add(workers.submit(() -> failsafe.get(
-                        () -> client.send(request, HttpResponse.BodyHandlers.ofString())).statusCode() == 200));
+                items.add(workers.submit(() -> failsafe.get(() -> {
+                    HttpResponse<String> response = client.send(HttpRequest.newBuilder(server)
+                            .timeout(Duration.ofSeconds(30)).GET()
+                            .header(ModelHttpServer.READ_429S, Long.toString(read429s.get())).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    if (response.statusCode() == 429) {
+                        read429s.incrementAndGet();
+                    }
+                    return response;
+                }).statusCode() == 200));
             }
             int ok = 0;
             for (Future<Boolean> f : items) {

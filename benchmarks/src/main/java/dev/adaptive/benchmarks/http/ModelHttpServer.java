@@ -26,11 +26,17 @@ import java.util.concurrent.TimeUnit;
  * ephemeral port): {@code GET /} is answered after the model's latency with 200, with 429 and
  * {@code Retry-After} in whole seconds, or with 500. The model ({@link FlakyServer}) runs on the
  * wall clock and records arrivals, 429s, the peak in flight and arrivals during Retry-After as
- * the server sees them. No thread waits out a latency: answers are sent from a timer.
+ * the server sees them, split by the client's {@value #READ_429S} header when it sends one. No thread waits out a latency: answers are sent from a timer.
  *
  * <p>Thread-safe. {@link #close()} stops the server and its threads.
  */
 public final class ModelHttpServer implements AutoCloseable {
+
+    /**
+     * Request header in which a client says how many 429 answers it had read when it sent the
+     * request; lets the server count arrivals during Retry-After sent after the client could know.
+     */
+    public static final String READ_429S = "X-Read-429s";
 
     static {
         // Headers and body go out in two writes; with Nagle on, the second waits for the
@@ -75,7 +81,16 @@ public final class ModelHttpServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         exchange.getRequestBody().readAllBytes();
-        model.call().whenComplete((response, error) -> respond(exchange, response));
+        model.call(read429s(exchange.getRequestHeaders().getFirst(READ_429S)))
+                .whenComplete((response, error) -> respond(exchange, response));
+    }
+
+    private static long read429s(String header) {
+        try {
+            return header == null ? -1 : Long.parseLong(header.trim());
+        } catch (NumberFormatException unreadable) {
+            return -1;
+        }
     }
 
     private static void respond(HttpExchange exchange, Response response) {

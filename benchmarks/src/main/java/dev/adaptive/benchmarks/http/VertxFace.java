@@ -12,7 +12,14 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 
+import dev.adaptive.Outcome;
+import dev.adaptive.trace.TraceEvent;
+import dev.adaptive.trace.TraceListener;
+
 import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -46,12 +53,18 @@ public final class VertxFace implements HttpFace {
         Vertx vertx = Vertx.vertx();
         try {
             WebClient web = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(CONNECTIONS));
-            AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setName("s3"));
+            GrantReads reads = new GrantReads();
+            // The trace listener only observes: what the limiter had read when it granted each attempt.
+            AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("s3"))
+                    .traceListener(reads).build();
             AdaptiveWebClient client = AdaptiveWebClient.create(web, limiter);
             long t0 = System.nanoTime();
             List<Future<HttpResponse<Buffer>>> sent = new ArrayList<>(scenario.items());
             for (int i = 0; i < scenario.items(); i++) {
-                sent.add(client.send(client.get(server.getPort(), server.getHost(), "/")));
+                // Each attempt says how many 429s the limiter had read when it granted the slot.
+                sent.add(client.send(client.get(server.getPort(), server.getHost(), "/"), (copy, ctx) -> copy
+                        .putHeader(ModelHttpServer.READ_429S, Long.toString(reads.atGrant(ctx.index(), ctx.attempt())))
+                        .send()));
             }
             // join, not all: wait for every item, failed ones included.
             Future.join(sent).toCompletionStage().toCompletableFuture()
@@ -63,6 +76,34 @@ public final class VertxFace implements HttpFace {
             return new Tally(ok, scenario.items() - ok, wall);
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * How many 429s the limiter had read (rate-limited attempt ends) when it granted each
+     * attempt its slot; the attempt's task may run later, after a hop onto the caller's
+     * context. Thread-safe.
+     */
+    private static final class GrantReads implements TraceListener {
+        private final AtomicLong read = new AtomicLong();
+        private final Map<Long, Long> atGrant = new ConcurrentHashMap<>();
+
+        @Override
+        public void onEvent(TraceEvent event) {
+            if (event instanceof TraceEvent.TaskEnd end && end.outcome() instanceof Outcome.RateLimited) {
+                read.incrementAndGet();
+            } else if (event instanceof TraceEvent.TaskStart start) {
+                atGrant.put(key(start.index(), start.attempt()), read.get());
+            }
+        }
+
+        long atGrant(long index, int attempt) {
+            Long n = atGrant.remove(key(index, attempt));
+            return n == null ? -1 : n;
+        }
+
+        private static long key(long index, int attempt) {
+            return index * 1_000 + attempt;
         }
     }
 }

@@ -22,7 +22,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>It records what the scenarios report: arrivals, 429s, 500s, the peak in-flight count, and
  * arrivals strictly inside a Retry-After window {@code [t429, t429 + retryAfter]} it has already
- * announced (the ideal is 0). Optionally it records in-flight over time, for charts.
+ * announced (the ideal is 0), and of those the ones a client sent after it had read the 429
+ * that opened the window, when the client says ({@link #call(long)}). Optionally it records
+ * in-flight over time, for charts.
  *
  * <p>Thread-safe: the model's state is guarded by this object's monitor; answers are delivered
  * outside it. The random source is seeded, so a single-threaded virtual-time run is
@@ -47,6 +49,8 @@ public final class FlakyServer {
     private long tooMany;
     private long serverErrors;
     private long arrivalsDuringRetryAfter;
+    private long arrivalsAfterClientKnew;
+    private boolean clientCounts;
     // Starts of announced windows, oldest first; all windows have the same length.
     private final List<Long> windowStarts = new ArrayList<>();
     private final List<long[]> concurrency = new ArrayList<>();
@@ -70,14 +74,35 @@ public final class FlakyServer {
 
     /** @return the answer to one request, completed after the model's latency */
     public CompletableFuture<Response> call() {
+        return call(-1);
+    }
+
+    /**
+     * A request from a client that says how many 429s it had read when it sent it, so that an
+     * arrival during Retry-After can be told apart: sent before the client could know of the
+     * window (already on its way when the 429 left), or after it had read the 429 that opened it.
+     * The n-th 429 answered opens the n-th window; a client that has read n 429s knows of
+     * windows 1..n (clients read 429s in about the order they were sent).
+     *
+     * @param clientRead429s 429s the client had read when it sent this request; negative if unknown
+     * @return the answer, completed after the model's latency
+     */
+    public CompletableFuture<Response> call(long clientRead429s) {
         CompletableFuture<Response> answer = new CompletableFuture<>();
         Response response;
         long delayNanos;
         synchronized (this) {
             long now = ticker.nanoTime();
             arrivals++;
-            if (insideAnnouncedWindow(now)) {
+            int window = earliestAnnouncedWindow(now);
+            if (window >= 0) {
                 arrivalsDuringRetryAfter++;
+            }
+            if (clientRead429s >= 0) {
+                clientCounts = true;
+                if (window >= 0 && window < clientRead429s) {
+                    arrivalsAfterClientKnew++;
+                }
             }
             int n = ++inflight;
             peak = Math.max(peak, n);
@@ -122,16 +147,22 @@ public final class FlakyServer {
         answer.complete(response);
     }
 
-    private boolean insideAnnouncedWindow(long now) {
-        // Windows start in time order and have one length, so the latest window that started
-        // strictly before now is the one that reaches furthest.
+    /** @return the 0-based index of the earliest announced window open at {@code now}, or -1 */
+    private int earliestAnnouncedWindow(long now) {
+        // Windows start in time order and have one length: the ones open now are the latest few
+        // that started strictly before now, and they end in the order they started.
+        int earliest = -1;
         for (int i = windowStarts.size() - 1; i >= 0; i--) {
             long start = windowStarts.get(i);
-            if (start - now < 0) {
-                return now - (start + retryAfterNanos) < 0;
+            if (start - now >= 0) {
+                continue;
             }
+            if (now - (start + retryAfterNanos) >= 0) {
+                break;
+            }
+            earliest = i;
         }
-        return false;
+        return earliest;
     }
 
     private void trace(long now) {
@@ -142,7 +173,8 @@ public final class FlakyServer {
 
     /** @return a snapshot of the counters */
     public synchronized ServerStats stats() {
-        return new ServerStats(arrivals, ok, tooMany, serverErrors, peak, arrivalsDuringRetryAfter, inflight);
+        return new ServerStats(arrivals, ok, tooMany, serverErrors, peak, arrivalsDuringRetryAfter, inflight,
+                clientCounts ? arrivalsAfterClientKnew : -1);
     }
 
     /** @return (nanos since start, in flight) at every change, if tracing was asked for */

@@ -10,7 +10,11 @@ package dev.adaptive.benchmarks.model;
  * @param peak                      the highest in-flight count, counting refused requests
  * @param arrivalsDuringRetryAfter  arrivals strictly inside an announced Retry-After window
  * @param inflight                  requests in flight now; 0 after a clean run
+ * @param arrivalsAfterClientKnew   of those arrivals during Retry-After, the ones the client sent
+ *                                  after it had read a 429 whose window they fell in; -1 when
+ *                                  the client did not say what it had read (the simulations,
+ *                                  where a 429 reaches the client the instant it is sent)
  */
 public record ServerStats(long arrivals, long ok, long tooMany, long serverErrors, int peak,
-                          long arrivalsDuringRetryAfter, int inflight) {
+                          long arrivalsDuringRetryAfter, int inflight, long arrivalsAfterClientKnew) {
 }

@@ -12,6 +12,9 @@ public final class MarkdownTable {
             |---|---:|---:|---:|---:|---:|---:|---:|---:|
             """;
 
+    /** The last header cell when the runs also measured arrivals after the client knew. */
+    static final String SPLIT_ARRIVALS = "arrivals during Retry-After: all / after the client had read the 429 (worst)";
+
     private MarkdownTable() {
     }
 
@@ -21,12 +24,16 @@ public final class MarkdownTable {
      * @return the table, header included
      */
     public static String render(List<Summary> rows, String oracle) {
-        StringBuilder sb = new StringBuilder(HEADER);
+        boolean split = rows.stream().anyMatch(s -> s.knewMax() >= 0);
+        StringBuilder sb = new StringBuilder(split
+                ? HEADER.replace("arrivals during Retry-After (worst)", SPLIT_ARRIVALS) : HEADER);
         for (Summary s : rows) {
             String name = s.policy().equals(oracle) ? "**" + s.policy() + " (oracle)**" : s.policy();
-            sb.append(String.format(Locale.ROOT, "| %s | %.0f ± %.0f | %.2f | %s | %d | %s | %s | %s | %d |%n",
+            String arrivals = !split ? Long.toString(s.arrivalsMax())
+                    : s.arrivalsMax() + " / " + (s.knewMax() >= 0 ? Long.toString(s.knewMax()) : "n/a");
+            sb.append(String.format(Locale.ROOT, "| %s | %.0f ± %.0f | %.2f | %s | %d | %s | %s | %s | %s |%n",
                     name, s.wallMedian(), s.wallSd(), s.ratio(), count(s.okMedian()), s.failedMax(),
-                    count(s.tooManyMedian()), count(s.errorsMedian()), count(s.peakMedian()), s.arrivalsMax()));
+                    count(s.tooManyMedian()), count(s.errorsMedian()), count(s.peakMedian()), arrivals));
         }
         return sb.toString();
     }

@@ -24,11 +24,13 @@ import java.util.function.ToDoubleFunction;
  * @param errorsMedian   median 500s
  * @param peakMedian     median peak in-flight at the server
  * @param arrivalsMax    most arrivals during Retry-After in any run
+ * @param knewMax        most arrivals during Retry-After sent after the client had read the 429,
+ *                       in any run; -1 if the runs did not measure it
  * @param runs           the runs, in seed order
  */
 public record Summary(String scenario, String policy, String family, double wallMedian, double wallSd, double ratio,
                       double okMedian, int failedMax, double tooManyMedian, double errorsMedian, double peakMedian,
-                      long arrivalsMax, List<RunResult> runs) {
+                      long arrivalsMax, long knewMax, List<RunResult> runs) {
 
     /** Copies the runs. */
     public Summary {
@@ -53,6 +55,7 @@ public record Summary(String scenario, String policy, String family, double wall
                 Stats.median(values(runs, r -> r.server().serverErrors())),
                 Stats.median(values(runs, r -> r.server().peak())),
                 (long) Stats.max(values(runs, r -> r.server().arrivalsDuringRetryAfter())),
+                (long) Stats.max(values(runs, r -> r.server().arrivalsAfterClientKnew())),
                 runs);
     }
 
@@ -63,7 +66,7 @@ public record Summary(String scenario, String policy, String family, double wall
     /** @param oracleWall the oracle's median wall time @return a copy with the ratio set */
     public Summary withRatio(double oracleWall) {
         return new Summary(scenario, policy, family, wallMedian, wallSd, wallMedian / oracleWall, okMedian, failedMax,
-                tooManyMedian, errorsMedian, peakMedian, arrivalsMax, runs);
+                tooManyMedian, errorsMedian, peakMedian, arrivalsMax, knewMax, runs);
     }
 
     /** @return the summary as JSON-ready maps, with every run */
@@ -80,6 +83,9 @@ public record Summary(String scenario, String policy, String family, double wall
         m.put("serverErrorsMedian", errorsMedian);
         m.put("peakMedian", peakMedian);
         m.put("arrivalsDuringRetryAfterMax", arrivalsMax);
+        if (knewMax >= 0) {
+            m.put("arrivalsAfterClientKnewMax", knewMax);
+        }
         m.put("runs", runs.stream().map(Summary::runJson).toList());
         return m;
     }
@@ -96,6 +102,9 @@ public record Summary(String scenario, String policy, String family, double wall
         m.put("serverErrors", r.server().serverErrors());
         m.put("peak", r.server().peak());
         m.put("arrivalsDuringRetryAfter", r.server().arrivalsDuringRetryAfter());
+        if (r.server().arrivalsAfterClientKnew() >= 0) {
+            m.put("arrivalsAfterClientKnew", r.server().arrivalsAfterClientKnew());
+        }
         return m;
     }
 }

@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * items) over real HTTP on 127.0.0.1, one run each. It checks that each face is wired to the
  * real stack and reports honestly, not how fast it is: every item ends with a 200, the server
  * saw at least one request per item and nothing is left in flight, the face's own wall time is
- * positive. A few seconds; the measured runs live outside CI (docs/benchmarks.md).
+ * positive, and no request was sent into a Retry-After window the client had already read of
+ * (each face reports what it had read in a header; -1, "not measured", would fail too). A few seconds; the measured runs live outside CI (docs/benchmarks.md).
  */
 class AdaptiveFacesSmokeTest {
 
@@ -38,6 +39,9 @@ class AdaptiveFacesSmokeTest {
             assertThat(seen.ok()).as(face.name()).isEqualTo(SHORT.items());
             assertThat(seen.arrivals()).as(face.name()).isEqualTo(seen.ok() + seen.tooMany() + seen.serverErrors());
             assertThat(seen.inflight()).as(face.name()).isZero();
+            // Every request said what its client had read, and none was sent into a window the
+            // client already knew of.
+            assertThat(seen.arrivalsAfterClientKnew()).as(face.name()).isZero();
         }
     }
 }

@@ -75,6 +75,34 @@ class FlakyServerTest {
         server.call(); // at the window's end: not strictly inside
         time.runUntilIdle();
         assertThat(server.stats().arrivalsDuringRetryAfter() - before).isEqualTo(1);
+        assertThat(server.stats().arrivalsAfterClientKnew()).as("no client said what it had read").isEqualTo(-1);
+    }
+
+    @Test
+    void arrivalsDuringAWindowAreSplitByWhatTheClientHadReadWhenItSent() {
+        // Bursts of 17 until the refused 17th is a 429 (10% of refusals are 500s): the first window.
+        long announcedAt = -1;
+        for (int attempt = 0; attempt < 50 && announcedAt < 0; attempt++) {
+            List<CompletableFuture<Response>> calls = burst(17);
+            time.advance(Duration.ofMillis(2));
+            if (calls.get(16).join() instanceof Response.TooManyRequests) {
+                announcedAt = time.nanoTime();
+            } else {
+                time.runUntilIdle();
+            }
+        }
+        assertThat(announcedAt).isPositive();
+        long before = server.stats().arrivalsDuringRetryAfter();
+        time.advanceTo(announcedAt + Duration.ofMillis(100).toNanos());
+        server.call(0);  // on its way before the client read the 429
+        server.call(1);  // sent after the client had read it
+        server.call(-1); // the client did not say
+        time.advanceTo(announcedAt + Duration.ofMillis(1_500).toNanos());
+        server.call(1);  // after the window: not counted at all
+        time.runUntilIdle();
+        ServerStats stats = server.stats();
+        assertThat(stats.arrivalsDuringRetryAfter() - before).isEqualTo(3);
+        assertThat(stats.arrivalsAfterClientKnew()).isEqualTo(1);
     }
 
     @Test

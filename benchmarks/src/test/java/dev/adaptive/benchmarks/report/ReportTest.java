@@ -16,7 +16,7 @@ class ReportTest {
 
     private static RunResult run(long seed, double wall, int failed, long arrivals) {
         return new RunResult("p", "adaptive", "S2", seed, wall, 300 - failed, failed, 0,
-                new ServerStats(310, 300, 4, 6, 12, arrivals, 0));
+                new ServerStats(310, 300, 4, 6, 12, arrivals, 0, -1));
     }
 
     @Test
