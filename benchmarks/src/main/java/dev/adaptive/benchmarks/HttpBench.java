@@ -12,6 +12,7 @@ import dev.adaptive.benchmarks.report.Json;
 import dev.adaptive.benchmarks.report.MarkdownTable;
 import dev.adaptive.benchmarks.report.Summary;
 import dev.adaptive.benchmarks.sim.RunResult;
+import dev.adaptive.trace.TraceListener;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +51,7 @@ public final class HttpBench {
 
     /**
      * @param args {@code --runs=3 --out=benchmarks/results}; {@code --adaptive-only --trace} prints
-     *             how Adaptive decided, for understanding a result; {@code --faces=camel,c=10}
+     *             how Adaptive decided on each face, for understanding a result; {@code --faces=camel,c=10}
      *             keeps only the clients whose label contains one of the given strings
      * @throws Exception if a server cannot start or a result cannot be written
      */
@@ -60,9 +61,10 @@ public final class HttpBench {
         Path out = Path.of(opts.getOrDefault("out", "benchmarks/results"));
         Scenario s3 = Scenario.S3;
         List<HttpFace> faces = new ArrayList<>();
-        faces.add(opts.containsKey("trace") ? new AdaptiveJdkFace(e -> Trace.print(e, true)) : new AdaptiveJdkFace());
-        faces.add(new CamelFace());
-        faces.add(new VertxFace());
+        TraceListener trace = opts.containsKey("trace") ? e -> Trace.print(e, true) : null;
+        faces.add(new AdaptiveJdkFace(trace));
+        faces.add(new CamelFace(trace));
+        faces.add(new VertxFace(trace));
         for (int c : opts.containsKey("adaptive-only") ? List.<Integer>of() : s3.guesses()) {
             faces.add(new ApacheRetryFace(c));
             faces.add(new FailsafeRetryFace(c));

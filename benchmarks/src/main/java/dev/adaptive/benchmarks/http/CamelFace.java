@@ -34,6 +34,18 @@ public final class CamelFace implements HttpFace {
     /** The pool's default {@code max}: the connections camel-http must allow per host. */
     private static final int POOL_MAX = 100;
 
+    private final TraceListener trace;
+
+    /** A face without tracing. */
+    public CamelFace() {
+        this(null);
+    }
+
+    /** @param trace also receives the pool's trace events, or {@code null} */
+    public CamelFace(TraceListener trace) {
+        this.trace = trace;
+    }
+
     @Override
     public boolean adaptive() {
         return true;
@@ -47,7 +59,7 @@ public final class CamelFace implements HttpFace {
     @Override
     public Tally run(URI server, Scenario scenario) throws Exception {
         CamelContext camel = new DefaultCamelContext();
-        RateLimitReads reads = new RateLimitReads();
+        RateLimitReads reads = new RateLimitReads(trace);
         camel.getRegistry().bind("reads", reads);
         try {
             HttpComponent http = camel.getComponent("http", HttpComponent.class);
@@ -108,9 +120,17 @@ public final class CamelFace implements HttpFace {
      */
     private static final class RateLimitReads implements TraceListener {
         private final java.util.concurrent.ConcurrentLinkedQueue<Long> times = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final TraceListener next;
+
+        RateLimitReads(TraceListener next) {
+            this.next = next;
+        }
 
         @Override
         public void onEvent(TraceEvent event) {
+            if (next != null) {
+                next.onEvent(event);
+            }
             if (event instanceof TraceEvent.TaskEnd end && end.outcome() instanceof Outcome.RateLimited) {
                 times.add(end.timeNanos());
             }

@@ -38,6 +38,18 @@ public final class VertxFace implements HttpFace {
     /** Connections per host, as for the Camel face: never the binding limit here. */
     private static final int CONNECTIONS = 100;
 
+    private final TraceListener trace;
+
+    /** A face without tracing. */
+    public VertxFace() {
+        this(null);
+    }
+
+    /** @param trace also receives the limiter's trace events, or {@code null} */
+    public VertxFace(TraceListener trace) {
+        this.trace = trace;
+    }
+
     @Override
     public boolean adaptive() {
         return true;
@@ -55,8 +67,12 @@ public final class VertxFace implements HttpFace {
             WebClient web = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(CONNECTIONS));
             GrantReads reads = new GrantReads();
             // The trace listener only observes: what the limiter had read when it granted each attempt.
-            AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("s3"))
-                    .traceListener(reads).build();
+            AdaptiveLimiter.Builder builder = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("s3"))
+                    .traceListener(reads);
+            if (trace != null) {
+                builder.traceListener(trace);
+            }
+            AdaptiveLimiter limiter = builder.build();
             AdaptiveWebClient client = AdaptiveWebClient.create(web, limiter);
             long t0 = System.nanoTime();
             List<Future<HttpResponse<Buffer>>> sent = new ArrayList<>(scenario.items());
