@@ -127,7 +127,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         Objects.requireNonNull(task, "task");
         Context caller = callerContext();
         Execution<T> e = start(exec, sequence.getAndIncrement(), task, null, caller);
-        return Future.fromCompletionStage(e.result().exceptionallyCompose(this::sameCloseError), caller);
+        return Future.fromCompletionStage(sameCloseError(e.result()), caller);
     }
 
     /**
@@ -188,10 +188,19 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * A queued call that the close ends fails inside the core limiter, with its own wording;
      * this gives every call the close ends the one error the close documents.
      */
-    private <T> CompletionStage<T> sameCloseError(Throwable error) {
-        LimiterClosedException reason = closeReason;
-        boolean endedByClose = reason != null && OutcomeClassifier.unwrap(error) instanceof LimiterClosedException;
-        return CompletableFuture.failedFuture(endedByClose ? reason : error);
+    private <T> CompletionStage<T> sameCloseError(CompletableFuture<T> result) {
+        // Completed by hand, not by a composing stage, which would wrap every error it relays.
+        CompletableFuture<T> out = new CompletableFuture<>();
+        result.whenComplete((value, error) -> {
+            if (error == null) {
+                out.complete(value);
+                return;
+            }
+            LimiterClosedException reason = closeReason;
+            boolean endedByClose = reason != null && OutcomeClassifier.unwrap(error) instanceof LimiterClosedException;
+            out.completeExceptionally(endedByClose ? reason : error);
+        });
+        return out;
     }
 
     private static <T> CompletionStage<T> callOn(Context caller, Function<TaskContext, Future<T>> task,
