@@ -52,7 +52,7 @@ class SlowLorisWebClientTest {
     @Test
     void theTaskTimeoutFreesTheSlotsAndEveryRequestEndsWithTaskTimeoutException(Vertx vertx) {
         AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setName("loris")
-                .setAlgorithm("fixed").setInitialLimit(LIMIT).setTaskTimeout(300).setRetries(RETRIES)
+                .setAlgorithm("fixed").setInitialLimit(LIMIT).setTaskTimeout(500).setRetries(RETRIES)
                 .setMinDelay(1).setMaxDelay(5).setStatsAddress(null));
         AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
         AtomicInteger cancelled = new AtomicInteger();
@@ -65,7 +65,7 @@ class SlowLorisWebClientTest {
         }
         for (Future<HttpResponse<Buffer>> call : calls) {
             assertThat(Await.failure(call)).isInstanceOf(TaskTimeoutException.class)
-                    .hasMessageContaining("PT0.3S");
+                    .hasMessageContaining("PT0.5S");
         }
         int attempts = REQUESTS * (1 + RETRIES);
         assertThat(cancelled).as("each attempt's cancellation fired").hasValue(attempts);
