@@ -26,8 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * counts their exchanges in flight as well as the pool's pending ones.
  *
  * <p>With a short shutdown timeout: the strategy times out, every caller's exchange ends with
- * {@link AdaptivePoolStoppedException} naming the pool, none hangs, nothing is left in Camel's
- * inflight repository, and the component's threads are gone.
+ * {@link AdaptivePoolStoppedException} naming the pool and none hangs, even while attempts are
+ * still stuck in their socket reads. The component's threads end: at once when interrupted,
+ * and as soon as a stuck read returns (here: the silent server goes away), never kept idle.
+ * Nothing is left in Camel's inflight repository.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ContextStopTest extends CamelTestSupport {
@@ -51,7 +53,7 @@ class ContextStopTest extends CamelTestSupport {
             allSlotsTaken.countDown();
             // Never opened before the context stops: the attempt holds its slot to the end.
             gate.await(60, TimeUnit.SECONDS);
-        }));
+        }), () -> allSlotsTaken.await(30, TimeUnit.SECONDS), () -> { });
     }
 
     @Test
@@ -62,11 +64,20 @@ class ContextStopTest extends CamelTestSupport {
         http.setAutomaticRetriesDisabled(true);
         http.setConnectionsPerRoute(16);
         stopsWithEveryExchangeEnded("unanswered", route -> route
-                .process(e -> allSlotsTaken.countDown())
-                .toD("http://127.0.0.1:" + silent.port() + "/never/${body}?socketTimeout=60000"));
+                .toD("http://127.0.0.1:" + silent.port() + "/never/${body}?httpMethod=GET"),
+                // Every slot's attempt is inside its read when the context stops.
+                () -> silent.awaitHeld(SLOTS, 30),
+                // Nothing in Camel ends those reads; the server going away does.
+                silent::stop);
     }
 
-    private void stopsWithEveryExchangeEnded(String pool, Consumer<RouteDefinition> blockingSteps) throws Exception {
+    /** Something the test waits for, bounded. */
+    interface Await {
+        boolean await() throws InterruptedException;
+    }
+
+    private void stopsWithEveryExchangeEnded(String pool, Consumer<RouteDefinition> blockingSteps, Await slotsTaken,
+                                             Runnable downstreamGivesUp) throws Exception {
         context.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
@@ -79,7 +90,7 @@ class ContextStopTest extends CamelTestSupport {
         ShutdownStrategy strategy = context.getShutdownStrategy();
         strategy.setTimeout(1);
         AsyncSends.Batch batch = AsyncSends.send(context, "direct:callers", EXCHANGES, i -> i, Map.of());
-        assertThat(allSlotsTaken.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(slotsTaken.await()).as("every slot taken by a blocked attempt").isTrue();
 
         // What the shutdown strategy will find pending: the callers' exchanges, and the pool's.
         AdaptiveConsumer consumer = (AdaptiveConsumer) context.getRoute(pool).getConsumer();
@@ -100,7 +111,10 @@ class ContextStopTest extends CamelTestSupport {
                 .isInstanceOf(AdaptivePoolStoppedException.class)
                 .hasMessageContaining("adaptive pool '" + pool + "'"));
 
-        // The component's threads end: waiting for them is bounded, and none may remain.
+        // Every caller ended even if attempts are still stuck; then the component's threads end
+        // (waiting for them is bounded) and none may remain.
+        long stuck = componentThreads.stream().filter(Thread::isAlive).count();
+        downstreamGivesUp.run();
         for (Thread t : componentThreads) {
             t.join(TimeUnit.SECONDS.toMillis(30));
         }
@@ -108,8 +122,9 @@ class ContextStopTest extends CamelTestSupport {
                 .noneMatch(Thread::isAlive);
         assertThat(componentThreads()).isEmpty();
         assertThat(context.getInflightRepository().size()).isZero();
-        System.out.printf("context stop (%s): %d exchanges ended with AdaptivePoolStoppedException, %d threads"
-                + " of the component ended%n", pool, EXCHANGES, componentThreads.size());
+        System.out.printf("context stop (%s): %d exchanges ended with AdaptivePoolStoppedException; %d threads"
+                + " of the component, %d still alive when every caller had ended, all ended%n", pool, EXCHANGES,
+                componentThreads.size(), stuck);
     }
 
     private List<Thread> componentThreads() {

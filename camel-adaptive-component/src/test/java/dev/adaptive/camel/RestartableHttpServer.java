@@ -13,6 +13,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -37,6 +39,7 @@ final class RestartableHttpServer implements AutoCloseable {
     private final InetAddress loopback = InetAddress.getLoopbackAddress();
     private final List<HttpExchange> held = new CopyOnWriteArrayList<>();
     private final CountDownLatch firstHeld = new CountDownLatch(1);
+    private final Semaphore heldSignals = new Semaphore(0);
     private volatile int port;
     private volatile int answerBeforeHolding = Integer.MAX_VALUE;
     private volatile HttpServer server;
@@ -92,6 +95,7 @@ final class RestartableHttpServer implements AutoCloseable {
         if (arrivals.incrementAndGet() > answerBeforeHolding) {
             held.add(ex);
             firstHeld.countDown();
+            heldSignals.release();
             return;
         }
         byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
@@ -105,6 +109,15 @@ final class RestartableHttpServer implements AutoCloseable {
     /** @return a latch that opens when the first request is held */
     CountDownLatch firstHeld() {
         return firstHeld;
+    }
+
+    /**
+     * @param n how many held requests to wait for, counted since the last wait
+     * @param seconds the bound
+     * @return whether they arrived in time
+     */
+    boolean awaitHeld(int n, long seconds) throws InterruptedException {
+        return heldSignals.tryAcquire(n, seconds, TimeUnit.SECONDS);
     }
 
     /** @return requests held unanswered in this life */
