@@ -27,8 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * saw so many refused connections), never by a clock.
  *
  * <p>Every exchange ends: it succeeds, or carries its last attempt's I/O failure after using up
- * its retries; none is lost or hangs; the pool holds nothing afterwards and calls succeed
- * again once the server is back.
+ * its retries (an exchange without retries sent during the outage ends with the refused
+ * connection); none is lost or hangs; the pool holds nothing afterwards and calls succeed again
+ * once the server is back.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ServerOutageTest extends CamelTestSupport {
@@ -39,6 +40,9 @@ class ServerOutageTest extends CamelTestSupport {
     private static final int RETRIES = 8;
     private static final String POOL = "adaptive:outage?min=1&max=8&retries=" + RETRIES
             + "&minDelay=20ms&maxDelay=1s&classifier=#refusals";
+    /** The same server through a pool that never retries: what the outage does to an exchange with no budget. */
+    private static final String ONCE = "adaptive:once?max=4&retries=0";
+    private static final int SENT_DURING_THE_OUTAGE = 10;
 
     private final RestartableHttpServer server = new RestartableHttpServer();
     private final AtomicInteger refused = new AtomicInteger();
@@ -66,8 +70,10 @@ class ServerOutageTest extends CamelTestSupport {
                 http.setAutomaticRetriesDisabled(true);
                 http.setConnectionsPerRoute(32);
                 from(POOL).routeId("outage").errorHandler(noErrorHandler())
-                        .toD("http://127.0.0.1:" + server.port() + "/item/${body}?connectTimeout=10000"
-                                + "&socketTimeout=60000")
+                        .toD("http://127.0.0.1:" + server.port() + "/item/${body}?httpMethod=GET")
+                        .convertBodyTo(String.class);
+                from(ONCE).routeId("once").errorHandler(noErrorHandler())
+                        .toD("http://127.0.0.1:" + server.port() + "/once/${body}?httpMethod=GET")
                         .convertBodyTo(String.class);
             }
         };
@@ -90,6 +96,15 @@ class ServerOutageTest extends CamelTestSupport {
         server.stop();
         assertThat(atStop.inflight()).as("attempts in flight when the server died").isPositive();
         assertThat(atStop.waiting()).as("exchanges queued when the server died").isPositive();
+
+        // An exchange without retries that runs while the server is down ends with the refusal.
+        AsyncSends.Batch once = AsyncSends.send(context, ONCE, SENT_DURING_THE_OUTAGE, i -> i, Map.of());
+        assertThat(once.await(60)).allSatisfy(e -> {
+            assertThat(e.getException()).isInstanceOf(ConnectException.class)
+                    .hasMessageContaining("127.0.0.1:" + port);
+            assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(1);
+        });
+        once.stop();
 
         // It comes back on the same port once the pool has met enough refused connections.
         assertThat(enoughRefused.await(60, TimeUnit.SECONDS)).isTrue();
