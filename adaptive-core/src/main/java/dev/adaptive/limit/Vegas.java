@@ -80,6 +80,14 @@ public final class Vegas implements Limit {
     /** Growth closes in on the wall up to this share of it. */
     private static final double WALL_MARGIN = 0.9;
 
+    /**
+     * During slow start, a baseline this many times slower than a probe is stale (the first
+     * answers of cold connections and a cold JIT, often ten times the steady latency) and the
+     * probe restarts it. A smaller margin would let the chance-fast probes of a jittery
+     * downstream reset a good baseline to a thin, low one.
+     */
+    private static final double STALE_BASELINE = 1.5;
+
     /** How many standard errors apart the quantiles must be for a queue to count. */
     private static final double Z = 2;
 
@@ -296,7 +304,7 @@ public final class Vegas implements Limit {
             // Still below the knee: this level is as unloaded as the baseline's, and so is
             // everything up to it from now on.
             baseLevel = Math.max(baseLevel, s.limit);
-            history = history.plus(window);
+            history = faster && baseRtt > STALE_BASELINE * probeRtt ? restart(history, window) : history.plus(window);
         } else if (history.isEmpty() || faster || s.limit <= Math.max(baseLevel, bounds.min())) {
             history = history.plus(window);
             baseLevel = Math.min(baseLevel, s.limit);
@@ -345,6 +353,16 @@ public final class Vegas implements Limit {
         return new State(limit, history, RttBatch.EMPTY, limit, queue, baseRtt, probeRtt,
                 s.lastDecreaseNanos, s.decreased, step, s.wall, baseLevel, discovering, queuedInARow, true, now,
                 dropRate);
+    }
+
+    /**
+     * A baseline that a probe is surely faster than is stale (cold connections, a warming JIT, a
+     * downstream that got faster): kept in the quantile, it would hold the baseline above the
+     * truth for a whole history, and every probe until it aged out would read as "no queue" and
+     * grow the limit. The probe window starts the history afresh.
+     */
+    private static RttHistory restart(RttHistory stale, long[] window) {
+        return RttHistory.empty(stale.capacity()).plus(window);
     }
 
     /**

@@ -3,12 +3,13 @@ package dev.adaptive.queue;
 import dev.adaptive.Cancellation;
 import dev.adaptive.Lease;
 import dev.adaptive.TaskContext;
+import dev.adaptive.time.Cancellable;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One attempt of a {@link Job}, and the context its task sees. Settles exactly once: by its
- * stage completing, or by an abort that abandons it.
+ * stage completing, by its task timeout, or by an abort that abandons it.
  *
  * @param <R> the result type
  */
@@ -23,17 +24,17 @@ final class Attempt<R> implements TaskContext {
     /** The window this attempt started in; {@link AdjustmentTiming#SETTLED} waits for it. */
     final ObservationWindow window;
     final AtomicBoolean settled = new AtomicBoolean();
-    private final Cancellation cancellation;
+    final AttemptSignal signal = new AttemptSignal();
+    /** The task timeout's timer, or {@code null}; read and written under the queue's lock. */
+    Cancellable timeoutTimer;
 
-    Attempt(Job<R> job, int number, Lease lease, long startNanos, int activeAtStart, ObservationWindow window,
-            Cancellation cancellation) {
+    Attempt(Job<R> job, int number, Lease lease, long startNanos, int activeAtStart, ObservationWindow window) {
         this.job = job;
         this.number = number;
         this.lease = lease;
         this.startNanos = startNanos;
         this.activeAtStart = activeAtStart;
         this.window = window;
-        this.cancellation = cancellation;
     }
 
     @Override
@@ -48,6 +49,6 @@ final class Attempt<R> implements TaskContext {
 
     @Override
     public Cancellation cancellation() {
-        return cancellation;
+        return signal;
     }
 }

@@ -13,14 +13,15 @@ import java.util.List;
 /**
  * The validated, immutable options of one queue, as {@link ThrottledQueueBuilder#build()}
  * leaves them. {@code retryPolicy} carries retries, retryBackoff, the random source, the retry
- * classifier and the rate-limit budget; {@code concurrencyLimit} is {@code null} when none.
+ * classifier and the rate-limit budget; {@code concurrencyLimit} and {@code taskTimeout} are
+ * {@code null} when none.
  */
 record QueueConfig(String name, int minRate, int maxRate, Duration interval, boolean evenlySpaced,
                    int errorsPerInterval, boolean backOff, RetryPolicy retryPolicy, int concurrency,
                    Limit concurrencyLimit, int maxQueueSize, RateStrategy rateStrategy,
                    RateOutcomeClassifier rateOutcomeClassifier, AdjustmentTiming adjustmentTiming,
                    OutcomeClassifier classifier, List<RateChangeListener> rateListeners,
-                   List<TraceListener> traceListeners, Ticker ticker, Scheduler scheduler) {
+                   List<TraceListener> traceListeners, Duration taskTimeout, Ticker ticker, Scheduler scheduler) {
 
     QueueConfig {
         rateListeners = List.copyOf(rateListeners);

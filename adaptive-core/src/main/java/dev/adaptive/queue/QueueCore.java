@@ -7,6 +7,7 @@ import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.RejectedException;
 import dev.adaptive.StopPoolException;
+import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
@@ -48,7 +49,8 @@ final class QueueCore {
     private final Limiter limiter;
     private final TraceListener[] traceListeners;
     private final Outbox outbox = new Outbox();
-    private final QueueSignal signal = new QueueSignal();
+    /** The task timeout in nanoseconds, or 0 for none. */
+    private final long taskTimeoutNanos;
     private final LongAdder listenerFailures = new LongAdder();
     private final Object lock = new Object();
 
@@ -84,6 +86,7 @@ final class QueueCore {
         this.scheduler = cfg.scheduler();
         this.retryPolicy = cfg.retryPolicy();
         this.intervalNanos = cfg.intervalNanos();
+        this.taskTimeoutNanos = cfg.taskTimeout() == null ? 0 : saturatedNanos(cfg.taskTimeout());
         this.traceListeners = cfg.traceListeners().toArray(new TraceListener[0]);
         this.pacer = new Pacer(intervalNanos, cfg.evenlySpaced());
         this.rates = new RateController(cfg, scheduler, this::onWindowEnd, pacer, outbox, listenerFailures);
@@ -266,8 +269,12 @@ final class QueueCore {
         started++;
         pacer.started(now, rates.rate());
         ObservationWindow window = rates.started(now);
-        Attempt<R> a = new Attempt<>(job, number, lease, now, running.size() + 1, window, signal);
+        Attempt<R> a = new Attempt<>(job, number, lease, now, running.size() + 1, window);
         running.add(a);
+        if (taskTimeoutNanos > 0) {
+            // Armed with the start, not when the task is called: the bound is on the slot held.
+            a.timeoutTimer = scheduler.schedule(() -> onTimeout(a), taskTimeoutNanos);
+        }
         outbox.post(() -> run(a));
     }
 
@@ -295,11 +302,28 @@ final class QueueCore {
         stage.whenComplete((value, error) -> settle(a, value, error == null ? null : OutcomeClassifier.unwrap(error)));
     }
 
-    /** Classifies outside the lock (user code), then records the outcome under it. */
-    private <R> void settle(Attempt<R> a, R value, Throwable error) {
+    /**
+     * The attempt's own failure: whoever settles first wins, so a task that answers after this
+     * changes nothing, and one that answered first leaves this timer without effect.
+     */
+    private <R> void onTimeout(Attempt<R> a) {
         if (!a.settled.compareAndSet(false, true)) {
             return;
         }
+        TaskTimeoutException timeout = new TaskTimeoutException(cfg.taskTimeout());
+        a.signal.fire(timeout); // runs the task's cleanup callbacks, outside the lock
+        record(a, null, timeout);
+    }
+
+    private <R> void settle(Attempt<R> a, R value, Throwable error) {
+        if (!a.settled.compareAndSet(false, true)) {
+            return; // timed out or abandoned by an abort: a late answer is ignored
+        }
+        record(a, value, error);
+    }
+
+    /** Classifies outside the lock (user code), then records the outcome under it. */
+    private <R> void record(Attempt<R> a, R value, Throwable error) {
         Verdict v = Verdict.of(cfg, a, value, error);
         if (a.lease != null) {
             a.lease.release(v.forLimiter());
@@ -308,6 +332,7 @@ final class QueueCore {
     }
 
     private <R> void settleLocked(Attempt<R> a, R value, Verdict v) {
+        cancelTimeoutLocked(a);
         if (status == QueueStatus.ABORTED || !running.remove(a)) {
             return; // abandoned by an abort: no counter, no retry
         }
@@ -366,6 +391,13 @@ final class QueueCore {
             Duration delay = retryPolicy.delayBeforeRetry(job.rateLimitRetriesUsed);
             emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, delay, now + saturatedNanos(delay), true));
             delayRetryLocked(job, delay, now);
+        }
+    }
+
+    private static void cancelTimeoutLocked(Attempt<?> a) {
+        if (a.timeoutTimer != null) {
+            a.timeoutTimer.cancel();
+            a.timeoutTimer = null;
         }
     }
 
@@ -525,13 +557,14 @@ final class QueueCore {
         List<Attempt<?>> abandoned = new ArrayList<>(running);
         running.clear();
         for (Attempt<?> a : abandoned) {
-            a.settled.set(true); // a later settlement is ignored
+            a.settled.set(true); // a later settlement or timeout is ignored
+            cancelTimeoutLocked(a);
         }
         List<CompletableFuture<Void>> waiters = new ArrayList<>(idleWaiters);
         idleWaiters.clear();
         outbox.post(() -> {
-            signal.fire(cause);
             for (Attempt<?> a : abandoned) {
+                a.signal.fire(cause);
                 if (a.lease != null) {
                     a.lease.release(Outcome.IGNORED); // an abort says nothing about capacity
                 }

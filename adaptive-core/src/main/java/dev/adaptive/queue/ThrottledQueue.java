@@ -23,11 +23,14 @@ import java.util.concurrent.CompletableFuture;
  * }</pre>
  *
  * <p><b>Tasks.</b> A task is an {@link AsyncTask}: called once per attempt with a
- * {@link dev.adaptive.TaskContext} (submission index, attempt number from 1, and the queue's
- * cancellation signal, which fires on {@link #abort()}), it must not block. An attempt fails
- * if the task throws, returns {@code null}, its stage fails, or its value is classified as a
- * failure ({@link Boolean#FALSE} by default). Tasks are called on the thread that made them
- * startable: a submitter, the scheduler's thread, or the thread that completed another task.
+ * {@link dev.adaptive.TaskContext} (submission index, attempt number from 1, and the attempt's
+ * cancellation signal, which fires when the attempt runs past {@code taskTimeout} or on
+ * {@link #abort()}), it must not block. An attempt fails if the task throws, returns
+ * {@code null}, its stage fails, its value is classified as a failure ({@link Boolean#FALSE} by
+ * default), or it runs past {@code taskTimeout} (default none): then it fails with
+ * {@link dev.adaptive.TaskTimeoutException} at once, freeing its slot, and whatever the task
+ * does later is ignored. Tasks are called on the thread that made them startable: a
+ * submitter, the scheduler's thread, or the thread that completed another task.
  *
  * <p><b>Lifecycle.</b>
  * <table>
@@ -42,20 +45,21 @@ import java.util.concurrent.CompletableFuture;
  * While PAUSED or STOPPED nothing starts; running tasks finish and complete their futures,
  * and their outcomes count in {@link #state()} but do not move the rate; a failed attempt that
  * is to be retried waits with its whole backoff delay frozen, and delayed retries freeze what
- * remains of theirs, until the queue runs again. STOPPED also clears every timer (a stopped
- * queue schedules nothing). Going back to RUNNING gives fresh pacing (the first start may go at
- * once) and a fresh observation window, and ends a back-off; a Retry-After pause, the server's
- * word, still holds until its deadline. ABORTED fails every pending, delayed and running task
- * with {@link QueueAbortedException}, fires the tasks' cancellation signal, and ignores later
- * settlements: they change no counter and create no retry.
+ * remains of theirs, until the queue runs again. STOPPED also clears every timer but the task
+ * timeouts of attempts still running (a stopped queue schedules nothing else). Going back to
+ * RUNNING gives fresh pacing (the first start may go at once) and a fresh observation window,
+ * and ends a back-off; a Retry-After pause, the server's word, still holds until its deadline.
+ * ABORTED fails every pending, delayed and running task with {@link QueueAbortedException},
+ * fires the running attempts' cancellation signals, and ignores later settlements: they change
+ * no counter and create no retry.
  *
  * <p><b>Rejection.</b> With {@code maxQueueSize} reached, {@link #submit} does not throw: it
  * returns a future already failed with {@link dev.adaptive.RejectedException}, so callers
  * handle refusal where they handle every other failure. The same goes for a submit after an
  * abort ({@link QueueAbortedException}).
  *
- * <p><b>Retries</b> follow the engine's signal contract: errors use {@code retries} with
- * {@code retryBackoff} if the {@code retryClassifier} agrees; rate-limited answers use their own
+ * <p><b>Retries</b> follow the engine's signal contract: errors and task timeouts use
+ * {@code retries} with {@code retryBackoff} if the {@code retryClassifier} agrees; rate-limited answers use their own
  * budget ({@code maxRateLimitRetries}) and wait out the Retry-After (capped by
  * {@code maxRetryAfter}); a {@link dev.adaptive.StopPoolException} is never retried and aborts
  * the queue. A retry goes before fresh tasks and is paced like any start.

@@ -2,6 +2,7 @@ package dev.adaptive.queue;
 
 import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
+import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryAfter;
@@ -47,6 +48,7 @@ import java.util.function.DoubleSupplier;
  *   <tr><td>{@link #classifier(OutcomeClassifier)}</td><td>core defaults, plus {@code false} is a failure</td></tr>
  *   <tr><td>{@link #maxRateLimitRetries(int)}</td><td>10</td></tr>
  *   <tr><td>{@link #maxRetryAfter(Duration)}</td><td>10 minutes</td></tr>
+ *   <tr><td>{@link #taskTimeout(Duration)}</td><td>none: an attempt may run forever</td></tr>
  *   <tr><td>{@link #traceListener(TraceListener)}</td><td>none</td></tr>
  *   <tr><td>{@link #ticker(Ticker)}, {@link #scheduler(Scheduler)}</td><td>system time</td></tr>
  * </table>
@@ -81,6 +83,7 @@ public final class ThrottledQueueBuilder {
     private OutcomeClassifier classifier = QueueClassifier.defaults();
     private int maxRateLimitRetries = DEFAULT_MAX_RATE_LIMIT_RETRIES;
     private Duration maxRetryAfter = RetryAfter.DEFAULT_MAX;
+    private Duration taskTimeout;
     private final List<RateChangeListener> rateListeners = new ArrayList<>();
     private final List<TraceListener> traceListeners = new ArrayList<>();
     private Ticker ticker = Ticker.system();
@@ -343,6 +346,24 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
+     * Bounds each attempt, so that a task that never completes cannot hold a concurrency slot
+     * and its future forever. When an attempt has run {@code taskTimeout} since it started,
+     * the queue fires the attempt's {@link dev.adaptive.TaskContext#cancellation()} with a
+     * {@link TaskTimeoutException} and fails the attempt with it, as any failure: the outcome
+     * classifier sees it ({@link Outcome#DROPPED} by default), it counts against the rate as
+     * the rate classifier says, and it is retried within {@code retries} if the retry
+     * classifier agrees. Whatever the task does later is ignored. The timer keeps running
+     * while the queue is paused or stopped, since the attempt does.
+     *
+     * @param taskTimeout the bound on one attempt, positive; {@code null} for none (default)
+     * @return this
+     */
+    public ThrottledQueueBuilder taskTimeout(Duration taskTimeout) {
+        this.taskTimeout = taskTimeout;
+        return this;
+    }
+
+    /**
 
      * @param listener receives TaskStart, TaskEnd, Retry and RatePause events (and the concurrency limiter's); may be called several times
 
@@ -421,6 +442,10 @@ public final class ThrottledQueueBuilder {
         if (maxRetryAfter == null) {
             throw new IllegalArgumentException("maxRetryAfter must be positive: null");
         }
+        if (taskTimeout != null && (taskTimeout.isNegative() || taskTimeout.isZero())) {
+            throw new IllegalArgumentException("taskTimeout must be a positive duration or null for none: "
+                    + taskTimeout);
+        }
         // RetryPolicy checks retries, maxRateLimitRetries and maxRetryAfter, naming each.
         RetryPolicy policy = RetryPolicy.builder()
                 .retries(retries)
@@ -432,6 +457,6 @@ public final class ThrottledQueueBuilder {
                 .build();
         return new ThrottledQueue(new QueueConfig(name, minRate, max, interval, evenlySpaced, errorsPerInterval,
                 backOff, policy, concurrency, concurrencyLimit, maxQueueSize, rateStrategy, rateOutcomeClassifier,
-                adjustmentTiming, classifier, rateListeners, traceListeners, ticker, scheduler));
+                adjustmentTiming, classifier, rateListeners, traceListeners, taskTimeout, ticker, scheduler));
     }
 }

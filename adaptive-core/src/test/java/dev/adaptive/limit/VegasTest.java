@@ -361,6 +361,25 @@ class VegasTest extends AdaptiveLimitContract {
     }
 
     @Test
+    void aColdFirstProbeDoesNotLetSlowStartRunPastTheKnee() {
+        // S3's server (base 40 ms, soft 6, hard 12) behind a fresh client whose first answers
+        // took 400 ms. Kept in the baseline, that cold probe made every warm probe read as
+        // "no queue" and slow start leapt from 12 to 18, past the hard cap (seen over real HTTP).
+        Fold fold = new Fold(Vegas.defaults());
+        probe(fold, 400);
+        int highest = fold.limit();
+        for (int i = 0; i < 30; i++) {
+            int n = fold.limit();
+            double over = Math.max(0, n - 6) / 6.0;
+            probe(fold, 40 * (1 + over * over));
+            highest = Math.max(highest, fold.limit());
+        }
+        assertThat(highest).isLessThanOrEqualTo(12);
+        assertThat(fold.limit()).isBetween(7, 12);
+        assertThat(fold.metric("baseRtt")).isLessThan(50.0);
+    }
+
+    @Test
     void failureRttsNeverEnterTheHistory() {
         Fold fold = new Fold(Vegas.defaults()).successes(10, 10).drop(0).rateLimited(0);
         assertThat(((Vegas.State) fold.state()).history().size()).isEqualTo(10);

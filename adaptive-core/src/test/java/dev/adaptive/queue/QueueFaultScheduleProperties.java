@@ -3,6 +3,7 @@ package dev.adaptive.queue;
 import dev.adaptive.AsyncTask;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.RejectedException;
+import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.time.VirtualTime;
@@ -29,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The ThrottledQueue under a random fault schedule in virtual time: latency spikes, error bursts,
- * 429 storms with random and hostile raw {@code Retry-After} headers, callers cancelling their
- * futures, and pause/resume/stop/abort at random instants. After each run every accepted task
+ * 429 storms with random and hostile raw {@code Retry-After} headers, hung tasks ended by a task
+ * timeout (and slow ones that answer after it), callers cancelling their futures, and
+ * pause/resume/stop/abort at random instants. After each run every accepted task
  * ended exactly once, nothing is active, the rate stayed in bounds, nothing started inside an
  * open Retry-After hold, and the state's counters agree with the trace.
  */
@@ -42,6 +44,8 @@ class QueueFaultScheduleProperties {
     };
     private static final Clock SERVER_CLOCK = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
     private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(2);
+    /** A phase in which half the attempts never answer at all. */
+    private static final int HANG_PHASE = 4;
 
     @Property(tries = 60, shrinking = ShrinkingMode.OFF)
     void invariantsHoldUnderRandomFaultsAndLifecycle(@ForAll long seed) {
@@ -83,7 +87,6 @@ class QueueFaultScheduleProperties {
         if (rnd.nextBoolean()) {
             b.maxQueueSize(5 + rnd.nextInt(30));
         }
-        ThrottledQueue q = b.build();
         long[] phaseEnds = new long[1 + rnd.nextInt(5)];
         int[] phaseKinds = new int[phaseEnds.length];
         long t = 0;
@@ -92,7 +95,18 @@ class QueueFaultScheduleProperties {
             phaseEnds[i] = t;
             phaseKinds[i] = rnd.nextInt(4);
         }
+        // Drawn apart from rnd, so that the regression seeds keep the schedules they had.
+        Random hangs = new Random(~seed);
+        if (hangs.nextBoolean()) {
+            b.taskTimeout(Duration.ofMillis(50 + hangs.nextInt(1500)));
+            for (int i = 0; i < phaseKinds.length; i++) {
+                if (hangs.nextInt(3) == 0) {
+                    phaseKinds[i] = HANG_PHASE; // only with a timeout: nothing else would end them
+                }
+            }
+        }
 
+        ThrottledQueue q = b.build();
         List<CompletableFuture<Object>> accepted = new ArrayList<>();
         List<AtomicInteger> completions = new ArrayList<>();
         boolean mayAbort = rnd.nextInt(4) == 0;
@@ -156,6 +170,9 @@ class QueueFaultScheduleProperties {
         }
         Statistics.label("status").collect(end.status());
         Statistics.label("holds").collect(holds.isEmpty() ? "none" : "some");
+        boolean timedOut = of(events, TraceEvent.TaskEnd.class).stream()
+                .anyMatch(e -> e.error() instanceof TaskTimeoutException);
+        Statistics.label("task timeouts").collect(timedOut ? "some" : "none");
     }
 
     /** A task whose answer depends on the phase the downstream is in when the attempt starts. */
@@ -172,6 +189,9 @@ class QueueFaultScheduleProperties {
             }
             CompletableFuture<Object> f = new CompletableFuture<>();
             int k = kind;
+            if (k == HANG_PHASE && own.nextBoolean()) {
+                return f; // deaf to its cancellation too: only the task timeout ends the attempt
+            }
             long latency = k == 1 ? 300 + own.nextInt(2000) : 1 + own.nextInt(60);
             time.schedule(() -> {
                 if (ctx.cancellation().isCancelled()) {

@@ -32,7 +32,9 @@ import java.util.function.BiFunction;
  * may be retried. Results: the response, for a success or an ignored 4xx; once the budgets run
  * out, an {@link HttpRateLimitedException} or {@link HttpStatusException} holding the last
  * response, or the last connection failure. Requests with a streamed body cannot be retried and
- * are not offered.
+ * are not offered. When an attempt's cancellation fires (task timeout, limiter close, pool
+ * stop), its HTTP exchange is reset, so a server that never answers cannot keep the client's
+ * connections (done for the stock {@link WebClient} implementation).
  *
  * <p>Thread-safe; completions are delivered on the caller's context.
  */

@@ -291,29 +291,14 @@ class AdaptivePoolTest {
     void closingTheLimiterEndsTheRunAndFailsItsRunningItems(Vertx vertx) {
         AdaptivePool pool = AdaptivePool.create(vertx, fixed(2).setName("closing"));
         AtomicInteger started = new AtomicInteger();
-        Promise<Void> twoRunning = Promise.promise();
-        Future<AdaptiveResult<Integer, Integer>> run = pool.process(IntStream.range(0, 100).boxed().toList(),
-                (item, ctx) -> {
-                    if (started.incrementAndGet() == 2) {
-                        twoRunning.complete();
-                    }
-                    return Promise.<Integer>promise().future();
-                });
-        Await.result(twoRunning.future());
+        Future<AdaptiveResult<Integer, Integer>> run = twoHangingItems(pool, started);
         pool.limiter().close();
-        AdaptiveResult<Integer, Integer> r = Await.result(run);
         // Two were running; a third may already have been pulled for the slot being handed
         // over (the pool pulls one item ahead of a hand-off, see AdaptivePool's javadoc). The
         // limiter is aborted before its calls are cancelled, so no freed slot starts another.
         // close() (this thread) and the run (its event loop) both cancel the running items: either
         // way they end with the limiter's LimiterClosedException, never the run's wrapper.
-        assertThat(r.errors()).hasSizeBetween(2, 3).allSatisfy(e -> assertThat(e.error())
-                .isInstanceOf(LimiterClosedException.class).hasMessageContaining("closing"));
-        assertThat(r.stats().stopCause()).get().satisfies(stop -> {
-            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
-            assertThat(stop.getCause()).isInstanceOf(LimiterClosedException.class);
-        });
-        assertThat(pool.limiter().limiter().inflight()).isZero();
+        assertEndedByClose(pool, Await.result(run), "closing", 2, 3);
     }
 
     @Test
@@ -322,6 +307,16 @@ class AdaptivePoolTest {
         // reaches the running calls: the run's cancel comes first and must carry the same error.
         AdaptivePool pool = AdaptivePool.create(vertx, fixed(2).setName("closing-inside"));
         AtomicInteger started = new AtomicInteger();
+        Future<AdaptiveResult<Integer, Integer>> run = twoHangingItems(pool, started);
+        Promise<Void> closed = Promise.promise();
+        pool.limiter().context().runOnContext(v -> pool.limiter().close().onComplete(closed));
+        Await.result(closed.future());
+        assertEndedByClose(pool, Await.result(run), "closing-inside", 2, 2);
+        assertThat(started).hasValue(2);
+    }
+
+    /** Starts a run of 100 items that never complete on a pool of 2; returns once two run. */
+    private static Future<AdaptiveResult<Integer, Integer>> twoHangingItems(AdaptivePool pool, AtomicInteger started) {
         Promise<Void> twoRunning = Promise.promise();
         Future<AdaptiveResult<Integer, Integer>> run = pool.process(IntStream.range(0, 100).boxed().toList(),
                 (item, ctx) -> {
@@ -331,17 +326,17 @@ class AdaptivePoolTest {
                     return Promise.<Integer>promise().future();
                 });
         Await.result(twoRunning.future());
-        Promise<Void> closed = Promise.promise();
-        pool.limiter().context().runOnContext(v -> pool.limiter().close().onComplete(closed));
-        Await.result(closed.future());
-        AdaptiveResult<Integer, Integer> r = Await.result(run);
-        assertThat(r.errors()).hasSize(2).allSatisfy(e -> assertThat(e.error())
-                .isInstanceOf(LimiterClosedException.class).hasMessageContaining("closing-inside"));
+        return run;
+    }
+
+    private static void assertEndedByClose(AdaptivePool pool, AdaptiveResult<Integer, Integer> r, String name,
+                                           int minErrors, int maxErrors) {
+        assertThat(r.errors()).hasSizeBetween(minErrors, maxErrors).allSatisfy(e -> assertThat(e.error())
+                .isInstanceOf(LimiterClosedException.class).hasMessageContaining(name));
         assertThat(r.stats().stopCause()).get().satisfies(stop -> {
             assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
             assertThat(stop.getCause()).isInstanceOf(LimiterClosedException.class);
         });
-        assertThat(started).hasValue(2);
         assertThat(pool.limiter().limiter().inflight()).isZero();
     }
 }

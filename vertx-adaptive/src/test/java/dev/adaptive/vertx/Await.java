@@ -27,6 +27,21 @@ final class Await {
         }
     }
 
+    /** Waits for {@code future} to complete either way; fails the test only if it does not. */
+    static void settled(Future<?> future) {
+        try {
+            future.toCompletionStage().toCompletableFuture().handle((v, e) -> null)
+                    .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } catch (TimeoutException e) {
+            throw new AssertionError("future did not complete within " + TIMEOUT_SECONDS + " s", e);
+        }
+    }
+
     static Throwable failure(Future<?> future) {
         try {
             Object v = future.toCompletionStage().toCompletableFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);

@@ -52,6 +52,8 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private final List<LimitChangeListener> limitListeners = new CopyOnWriteArrayList<>();
     private final AtomicLong sequence = new AtomicLong();
     private volatile boolean closed;
+    /** What every call the close ends fails with; set before {@link #closed}. */
+    private volatile LimiterClosedException closeReason;
 
     /**
      * @param vertx          the Vert.x instance
@@ -125,7 +127,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         Objects.requireNonNull(task, "task");
         Context caller = callerContext();
         Execution<T> e = start(exec, sequence.getAndIncrement(), task, null, caller);
-        return Future.fromCompletionStage(e.result(), caller);
+        return Future.fromCompletionStage(sameCloseError(e.result()), caller);
     }
 
     /**
@@ -177,9 +179,28 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         e.result().whenComplete((v, err) -> live.remove(e));
         if (closed) {
             // close() may have swept the live set just before this execution joined it.
-            e.cancel(closedException());
+            e.cancel(closeReason);
         }
         return e;
+    }
+
+    /**
+     * A queued call that the close ends fails inside the core limiter, with its own wording;
+     * this gives every call the close ends the one error the close documents.
+     */
+    private <T> CompletionStage<T> sameCloseError(CompletableFuture<T> result) {
+        // Completed by hand, not by a composing stage, which would wrap every error it relays.
+        CompletableFuture<T> out = new CompletableFuture<>();
+        result.whenComplete((value, error) -> {
+            if (error == null) {
+                out.complete(value);
+                return;
+            }
+            LimiterClosedException reason = closeReason;
+            boolean endedByClose = reason != null && OutcomeClassifier.unwrap(error) instanceof LimiterClosedException;
+            out.completeExceptionally(endedByClose ? reason : error);
+        });
+        return out;
     }
 
     private static <T> CompletionStage<T> callOn(Context caller, Function<TaskContext, Future<T>> task,
@@ -276,8 +297,9 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         if (closed) {
             return Future.succeededFuture();
         }
-        closed = true;
         LimiterClosedException reason = closedException();
+        closeReason = reason;
+        closed = true;
         // Abort first: cancelling a running call frees its slot, and a still-open limiter would
         // hand that slot to a queued call, which could then run and succeed before its own
         // cancel arrives (seen in a clean-clone CI run).

@@ -23,7 +23,8 @@ import java.util.function.BiFunction;
  * The {@link AdaptiveWebClient}. It reads statuses itself: rate limits and errors fail the
  * attempt with an exception that keeps the response (so the engine's default classification
  * applies), and ignored 4xx answers are marked by a classifier of its own executor on the
- * shared limiter. Internal; thread-safe.
+ * shared limiter. An attempt whose cancellation fires has its HTTP exchange reset
+ * ({@link ExchangeAborts}). Internal; thread-safe.
  */
 public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
 
@@ -35,6 +36,7 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
     private final Set<Integer> errors;
     private final Clock clock;
     private final AdaptiveExecutor executor;
+    private final ExchangeAborts aborts;
 
     /**
      * @param client  the web client
@@ -55,6 +57,7 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
         this.errors = this.options.getErrorStatuses();
         this.clock = Objects.requireNonNull(clock, "clock");
         boolean ignore = this.options.isIgnoreClientErrors();
+        this.aborts = ExchangeAborts.of(client);
         this.executor = impl.executor((result, error) -> ignore && result instanceof HttpResponse<?> r
                 && r.statusCode() >= 400 && r.statusCode() < 500 ? Outcome.IGNORED : null);
     }
@@ -67,10 +70,20 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
         String what = request.method() + " " + (request.host() == null ? "" : request.host() + ":" + request.port())
                 + request.uri();
         return limiter.execute(executor, ctx -> {
-            Future<HttpResponse<T>> sent = sender.apply(request.copy(), ctx);
+            HttpRequest<T> copy = request.copy();
+            Runnable forget = aborts.watch(copy, ctx.cancellation());
+            Future<HttpResponse<T>> sent;
+            try {
+                sent = sender.apply(copy, ctx);
+            } catch (RuntimeException | Error e) {
+                forget.run();
+                throw e;
+            }
             if (sent == null) {
+                forget.run();
                 throw new NullPointerException("sender returned a null Future");
             }
+            sent.onComplete(done -> forget.run());
             return sent.compose(response -> read(what, response));
         });
     }

@@ -4,8 +4,13 @@ import dev.adaptive.Cancellation;
 
 import java.util.concurrent.CompletableFuture;
 
-/** The queue-wide {@link Cancellation} every task context carries: fires once, on abort. */
-final class QueueSignal implements Cancellation {
+/**
+ * The {@link Cancellation} one attempt's task context carries: fires once, when the attempt
+ * runs past the task timeout or when the queue aborts while it runs. One per attempt, so a
+ * timeout cancels only the attempt that hung, and callbacks registered by a finished attempt
+ * are dropped with it instead of piling up on a queue-wide signal.
+ */
+final class AttemptSignal implements Cancellation {
 
     private final CompletableFuture<Throwable> fired = new CompletableFuture<>();
 
@@ -29,14 +34,14 @@ final class QueueSignal implements Cancellation {
             try {
                 callback.run();
             } catch (Throwable ignored) {
-                // One task's cleanup failing must not keep the others' from running.
+                // A task's cleanup failing must not keep the queue from settling the attempt.
             }
         });
     }
 
     @Override
     public CompletableFuture<Throwable> asFuture() {
-        // A copy, so that a task completing it cannot fire the queue's signal.
+        // A copy, so that a task completing it cannot fire the attempt's signal.
         return fired.copy();
     }
 }
