@@ -67,7 +67,7 @@ class ContextStopTest extends CamelTestSupport {
                 .toD("http://127.0.0.1:" + silent.port() + "/never/${body}?httpMethod=GET"),
                 // Every slot's attempt is inside its read when the context stops.
                 () -> silent.awaitHeld(SLOTS, 30),
-                // Nothing in Camel ends those reads; the server going away does.
+                // Camel's stop may leave those reads stuck; the server going away ends them.
                 silent::stop);
     }
 
