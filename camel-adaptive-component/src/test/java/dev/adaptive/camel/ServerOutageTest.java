@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * saw so many refused connections), never by a clock.
  *
  * <p>Every exchange ends: it succeeds, or carries its last attempt's I/O failure after using up
- * its retries (an exchange without retries sent during the outage ends with the refused
+ * its retries (an exchange without retries sent during the outage ends with the refused or cut
  * connection); none is lost or hangs; the pool holds nothing afterwards and calls succeed again
  * once the server is back.
  */
@@ -97,11 +97,15 @@ class ServerOutageTest extends CamelTestSupport {
         assertThat(atStop.inflight()).as("attempts in flight when the server died").isPositive();
         assertThat(atStop.waiting()).as("exchanges queued when the server died").isPositive();
 
-        // An exchange without retries that runs while the server is down ends with the refusal.
+        // An exchange without retries that runs while the server is down ends with its I/O failure:
+        // the refused connection, or a pooled keep-alive connection the dying server cut (seen on
+        // a loaded run: NoHttpResponseException).
         AsyncSends.Batch once = AsyncSends.send(context, ONCE, SENT_DURING_THE_OUTAGE, i -> i, Map.of());
         assertThat(once.await(60)).allSatisfy(e -> {
-            assertThat(e.getException()).isInstanceOf(ConnectException.class)
-                    .hasMessageContaining("127.0.0.1:" + port);
+            assertThat(e.getException()).isInstanceOf(IOException.class);
+            if (e.getException() instanceof ConnectException) {
+                assertThat(e.getException()).hasMessageContaining("127.0.0.1:" + port);
+            }
             assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(1);
         });
         once.stop();
