@@ -62,6 +62,8 @@ final class ExchangePool {
     private volatile AsyncProcessor target;
     private volatile Object targetOwner;
     private volatile boolean closed;
+    /** Why the pool is stopping, once a shutdown ran out of time or it closed; else null. */
+    private volatile String stopping;
     private final Set<Submission> active = ConcurrentHashMap.newKeySet();
     private final Queue<Submission> awaitingConsumer = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pending = new AtomicInteger();
@@ -229,6 +231,10 @@ final class ExchangePool {
         }
         targetOwner = owner;
         target = processor;
+        if (!closed) {
+            // A consumer route that is started again after a forced stop runs as before.
+            stopping = null;
+        }
         Submission s;
         while ((s = awaitingConsumer.poll()) != null) {
             s.start();
@@ -269,6 +275,7 @@ final class ExchangePool {
      * @return how many were failed
      */
     int failQueued(String why) {
+        stopping = why;
         int n = 0;
         for (Submission s : List.copyOf(active)) {
             if (!s.attemptRunning()) {
@@ -281,6 +288,9 @@ final class ExchangePool {
 
     /** Stops for good: every exchange still on its way fails with {@link AdaptivePoolStoppedException}. */
     void close() {
+        if (stopping == null) {
+            stopping = "the Camel context or component stopped";
+        }
         closed = true;
         awaitingConsumer.clear();
         for (Submission s : List.copyOf(active)) {
@@ -344,6 +354,20 @@ final class ExchangePool {
 
     AdaptivePoolStoppedException stopped(String why) {
         return new AdaptivePoolStoppedException("adaptive pool '" + name + "' refused the exchange: " + why);
+    }
+
+    /**
+     * @param attemptError the exception of an attempt that ended while the pool was stopping
+     * @return the exception the caller's exchange gets instead, or {@code null} if the pool is
+     *         not stopping and the attempt's own exception stands
+     */
+    AdaptivePoolStoppedException stoppedDuringAttempt(Throwable attemptError) {
+        String why = stopping;
+        if (why == null) {
+            return null;
+        }
+        return new AdaptivePoolStoppedException("adaptive pool '" + name + "' stopped while the exchange's attempt"
+                + " was running (" + why + "); the attempt failed with: " + attemptError, attemptError);
     }
 
     private Outcome classify(ExchangeClassifier custom, ExchangeClassifier defaults, Object result, Throwable error) {

@@ -48,6 +48,11 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
     static final int DEFAULT_MAX_QUEUE_SIZE = 10_000;
     static final String DEFAULT_RATE_LIMIT_STATUS_CODES = "429,503";
     static final String DEFAULT_FLEET_OUTAGE_POLICY = "failClosed";
+    /**
+     * The longest heartbeat the engine's fleet member takes (its own bound, checked only when
+     * it joins, at the pool's first exchange); checked here so the endpoint fails instead.
+     */
+    static final Duration MAX_FLEET_HEARTBEAT = Duration.ofDays(365);
 
     static Builder builder() {
         return new Builder();
@@ -218,6 +223,9 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
             atLeast("maxQueueSize", maxQueueSize, 0);
             Set<Integer> codes = statusCodes(rateLimitStatusCodes);
             positive("fleetHeartbeat", fleetHeartbeat);
+            if (fleetHeartbeat.compareTo(MAX_FLEET_HEARTBEAT) > 0) {
+                throw bad("fleetHeartbeat", fleetHeartbeat, "must be at most " + MAX_FLEET_HEARTBEAT);
+            }
             String outage = oneOf("fleetOutagePolicy", fleetOutagePolicy, "failClosed", "localOnly");
             if (coordinator == null) {
                 // Fleet options without a fleet would be silently ignored.

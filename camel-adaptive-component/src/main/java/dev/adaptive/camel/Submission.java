@@ -147,6 +147,13 @@ final class Submission {
             ExchangeHelper.copyResults(original, result);
         } else if (cause instanceof AttemptFailure f) {
             ExchangeHelper.copyResults(original, f.attempt());
+            // Failed as the pool stopped, perhaps because the stop closed what the route used
+            // (camel-http's connection pool, say): the caller learns of the stop, with the
+            // attempt's own exception as the cause, as for the attempts the stop cancels.
+            AdaptivePoolStoppedException stopped = pool.stoppedDuringAttempt(original.getException());
+            if (stopped != null) {
+                original.setException(stopped);
+            }
         } else if ((cause instanceof RateLimitedException || cause instanceof ClassifiedFailureException)
                 && lastAttempt != null) {
             // The route succeeded but the classifier read its result as a failure (a 429 with

@@ -54,6 +54,8 @@ class EndpointOptionsTest extends CamelTestSupport {
         "coordinator=#fleet               | fleetNodeId must be set when coordinator is",
         "coordinator=#fleet&fleetNodeId=n&fleetKey=%20 | fleetKey must not be blank",
         "fleetHeartbeat=0                 | fleetHeartbeat must be a positive duration: PT0S",
+        // Found by EndpointOptionFuzzTest: accepted here, refused by the fleet member at the first exchange.
+        "fleetHeartbeat=P366D             | fleetHeartbeat must be at most PT8760H: PT8784H",
         "fleetOutagePolicy=sometimes      | fleetOutagePolicy must be one of failClosed|localOnly: sometimes",
     })
     void aBadOptionFailsNamingTheOptionAndTheValue(String query, String message) {

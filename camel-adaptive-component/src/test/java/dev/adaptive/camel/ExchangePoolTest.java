@@ -215,6 +215,33 @@ class ExchangePoolTest {
     }
 
     @Test
+    void anAttemptThatFailsWhileThePoolStopsEndsItsExchangeWithTheStopAndTheAttemptsCause() {
+        // Found by ContextStopTest: camel-http stopping first failed a running attempt with
+        // "Connection pool shut down", which reached the caller as if the downstream had failed.
+        List<Runnable> held = new ArrayList<>();
+        IllegalStateException closedUnderIt = new IllegalStateException("Connection pool shut down");
+        ExchangePool pool = pool(o -> o.algorithm("fixed").max(1).retries(0), held::add, e -> {
+            throw closedUnderIt;
+        });
+        Exchange running = submit(pool, "running");
+
+        pool.failQueued("test shutdown");
+        held.get(0).run();
+
+        assertThat(running.getException()).isInstanceOf(AdaptivePoolStoppedException.class)
+                .hasMessageContaining("adaptive pool 'p' stopped while the exchange's attempt was running (test shutdown)")
+                .hasCause(closedUnderIt);
+
+        // A consumer route started again after the forced stop: failures are the route's own again.
+        pool.attach(this, AsyncProcessorConverterHelper.convert(e -> {
+            throw closedUnderIt;
+        }));
+        Exchange later = submit(pool, "later");
+        held.get(1).run();
+        assertThat(later.getException()).isSameAs(closedUnderIt);
+    }
+
+    @Test
     void withoutAConsumerAnExchangeWaitsUpToItsTimeoutHoldingNoThread() {
         ExchangePool pool = pool(o -> o, Runnable::run, null);
         Exchange gaveUp = submit(pool, "a", Duration.ofSeconds(2));
