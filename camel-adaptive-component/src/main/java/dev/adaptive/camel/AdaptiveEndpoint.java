@@ -181,6 +181,17 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
                     + " the endpoint's own, not the pool's. Default 30s.")
     private Duration timeout = DEFAULT_TIMEOUT;
 
+    @UriParam(label = "producer,advanced", defaultValue = "false",
+            description = "Whether the first attempt of an exchange runs on the caller's thread when a slot is free"
+                    + " at once, as direct: does, instead of on the pool's worker threads. For callers that wait"
+                    + " for the result anyway (ProducerTemplate.sendBody, a synchronous route): it saves a thread"
+                    + " hand-off per exchange. Exchanges that wait for a slot, retries and attempts after a"
+                    + " Retry-After pause still run on the workers, and a task timeout frees the slot and fails"
+                    + " the attempt but does not interrupt the caller's thread. Transacted exchanges always run"
+                    + " their first attempt this way, so the transaction stays on its thread. This option is the"
+                    + " endpoint's own, not the pool's. Default false.")
+    private boolean synchronous;
+
     /**
      * @param uri       the endpoint URI
      * @param component the component
@@ -651,6 +662,16 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     public void setFleetOutagePolicy(String fleetOutagePolicy) {
         this.fleetOutagePolicy = fleetOutagePolicy;
         set("fleetOutagePolicy");
+    }
+
+    /** @return whether a first attempt with a free slot runs on the caller's thread */
+    public boolean isSynchronous() {
+        return synchronous;
+    }
+
+    /** @param synchronous whether a first attempt with a free slot runs on the caller's thread */
+    public void setSynchronous(boolean synchronous) {
+        this.synchronous = synchronous;
     }
 
     /** @return how long an exchange waits for a consumer route */

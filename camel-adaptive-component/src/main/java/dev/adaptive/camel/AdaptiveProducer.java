@@ -38,7 +38,9 @@ public class AdaptiveProducer extends DefaultAsyncProducer {
             p = endpoint.pool();
             pool = p;
         }
-        return p.submit(exchange, callback, endpoint.getTimeout());
+        // A transacted exchange must stay on its thread: its transaction is bound to it.
+        boolean onCaller = endpoint.isSynchronous() || exchange.isTransacted();
+        return p.submit(exchange, callback, endpoint.getTimeout(), onCaller);
     }
 
     @Override

@@ -156,9 +156,10 @@ final class ExchangePool {
      * @param exchange the caller's exchange
      * @param callback completed when the exchange ends
      * @param consumerTimeout how long to wait for a consumer route if none is started; zero fails at once
+     * @param onCaller whether the first attempt runs on this thread when a slot is free at once
      * @return {@code true} if it ended at once (refused) and the callback was already called
      */
-    boolean submit(Exchange exchange, AsyncCallback callback, Duration consumerTimeout) {
+    boolean submit(Exchange exchange, AsyncCallback callback, Duration consumerTimeout, boolean onCaller) {
         if (closed) {
             return refuse(exchange, callback, stopped("it is stopped"));
         }
@@ -179,7 +180,7 @@ final class ExchangePool {
         if (t == null && consumerTimeout.isZero()) {
             return refuse(exchange, callback, notAvailable(exchange, "and timeout=0 does not wait for one"));
         }
-        Submission s = new Submission(this, exchange, callback, sequence.getAndIncrement());
+        Submission s = new Submission(this, exchange, callback, sequence.getAndIncrement(), onCaller);
         accepted.increment();
         pending.incrementAndGet();
         active.add(s);

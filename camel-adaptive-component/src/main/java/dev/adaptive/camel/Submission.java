@@ -38,12 +38,19 @@ final class Submission {
     private volatile Exchange lastAttempt;
     /** The number of the attempt running in the consumer route now, 0 if none. */
     private final AtomicInteger runningAttempt = new AtomicInteger();
+    /** Whether a first attempt admitted at once runs on the submitting thread. */
+    private final boolean onCaller;
+    /** The thread inside {@link #start()} while it runs, for {@link #onCaller}. */
+    private volatile Thread starting;
+    /** The first attempt's route, left by attempt() for start() to run on the caller's thread. */
+    private Runnable onCallerJob;
 
-    Submission(ExchangePool pool, Exchange original, AsyncCallback callback, long index) {
+    Submission(ExchangePool pool, Exchange original, AsyncCallback callback, long index, boolean onCaller) {
         this.pool = pool;
         this.original = original;
         this.callback = callback;
         this.index = index;
+        this.onCaller = onCaller;
     }
 
     /** Hands the exchange to the engine: from here on it waits for slots without a thread. */
@@ -51,14 +58,28 @@ final class Submission {
         if (ended.get()) {
             return;
         }
-        Execution<Exchange> e = pool.executor().start(index, this::attempt, null);
+        if (onCaller) {
+            starting = Thread.currentThread();
+        }
+        Execution<Exchange> e;
+        try {
+            // With a free slot, the executor calls attempt() before start() returns.
+            e = pool.executor().start(index, this::attempt, null);
+        } finally {
+            starting = null;
+        }
         execution = e;
+        Runnable job = onCallerJob;
+        onCallerJob = null;
         if (ended.get()) {
             // fail() came between the check above and the assignment: stop what just started.
             e.cancel(new IllegalStateException("ended before start"));
             return;
         }
         e.result().whenComplete(this::end);
+        if (job != null) {
+            job.run();
+        }
     }
 
     /** @return whether an attempt of this exchange is running in the consumer route now */
@@ -99,6 +120,16 @@ final class Submission {
         copy.setProperty(AdaptiveConstants.ATTEMPT, ctx.attempt());
         copy.setProperty(AdaptiveConstants.DISPATCHED, dispatched);
         CompletableFuture<Exchange> done = new CompletableFuture<>();
+        if (onCaller && ctx.attempt() == 1 && starting == Thread.currentThread()) {
+            // The caller waits for the result anyway: no hand-off. start() runs the route once it
+            // listens for the end, so that a task timeout can end the exchange while the route
+            // still runs; it frees the slot and fails the attempt, but never interrupts a thread
+            // that is not the pool's.
+            runningAttempt.set(1);
+            ctx.cancellation().onCancel(() -> runningAttempt.compareAndSet(1, 0));
+            onCallerJob = () -> run(target, copy, done, ctx);
+            return done;
+        }
         FutureTask<Void> job = new FutureTask<>(() -> run(target, copy, done, ctx), null);
         runningAttempt.set(ctx.attempt());
         try {

@@ -138,7 +138,7 @@ class EndpointOptionFuzzTest {
         Exchange exchange = new DefaultExchange(context);
         AtomicInteger callbacks = new AtomicInteger();
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
-            pool.submit(exchange, doneSync -> callbacks.incrementAndGet(), endpoint.getTimeout());
+            pool.submit(exchange, doneSync -> callbacks.incrementAndGet(), endpoint.getTimeout(), endpoint.isSynchronous());
             // A fleet member admits nothing until a heartbeat, on the pool's scheduler, grants a share.
             time.advance(Duration.ofMinutes(1));
         }, () -> "an exchange through " + uri + " hung");

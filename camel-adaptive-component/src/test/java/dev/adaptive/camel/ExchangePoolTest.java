@@ -57,7 +57,7 @@ class ExchangePoolTest {
     private Exchange submit(ExchangePool pool, Object body, Duration consumerTimeout) {
         Exchange e = new DefaultExchange(camel);
         e.getIn().setBody(body);
-        pool.submit(e, doneSync -> ended.add(e), consumerTimeout);
+        pool.submit(e, doneSync -> ended.add(e), consumerTimeout, false);
         return e;
     }
 
@@ -168,7 +168,7 @@ class ExchangePoolTest {
         submit(pool, "queued-1");
         submit(pool, "queued-2");
         Exchange refused = new DefaultExchange(camel);
-        boolean sync = pool.submit(refused, doneSync -> ended.add(refused), Duration.ofSeconds(30));
+        boolean sync = pool.submit(refused, doneSync -> ended.add(refused), Duration.ofSeconds(30), false);
 
         assertThat(sync).isTrue();
         assertThat(ended).containsExactly(refused);
@@ -260,7 +260,7 @@ class ExchangePoolTest {
 
         Exchange atOnce = new DefaultExchange(camel);
         pool.detach(this);
-        assertThat(pool.submit(atOnce, doneSync -> { }, Duration.ZERO)).isTrue();
+        assertThat(pool.submit(atOnce, doneSync -> { }, Duration.ZERO, false)).isTrue();
         assertThat(atOnce.getException()).isInstanceOf(AdaptiveConsumerNotAvailableException.class);
     }
 

@@ -47,7 +47,7 @@ class FleetPoolTest {
 
     private void submit(ExchangePool pool, int n) {
         for (int i = 0; i < n; i++) {
-            pool.submit(new DefaultExchange(camel), doneSync -> { }, Duration.ofSeconds(30));
+            pool.submit(new DefaultExchange(camel), doneSync -> { }, Duration.ofSeconds(30), false);
         }
     }
 
@@ -126,7 +126,7 @@ class FleetPoolTest {
                 time.clock(Instant.EPOCH));
         alone.attach(this, AsyncProcessorConverterHelper.convert(e -> { }));
         Exchange x = new DefaultExchange(camel);
-        alone.submit(x, doneSync -> { }, Duration.ZERO);
+        alone.submit(x, doneSync -> { }, Duration.ZERO, false);
         assertThat(alone.stats().fleet()).isNull();
     }
 }

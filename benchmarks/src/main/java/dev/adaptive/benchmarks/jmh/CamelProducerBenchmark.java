@@ -34,6 +34,8 @@ import java.util.concurrent.TimeUnit;
  * acquire/release with two clock reads and a Vegas sample, a correlated copy of the exchange for
  * the attempt (so that a retry never sees a half-done attempt), and a hand-off of the attempt to
  * the pool's worker thread, which the sending thread, blocked in {@code sendBody}, waits for.
+ * The {@code adaptiveSync} rows send to {@code adaptive:x?synchronous=true}, which runs a first
+ * attempt admitted at once on the sending thread, as {@code direct:} does.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar CamelProducerBenchmark -rf json -rff benchmarks/results/jmh-camel.json
@@ -53,6 +55,7 @@ public class CamelProducerBenchmark {
     private ProducerTemplate template;
     private Endpoint adaptive;
     private Endpoint direct;
+    private Endpoint adaptiveSync;
 
     /** Starts the context with both consumer routes. @throws Exception if Camel cannot start */
     @Setup(Level.Trial)
@@ -69,6 +72,7 @@ public class CamelProducerBenchmark {
         template = camel.createProducerTemplate();
         adaptive = camel.getEndpoint("adaptive:x");
         direct = camel.getEndpoint("direct:x");
+        adaptiveSync = camel.getEndpoint("adaptive:x?synchronous=true");
     }
 
     /** Stops the context. @throws Exception if it cannot stop */
@@ -103,5 +107,19 @@ public class CamelProducerBenchmark {
     @Threads(2)
     public void direct2() {
         template.sendBody(direct, "x");
+    }
+
+    /** One exchange through {@code adaptive:x?synchronous=true}: no hand-off to a worker, one thread. */
+    @Benchmark
+    @Threads(1)
+    public void adaptiveSync1() {
+        template.sendBody(adaptiveSync, "x");
+    }
+
+    /** One exchange through {@code adaptive:x?synchronous=true}, two threads sharing the pool. */
+    @Benchmark
+    @Threads(2)
+    public void adaptiveSync2() {
+        template.sendBody(adaptiveSync, "x");
     }
 }
