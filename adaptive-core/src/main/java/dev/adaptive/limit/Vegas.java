@@ -252,6 +252,15 @@ public final class Vegas implements Limit {
 
     private State onCongestion(State s, Sample sample) {
         if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
+            // No second decrease for the same overload; but a refusal admitted at fewer in flight
+            // than the one that set the wall says the wall is lower. A leap of the limit sends a
+            // burst whose refusals come back in any order: the wall is the lowest of them.
+            if (sample.outcome() instanceof Outcome.RateLimited) {
+                int lower = Math.max(bounds.min() + 1, sample.inflight());
+                if (lower < s.wall) {
+                    return s.withWall(lower);
+                }
+            }
             return s;
         }
         double dropRate = decay(s.dropRate, 1);
@@ -445,6 +454,12 @@ public final class Vegas implements Limit {
                         int step, int wall, int baseLevel, boolean discovering, int queuedInARow, boolean windowSet,
                         long windowStartNanos,
                         double dropRate) implements LimitState {
+
+        State withWall(int nextWall) {
+            return new State(limit, history, probe, probeFloor, queue, baseRttNanos, probeRttNanos,
+                    lastDecreaseNanos, decreased, step, nextWall, baseLevel, discovering, queuedInARow, windowSet,
+                    windowStartNanos, dropRate);
+        }
 
         State with(RttBatch nextProbe, double rate) {
             return new State(limit, history, nextProbe, probeFloor, queue, baseRttNanos, probeRttNanos,

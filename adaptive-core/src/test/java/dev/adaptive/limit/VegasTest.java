@@ -337,6 +337,28 @@ class VegasTest extends AdaptiveLimitContract {
     }
 
     @Test
+    void theWallIsTheLowestConcurrencyAnOverloadBurstWasRefusedAt() {
+        Fold fold = steady();
+        // A leap sent a burst; its refusals come back out of order: 45 first, then 41 and 43.
+        long start = fold.now();
+        fold.apply(new Sample(start, Fold.nanos(2), 45, Outcome.rateLimited(Duration.ofSeconds(1))));
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("wall")).isEqualTo(45.0);
+        fold.apply(new Sample(start, Fold.nanos(3), 41, Outcome.rateLimited(Duration.ofSeconds(1))));
+        fold.apply(new Sample(start, Fold.nanos(4), 43, Outcome.rateLimited(Duration.ofSeconds(1))));
+        // No second halving for the same overload, but growth now stops a tenth below 41.
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("wall")).isEqualTo(41.0);
+        for (int i = 0; i < 6; i++) {
+            probe(fold, 10);
+        }
+        assertThat(fold.limit()).isEqualTo(36);
+        // A stale drop says nothing about the wall.
+        fold.apply(new Sample(start, Fold.nanos(5), 30, Outcome.DROPPED));
+        assertThat(fold.metric("wall")).isEqualTo(41.0);
+    }
+
+    @Test
     void aRunOfDropsLeavesNoWall() {
         Fold fold = steady();
         fold.drop(10).drop(10).drop(10).drop(10).drop(10);
