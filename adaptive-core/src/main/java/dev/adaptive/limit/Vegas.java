@@ -3,6 +3,7 @@ package dev.adaptive.limit;
 import dev.adaptive.Outcome;
 
 import java.util.Map;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -285,6 +286,21 @@ public final class Vegas implements Limit {
         RttHistory history = s.history;
         long[] sortedWindow = RttHistory.sortedCopy(window);
         double probeRtt = RttHistory.quantileOfSorted(sortedWindow, baseRttQuantile);
+        if (s.discovering && !s.history.isEmpty() && window.length >= 6) {
+            // In slow start the window's first answers come from the ramp to the new limit: the
+            // downstream had fewer calls than the client counts (new connections still opening),
+            // and a low quantile picks exactly those. The newest half shows the level reached.
+            // Only a rise from the older half to the newer beyond the sampling noise counts: the
+            // halves of a jittery window differ by chance.
+            int half = window.length / 2;
+            long[] oldest = RttHistory.sortedCopy(Arrays.copyOfRange(window, 0, half));
+            long[] newest = RttHistory.sortedCopy(Arrays.copyOfRange(window, window.length - half, window.length));
+            double newestRtt = RttHistory.quantileOfSorted(newest, baseRttQuantile);
+            double oldestRtt = RttHistory.quantileOfSorted(oldest, baseRttQuantile);
+            if (newestRtt > probeRtt && Math.log(newestRtt / oldestRtt) > Z * standardError(newest, oldest)) {
+                probeRtt = newestRtt;
+            }
+        }
         // The baseline comes from calls that could not have queued, never from this window's
         // own level; only before any baseline exists does the window judge itself.
         long[] sortedHistory = history.isEmpty() ? sortedWindow : history.sorted();

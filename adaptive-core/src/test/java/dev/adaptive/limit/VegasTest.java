@@ -402,6 +402,23 @@ class VegasTest extends AdaptiveLimitContract {
     }
 
     @Test
+    void inSlowStartARiseWithinTheProbeWindowCountsAsAQueue() {
+        // Seen over real HTTP (S3, soft 6, hard 12): after the step to 12 the first answers came
+        // from the ramp (the server had fewer calls than the client counted, connections still
+        // opening), the last ones from the level reached. The low quantile of the whole window
+        // read no queue and slow start leapt to 18, past the hard cap.
+        Fold fold = new Fold(Vegas.defaults());
+        probe(fold, 50);
+        probe(fold, 47);
+        assertThat(fold.limit()).isEqualTo(12);
+        for (double rtt : new double[] {41.7, 44.1, 50.1, 61.7, 69.5, 69.9}) {
+            fold.success(rtt);
+        }
+        assertThat(fold.limit()).isLessThanOrEqualTo(12);
+        assertThat(fold.metric("probeRtt")).isGreaterThan(60.0);
+    }
+
+    @Test
     void failureRttsNeverEnterTheHistory() {
         Fold fold = new Fold(Vegas.defaults()).successes(10, 10).drop(0).rateLimited(0);
         assertThat(((Vegas.State) fold.state()).history().size()).isEqualTo(10);

@@ -7,8 +7,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,7 +72,9 @@ public final class VertxVerticleExample {
 
         @Override
         public Future<?> start() {
-            client = WebClient.create(vertx);
+            // Vert.x keeps 5 connections per host by default, a fixed limit below the proxy's
+            // adaptive one; give the backend as many as the limiter may ever allow.
+            client = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(100));
             return vertx.eventBus().<Integer>consumer("items.backend", this::handle).completion();
         }
 
