@@ -1,6 +1,7 @@
 package dev.adaptive.queue;
 
 import dev.adaptive.Cancellation;
+import dev.adaptive.CancellationSignal;
 import dev.adaptive.Lease;
 import dev.adaptive.TaskContext;
 import dev.adaptive.time.Cancellable;
@@ -24,7 +25,7 @@ final class Attempt<R> implements TaskContext {
     /** The window this attempt started in; {@link AdjustmentTiming#SETTLED} waits for it. */
     final ObservationWindow window;
     final AtomicBoolean settled = new AtomicBoolean();
-    final AttemptSignal signal = new AttemptSignal();
+    final CancellationSignal signal = new CancellationSignal();
     /** The task timeout's timer, or {@code null}; read and written under the queue's lock. */
     Cancellable timeoutTimer;
 

@@ -25,9 +25,7 @@ import java.util.stream.IntStream;
  * {@code Retry-After} header, which pauses the whole pool; a 500 fails it plainly (a drop,
  * retried with backoff). Stateless; each run builds its own client and pool.
  */
-public final class AdaptiveJdkFace implements HttpFace {
-
-    private final TraceListener trace;
+public final class AdaptiveJdkFace extends AdaptiveFace {
 
     /** A face without tracing. */
     public AdaptiveJdkFace() {
@@ -36,12 +34,7 @@ public final class AdaptiveJdkFace implements HttpFace {
 
     /** @param trace receives the pool's trace events, or {@code null} */
     public AdaptiveJdkFace(TraceListener trace) {
-        this.trace = trace;
-    }
-
-    @Override
-    public boolean adaptive() {
-        return true;
+        super(trace);
     }
 
     @Override

@@ -29,12 +29,10 @@ import java.util.concurrent.TimeUnit;
  * with {@link ProducerTemplate#asyncSend(String, org.apache.camel.Processor)}, which does not
  * wait. Stateless; each run builds, and stops, its own CamelContext.
  */
-public final class CamelFace implements HttpFace {
+public final class CamelFace extends AdaptiveFace {
 
     /** The pool's default {@code max}: the connections camel-http must allow per host. */
     private static final int POOL_MAX = 100;
-
-    private final TraceListener trace;
 
     /** A face without tracing. */
     public CamelFace() {
@@ -43,12 +41,7 @@ public final class CamelFace implements HttpFace {
 
     /** @param trace also receives the pool's trace events, or {@code null} */
     public CamelFace(TraceListener trace) {
-        this.trace = trace;
-    }
-
-    @Override
-    public boolean adaptive() {
-        return true;
+        super(trace);
     }
 
     @Override

@@ -33,12 +33,10 @@ import java.util.concurrent.TimeUnit;
  * completions arrive on the limiter's context. Stateless; each run builds, and closes, its own
  * Vert.x instance.
  */
-public final class VertxFace implements HttpFace {
+public final class VertxFace extends AdaptiveFace {
 
     /** Connections per host, as for the Camel face: never the binding limit here. */
     private static final int CONNECTIONS = 100;
-
-    private final TraceListener trace;
 
     /** A face without tracing. */
     public VertxFace() {
@@ -47,12 +45,7 @@ public final class VertxFace implements HttpFace {
 
     /** @param trace also receives the limiter's trace events, or {@code null} */
     public VertxFace(TraceListener trace) {
-        this.trace = trace;
-    }
-
-    @Override
-    public boolean adaptive() {
-        return true;
+        super(trace);
     }
 
     @Override
