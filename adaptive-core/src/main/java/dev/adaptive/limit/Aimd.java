@@ -26,11 +26,10 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe; {@link #update} is a pure function.
  */
-public final class Aimd implements Limit {
+public final class Aimd extends BoundedLimit {
 
     private static final Aimd DEFAULTS = builder().build();
 
-    private final Bounds bounds;
     private final int increaseStep;
     private final double decreaseFactor;
     private final double congestionThreshold;
@@ -40,7 +39,7 @@ public final class Aimd implements Limit {
     private final State initialState;
 
     private Aimd(Builder b) {
-        this.bounds = Bounds.of(b.initialLimit, b.initialLimitSet, b.minLimit, b.maxLimit);
+        super(b);
         this.increaseStep = Bounds.atLeast("increaseStep", b.increaseStep, 1);
         this.decreaseFactor = Bounds.openUnit("decreaseFactor", b.decreaseFactor);
         // At or below 1 even a perfectly flat downstream would count as congested.
@@ -60,24 +59,6 @@ public final class Aimd implements Limit {
     /** @return the shared instance with all defaults */
     public static Aimd defaults() {
         return DEFAULTS;
-    }
-
-    /** @return the limit before any sample; default 5 */
-    @Override
-    public int initialLimit() {
-        return bounds.initial();
-    }
-
-    /** @return the smallest limit; default 1 */
-    @Override
-    public int minLimit() {
-        return bounds.min();
-    }
-
-    /** @return the largest limit; default {@link Integer#MAX_VALUE} */
-    @Override
-    public int maxLimit() {
-        return bounds.max();
     }
 
     /** @return how much the limit grows after a stable window; default 2 */
@@ -209,14 +190,11 @@ public final class Aimd implements Limit {
     }
 
     /**
-     * A mutable builder; every option is checked by {@link #build()}, which throws
-     * {@link IllegalArgumentException} naming the option and the value. Not thread-safe.
+     * A mutable builder (the bounds are {@link LimitBuilder}'s); every option is checked by
+     * {@link #build()}, which throws {@link IllegalArgumentException} naming the option and the
+     * value. Not thread-safe.
      */
-    public static final class Builder {
-        private int initialLimit = Bounds.DEFAULT_INITIAL;
-        private boolean initialLimitSet;
-        private int minLimit = Bounds.DEFAULT_MIN;
-        private int maxLimit = Bounds.DEFAULT_MAX;
+    public static final class Builder extends LimitBuilder<Builder> {
         private int increaseStep = 2;
         private double decreaseFactor = 0.55;
         private double congestionThreshold = 1.4;
@@ -225,35 +203,6 @@ public final class Aimd implements Limit {
         private double baseRttQuantile = 0.3;
 
         private Builder() {
-        }
-
-        /**
-         * @param initialLimit the limit before any sample, within [minLimit, maxLimit]; default 5,
-         *                     moved into [minLimit, maxLimit] when left unset
-         * @return this builder
-         */
-        public Builder initialLimit(int initialLimit) {
-            this.initialLimit = initialLimit;
-            this.initialLimitSet = true;
-            return this;
-        }
-
-        /**
-         * @param minLimit the smallest limit, at least 1; default 1
-         * @return this builder
-         */
-        public Builder minLimit(int minLimit) {
-            this.minLimit = minLimit;
-            return this;
-        }
-
-        /**
-         * @param maxLimit the largest limit, at least minLimit; default {@link Integer#MAX_VALUE}
-         * @return this builder
-         */
-        public Builder maxLimit(int maxLimit) {
-            this.maxLimit = maxLimit;
-            return this;
         }
 
         /**

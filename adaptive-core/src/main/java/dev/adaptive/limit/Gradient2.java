@@ -35,14 +35,13 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe; {@link #update} is a pure function.
  */
-public final class Gradient2 implements Limit {
+public final class Gradient2 extends BoundedLimit {
 
     private static final double MIN_GRADIENT = 0.5;
     private static final double LONG_RTT_DECAY = 0.95;
 
     private static final Gradient2 DEFAULTS = builder().build();
 
-    private final Bounds bounds;
     private final double smoothing;
     private final int longWindow;
     private final double rttTolerance;
@@ -53,7 +52,7 @@ public final class Gradient2 implements Limit {
     private final State initialState;
 
     private Gradient2(Builder b) {
-        this.bounds = Bounds.of(b.initialLimit, b.initialLimitSet, b.minLimit, b.maxLimit);
+        super(b);
         this.smoothing = Bounds.halfOpenUnit("smoothing", b.smoothing);
         this.longWindow = Bounds.atLeast("longWindow", b.longWindow, 1);
         // Below 1 a flat downstream would look slower than itself and the limit would only shrink.
@@ -73,24 +72,6 @@ public final class Gradient2 implements Limit {
     /** @return the shared instance with all defaults */
     public static Gradient2 defaults() {
         return DEFAULTS;
-    }
-
-    /** @return the limit before any sample; default 5 */
-    @Override
-    public int initialLimit() {
-        return bounds.initial();
-    }
-
-    /** @return the smallest limit; default 1 */
-    @Override
-    public int minLimit() {
-        return bounds.min();
-    }
-
-    /** @return the largest limit; default {@link Integer#MAX_VALUE} */
-    @Override
-    public int maxLimit() {
-        return bounds.max();
     }
 
     /** @return the weight of each new limit in the smoothed one; default 0.15 */
@@ -220,14 +201,11 @@ public final class Gradient2 implements Limit {
     }
 
     /**
-     * A mutable builder; every option is checked by {@link #build()}, which throws
-     * {@link IllegalArgumentException} naming the option and the value. Not thread-safe.
+     * A mutable builder (the bounds are {@link LimitBuilder}'s); every option is checked by
+     * {@link #build()}, which throws {@link IllegalArgumentException} naming the option and the
+     * value. Not thread-safe.
      */
-    public static final class Builder {
-        private int initialLimit = Bounds.DEFAULT_INITIAL;
-        private boolean initialLimitSet;
-        private int minLimit = Bounds.DEFAULT_MIN;
-        private int maxLimit = Bounds.DEFAULT_MAX;
+    public static final class Builder extends LimitBuilder<Builder> {
         private double smoothing = 0.15;
         private int longWindow = 600;
         private double rttTolerance = 1.15;
@@ -236,35 +214,6 @@ public final class Gradient2 implements Limit {
         private int queueSize = 2;
 
         private Builder() {
-        }
-
-        /**
-         * @param initialLimit the limit before any sample, within [minLimit, maxLimit]; default 5,
-         *                     moved into [minLimit, maxLimit] when left unset
-         * @return this builder
-         */
-        public Builder initialLimit(int initialLimit) {
-            this.initialLimit = initialLimit;
-            this.initialLimitSet = true;
-            return this;
-        }
-
-        /**
-         * @param minLimit the smallest limit, at least 1; default 1
-         * @return this builder
-         */
-        public Builder minLimit(int minLimit) {
-            this.minLimit = minLimit;
-            return this;
-        }
-
-        /**
-         * @param maxLimit the largest limit, at least minLimit; default {@link Integer#MAX_VALUE}
-         * @return this builder
-         */
-        public Builder maxLimit(int maxLimit) {
-            this.maxLimit = maxLimit;
-            return this;
         }
 
         /**

@@ -66,7 +66,7 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe; {@link #update} is a pure function.
  */
-public final class Vegas implements Limit {
+public final class Vegas extends BoundedLimit {
 
     /**
      * Slow start feeds every probe to the baseline until it holds this many RTTs: a thinner
@@ -94,7 +94,6 @@ public final class Vegas implements Limit {
 
     private static final Vegas DEFAULTS = builder().build();
 
-    private final Bounds bounds;
     private final double alpha;
     private final double beta;
     private final double alphaShare;
@@ -109,7 +108,7 @@ public final class Vegas implements Limit {
     private final State initialState;
 
     private Vegas(Builder b) {
-        this.bounds = Bounds.of(b.initialLimit, b.initialLimitSet, b.minLimit, b.maxLimit);
+        super(b);
         this.alpha = Bounds.atLeast("alpha", b.alpha, 0);
         if (!(b.beta >= b.alpha) || Double.isInfinite(b.beta)) {
             throw new IllegalArgumentException("beta must be finite and >= alpha (" + b.alpha + "): " + b.beta);
@@ -140,24 +139,6 @@ public final class Vegas implements Limit {
     /** @return the shared instance with all defaults */
     public static Vegas defaults() {
         return DEFAULTS;
-    }
-
-    /** @return the limit before any sample; default 5 */
-    @Override
-    public int initialLimit() {
-        return bounds.initial();
-    }
-
-    /** @return the smallest limit; default 1 */
-    @Override
-    public int minLimit() {
-        return bounds.min();
-    }
-
-    /** @return the largest limit; default {@link Integer#MAX_VALUE} */
-    @Override
-    public int maxLimit() {
-        return bounds.max();
     }
 
     /** @return the least queue, in calls, below which the limit grows; default 1 */
@@ -496,14 +477,11 @@ public final class Vegas implements Limit {
     }
 
     /**
-     * A mutable builder; every option is checked by {@link #build()}, which throws
-     * {@link IllegalArgumentException} naming the option and the value. Not thread-safe.
+     * A mutable builder (the bounds are {@link LimitBuilder}'s); every option is checked by
+     * {@link #build()}, which throws {@link IllegalArgumentException} naming the option and the
+     * value. Not thread-safe.
      */
-    public static final class Builder {
-        private int initialLimit = Bounds.DEFAULT_INITIAL;
-        private boolean initialLimitSet;
-        private int minLimit = Bounds.DEFAULT_MIN;
-        private int maxLimit = Bounds.DEFAULT_MAX;
+    public static final class Builder extends LimitBuilder<Builder> {
         private double alpha = 1;
         private double beta = 2;
         private double alphaShare = 0.1;
@@ -516,35 +494,6 @@ public final class Vegas implements Limit {
         private double baseRttQuantile = 0.3;
 
         private Builder() {
-        }
-
-        /**
-         * @param initialLimit the limit before any sample, within [minLimit, maxLimit]; default 5,
-         *                     moved into [minLimit, maxLimit] when left unset
-         * @return this builder
-         */
-        public Builder initialLimit(int initialLimit) {
-            this.initialLimit = initialLimit;
-            this.initialLimitSet = true;
-            return this;
-        }
-
-        /**
-         * @param minLimit the smallest limit, at least 1; default 1
-         * @return this builder
-         */
-        public Builder minLimit(int minLimit) {
-            this.minLimit = minLimit;
-            return this;
-        }
-
-        /**
-         * @param maxLimit the largest limit, at least minLimit; default {@link Integer#MAX_VALUE}
-         * @return this builder
-         */
-        public Builder maxLimit(int maxLimit) {
-            this.maxLimit = maxLimit;
-            return this;
         }
 
         /**

@@ -1,0 +1,61 @@
+package dev.adaptive.limit;
+
+/**
+ * The options every adaptive limit's builder shares: the limit before any sample and the
+ * bounds it never leaves. Defaults: initialLimit 5 (moved into [minLimit, maxLimit] when left
+ * unset), minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded). The concrete builder
+ * checks them with its own options in {@code build()}, which throws
+ * {@link IllegalArgumentException} naming the option and the value. Not thread-safe.
+ *
+ * @param <B> the concrete builder, which each setter returns
+ */
+public abstract class LimitBuilder<B extends LimitBuilder<B>> {
+
+    private int initialLimit = Bounds.DEFAULT_INITIAL;
+    private boolean initialLimitSet;
+    private int minLimit = Bounds.DEFAULT_MIN;
+    private int maxLimit = Bounds.DEFAULT_MAX;
+
+    /** Only the limits of this package extend it. */
+    LimitBuilder() {
+    }
+
+    /**
+     * @param initialLimit the limit before any sample, within [minLimit, maxLimit]; default 5,
+     *                     moved into [minLimit, maxLimit] when left unset
+     * @return this builder
+     */
+    public B initialLimit(int initialLimit) {
+        this.initialLimit = initialLimit;
+        this.initialLimitSet = true;
+        return self();
+    }
+
+    /**
+     * @param minLimit the smallest limit, at least 1; default 1
+     * @return this builder
+     */
+    public B minLimit(int minLimit) {
+        this.minLimit = minLimit;
+        return self();
+    }
+
+    /**
+     * @param maxLimit the largest limit, at least minLimit; default {@link Integer#MAX_VALUE}
+     * @return this builder
+     */
+    public B maxLimit(int maxLimit) {
+        this.maxLimit = maxLimit;
+        return self();
+    }
+
+    /** @return the checked bounds; throws IllegalArgumentException naming a bad one */
+    Bounds bounds() {
+        return Bounds.of(initialLimit, initialLimitSet, minLimit, maxLimit);
+    }
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+        return (B) this;
+    }
+}
