@@ -30,8 +30,9 @@ import java.util.function.Consumer;
  * <p>Storage, per key {@code k} and prefix {@code p} (default {@value #DEFAULT_PREFIX}):
  * <ul>
  *   <li>reports in the async map {@code p + k + ".nodes"}, one entry per (node id, incarnation),
- *       written with the heartbeat's TTL and also stamped with an expiry, so that a report is
- *       never returned past its TTL even where the map's own eviction lags;</li>
+ *       stamped with the heartbeat's TTL as an expiry, which decides what is live, so that a
+ *       report is never returned past its TTL even where the map's own eviction lags; the map
+ *       keeps it a whole second longer (cluster managers may round TTLs to seconds);</li>
  *   <li>a heartbeat's write and read happen under the cluster-wide lock
  *       {@code p + k + ".lock"}, so the list it returns is the store as it was right after its
  *       write; a lock not obtained within the lock timeout fails the heartbeat;</li>
@@ -103,7 +104,7 @@ public final class SharedDataCoordinator implements Coordinator {
         String entry = report.nodeId() + "#" + report.incarnation();
         return vertx.sharedData().<List<NodeReport>>withLock(prefix + key + ".lock", lockTimeoutMillis,
                         () -> map(key + ".nodes").compose(m -> m.put(entry,
-                                        ReportJson.encode(report, clock.millis() + ttlMillis), ttlMillis)
+                                        ReportJson.encode(report, clock.millis() + ttlMillis), storeTtl(ttlMillis))
                                 .compose(v -> m.entries())
                                 .map(entries -> live(entries.values()))))
                 .toCompletionStage();
@@ -142,7 +143,7 @@ public final class SharedDataCoordinator implements Coordinator {
                     if (existing != null && !existing.until().isBefore(pause.until())) {
                         return Future.succeededFuture(); // a later pause is stored already
                     }
-                    return m.put(PAUSE, json, ttlMillis);
+                    return m.put(PAUSE, json, storeTtl(ttlMillis));
                 })));
         vertx.eventBus().publish(prefix + key + ".pause", json);
         return stored.toCompletionStage();
@@ -179,6 +180,20 @@ public final class SharedDataCoordinator implements Coordinator {
         // A failed lookup (cluster not ready) must not be remembered.
         f.onFailure(err -> maps.remove(name, f));
         return f;
+    }
+
+    /**
+     * The map's own TTL for an entry whose stamped expiry is {@code ttlMillis} away: a second
+     * more, in whole seconds. The stamp decides what is live (readers skip what it says is
+     * over); the map's TTL only clears what nobody removes. A cluster manager may keep TTLs at
+     * whole-second granularity: Hazelcast on loopback was seen dropping a report written with a
+     * 1 s TTL before the same heartbeat read the map back (a clean-clone CI run).
+     */
+    static long storeTtl(long ttlMillis) {
+        if (ttlMillis > Long.MAX_VALUE - 2_000) {
+            return ttlMillis;
+        }
+        return ((ttlMillis + 999) / 1_000 + 1) * 1_000;
     }
 
     private List<NodeReport> live(Iterable<String> values) {

@@ -61,6 +61,16 @@ class SharedDataCoordinatorTest {
     }
 
     @Test
+    void theMapKeepsAnEntryAWholeSecondPastItsStampedExpiry() {
+        // The stamp decides what is live; the map's TTL only clears what nobody removes, and a
+        // cluster manager may round it to whole seconds.
+        assertThat(SharedDataCoordinator.storeTtl(1)).isEqualTo(2_000);
+        assertThat(SharedDataCoordinator.storeTtl(1_000)).isEqualTo(2_000);
+        assertThat(SharedDataCoordinator.storeTtl(1_001)).isEqualTo(3_000);
+        assertThat(SharedDataCoordinator.storeTtl(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void aHeartbeatReturnsEveryLiveReportIncludingItsOwnAndDropsThosePastTheirTtl(Vertx vertx) {
         MovableClock clock = new MovableClock();
         SharedDataCoordinator c = SharedDataCoordinator.create(vertx, "t1.", Duration.ofSeconds(5), clock);
