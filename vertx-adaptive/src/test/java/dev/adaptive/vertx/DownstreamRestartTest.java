@@ -9,8 +9,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -30,28 +28,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that ended its last attempt; none lost, none hanging, nothing left in flight.
  */
 @ExtendWith(VertxExtension.class)
-class DownstreamRestartTest {
+class DownstreamRestartTest extends HoldingServerTest {
 
     private static final int REQUESTS = 20;
     private static final int LIMIT = 4;
     private static final int FAILURES_BEFORE_RESTART = 12;
-
-    private Vertx serverVertx;
-    private KillableHttpServer server;
-    private int port;
-
-    @BeforeEach
-    void startServer() {
-        serverVertx = Vertx.vertx();
-        server = new KillableHttpServer(serverVertx);
-        server.holding(true); // the first requests are in flight at it when it dies
-        port = server.start();
-    }
-
-    @AfterEach
-    void stopServer() {
-        Await.result(serverVertx.close());
-    }
 
     /**
      * A budget of retries far larger than the outage needs, with short backoffs, so that the

@@ -7,8 +7,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -26,28 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * kept the HTTP connections the client needs.
  */
 @ExtendWith(VertxExtension.class)
-class SlowLorisWebClientTest {
+class SlowLorisWebClientTest extends HoldingServerTest {
 
     private static final int REQUESTS = 6;
     private static final int LIMIT = 2;
     private static final int RETRIES = 1;
-
-    private Vertx serverVertx;
-    private KillableHttpServer server;
-    private int port;
-
-    @BeforeEach
-    void startServer() {
-        serverVertx = Vertx.vertx();
-        server = new KillableHttpServer(serverVertx);
-        server.holding(true);
-        port = server.start();
-    }
-
-    @AfterEach
-    void stopServer() {
-        Await.result(serverVertx.close());
-    }
 
     @Test
     void theTaskTimeoutFreesTheSlotsAndEveryRequestEndsWithTaskTimeoutException(Vertx vertx) {
