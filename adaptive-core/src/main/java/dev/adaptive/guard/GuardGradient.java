@@ -1,5 +1,6 @@
 package dev.adaptive.guard;
 
+import dev.adaptive.internal.OptionChecks;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Sample;
@@ -71,7 +72,7 @@ public final class GuardGradient implements Limit {
     private final State initialState;
 
     private GuardGradient(Builder b) {
-        this.minLimit = Checks.atLeast("minLimit", b.minLimit, 1);
+        this.minLimit = OptionChecks.atLeast("minLimit", b.minLimit, 1);
         if (b.maxLimit < minLimit) {
             throw new IllegalArgumentException("maxLimit must be >= minLimit (" + minLimit + "): " + b.maxLimit);
         }
@@ -81,10 +82,10 @@ public final class GuardGradient implements Limit {
                     + ", " + maxLimit + "]: " + b.initialLimit);
         }
         this.initialLimit = b.initialLimitSet ? b.initialLimit : minLimit;
-        this.rttWindow = Checks.between("rttWindow", b.rttWindow, 1, MAX_RTT_WINDOW);
-        this.smoothing = Checks.halfOpenUnit("smoothing", b.smoothing);
+        this.rttWindow = OptionChecks.between("rttWindow", b.rttWindow, 1, MAX_RTT_WINDOW);
+        this.smoothing = OptionChecks.halfOpenUnit("smoothing", b.smoothing);
         // Below 1 a steady server would look slower than its own baseline and only shrink.
-        this.tolerance = Checks.atLeast("tolerance", b.tolerance, 1);
+        this.tolerance = OptionChecks.atLeast("tolerance", b.tolerance, 1);
         if (!(b.backoffRatio >= 0.5 && b.backoffRatio < 1)) {
             throw new IllegalArgumentException("backoffRatio must be >= 0.5 and < 1: " + b.backoffRatio);
         }

@@ -1,5 +1,7 @@
 package dev.adaptive.guard;
 
+import dev.adaptive.internal.OptionChecks;
+
 import java.time.Duration;
 import java.util.SplittableRandom;
 
@@ -37,11 +39,11 @@ public final class Recalibration {
     private final long seed;
 
     private Recalibration(Builder b) {
-        this.interval = Checks.positive("interval", b.interval, MAX_INTERVAL);
-        this.jitter = Checks.closedUnit("jitter", b.jitter);
-        this.probeLimit = b.probeLimitSet ? Checks.atLeast("probeLimit", b.probeLimit, 1) : 0;
-        this.probeSamples = Checks.between("probeSamples", b.probeSamples, 1, 1000);
-        this.pinnedWindows = Checks.atLeast("pinnedWindows", b.pinnedWindows, 1);
+        this.interval = OptionChecks.positive("interval", b.interval, MAX_INTERVAL);
+        this.jitter = OptionChecks.closedUnit("jitter", b.jitter);
+        this.probeLimit = b.probeLimitSet ? OptionChecks.atLeast("probeLimit", b.probeLimit, 1) : 0;
+        this.probeSamples = OptionChecks.between("probeSamples", b.probeSamples, 1, 1000);
+        this.pinnedWindows = OptionChecks.atLeast("pinnedWindows", b.pinnedWindows, 1);
         this.seed = b.seedSet ? b.seed : new SplittableRandom().nextLong();
     }
 

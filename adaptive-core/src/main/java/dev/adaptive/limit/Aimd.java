@@ -1,5 +1,7 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.internal.OptionChecks;
+
 import java.util.Map;
 import java.util.Objects;
 
@@ -40,13 +42,13 @@ public final class Aimd extends BoundedLimit {
 
     private Aimd(Builder b) {
         super(b);
-        this.increaseStep = Bounds.atLeast("increaseStep", b.increaseStep, 1);
-        this.decreaseFactor = Bounds.openUnit("decreaseFactor", b.decreaseFactor);
+        this.increaseStep = OptionChecks.atLeast("increaseStep", b.increaseStep, 1);
+        this.decreaseFactor = OptionChecks.openUnit("decreaseFactor", b.decreaseFactor);
         // At or below 1 even a perfectly flat downstream would count as congested.
-        this.congestionThreshold = Bounds.greaterThan("congestionThreshold", b.congestionThreshold, 1);
-        this.stabilityWindow = Bounds.atLeast("stabilityWindow", b.stabilityWindow, 1);
-        this.baseRttWindow = Bounds.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
-        this.baseRttQuantile = Bounds.closedUnit("baseRttQuantile", b.baseRttQuantile);
+        this.congestionThreshold = OptionChecks.greaterThan("congestionThreshold", b.congestionThreshold, 1);
+        this.stabilityWindow = OptionChecks.atLeast("stabilityWindow", b.stabilityWindow, 1);
+        this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
+        this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY,
                 0, 0, 0, 0, false);
     }

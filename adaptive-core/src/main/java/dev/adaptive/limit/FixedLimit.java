@@ -1,5 +1,7 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.internal.OptionChecks;
+
 import java.util.Map;
 import java.util.Objects;
 
@@ -17,7 +19,7 @@ public final class FixedLimit implements Limit {
     private final State state;
 
     private FixedLimit(int limit) {
-        this.state = new State(Bounds.atLeast("limit", limit, 1));
+        this.state = new State(OptionChecks.atLeast("limit", limit, 1));
     }
 
     /**

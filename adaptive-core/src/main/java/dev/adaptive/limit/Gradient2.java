@@ -1,5 +1,7 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.internal.OptionChecks;
+
 import java.util.Map;
 import java.util.Objects;
 
@@ -53,13 +55,13 @@ public final class Gradient2 extends BoundedLimit {
 
     private Gradient2(Builder b) {
         super(b);
-        this.smoothing = Bounds.halfOpenUnit("smoothing", b.smoothing);
-        this.longWindow = Bounds.atLeast("longWindow", b.longWindow, 1);
+        this.smoothing = OptionChecks.halfOpenUnit("smoothing", b.smoothing);
+        this.longWindow = OptionChecks.atLeast("longWindow", b.longWindow, 1);
         // Below 1 a flat downstream would look slower than itself and the limit would only shrink.
-        this.rttTolerance = Bounds.atLeast("rttTolerance", b.rttTolerance, 1);
-        this.decreaseFactor = Bounds.openUnit("decreaseFactor", b.decreaseFactor);
-        this.probeWindow = Bounds.atLeast("probeWindow", b.probeWindow, 1);
-        this.queueSize = Bounds.atLeast("queueSize", b.queueSize, 0);
+        this.rttTolerance = OptionChecks.atLeast("rttTolerance", b.rttTolerance, 1);
+        this.decreaseFactor = OptionChecks.openUnit("decreaseFactor", b.decreaseFactor);
+        this.probeWindow = OptionChecks.atLeast("probeWindow", b.probeWindow, 1);
+        this.queueSize = OptionChecks.atLeast("queueSize", b.queueSize, 0);
         this.longWeight = 2.0 / (longWindow + 1.0);
         this.initialState = new State(bounds.initial(), 0, 0, 0, 0, 0, 1.0, 0, false);
     }

@@ -1,9 +1,10 @@
 package dev.adaptive.limit;
 
 import dev.adaptive.Outcome;
+import dev.adaptive.internal.OptionChecks;
 
-import java.util.Map;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -109,24 +110,24 @@ public final class Vegas extends BoundedLimit {
 
     private Vegas(Builder b) {
         super(b);
-        this.alpha = Bounds.atLeast("alpha", b.alpha, 0);
+        this.alpha = OptionChecks.atLeast("alpha", b.alpha, 0);
         if (!(b.beta >= b.alpha) || Double.isInfinite(b.beta)) {
             throw new IllegalArgumentException("beta must be finite and >= alpha (" + b.alpha + "): " + b.beta);
         }
         this.beta = b.beta;
-        this.alphaShare = Bounds.closedUnit("alphaShare", b.alphaShare);
+        this.alphaShare = OptionChecks.closedUnit("alphaShare", b.alphaShare);
         if (!(b.betaShare >= b.alphaShare && b.betaShare <= 1)) {
             throw new IllegalArgumentException(
                     "betaShare must be >= alphaShare (" + b.alphaShare + ") and <= 1: " + b.betaShare);
         }
         this.betaShare = b.betaShare;
-        this.decreaseFactor = Bounds.openUnit("decreaseFactor", b.decreaseFactor);
-        this.dropTolerance = Bounds.closedUnit("dropTolerance", b.dropTolerance);
+        this.decreaseFactor = OptionChecks.openUnit("decreaseFactor", b.decreaseFactor);
+        this.dropTolerance = OptionChecks.closedUnit("dropTolerance", b.dropTolerance);
         this.dropHorizon = dropTolerance > 0 ? Math.ceil(4 / dropTolerance) : 1;
-        this.probeWindow = Bounds.atLeast("probeWindow", b.probeWindow, 1);
-        this.slowStartFactor = Bounds.between("slowStartFactor", b.slowStartFactor, 1, 4);
-        this.baseRttWindow = Bounds.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
-        this.baseRttQuantile = Bounds.closedUnit("baseRttQuantile", b.baseRttQuantile);
+        this.probeWindow = OptionChecks.atLeast("probeWindow", b.probeWindow, 1);
+        this.slowStartFactor = OptionChecks.between("slowStartFactor", b.slowStartFactor, 1, 4);
+        this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
+        this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY, 1,
                 0, 0, 0, 0, false, 1, Integer.MAX_VALUE, 0, true, 0, false, 0, 0);
     }

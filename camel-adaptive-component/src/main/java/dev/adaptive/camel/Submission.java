@@ -66,7 +66,9 @@ final class Submission {
             // With a free slot, the executor calls attempt() before start() returns.
             e = pool.executor().start(index, this::attempt, null);
         } finally {
-            starting = null;
+            if (onCaller) {
+                starting = null; // the only writes of this volatile, and only for synchronous callers
+            }
         }
         execution = e;
         Runnable job = onCallerJob;

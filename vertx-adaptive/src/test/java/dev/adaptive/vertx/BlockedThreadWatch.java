@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Collects Vert.x's blocked-thread reports for event-loop threads, and tells a task that held
@@ -35,40 +38,36 @@ final class BlockedThreadWatch implements AutoCloseable {
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     private final Map<Long, ArrayDeque<long[]>> samples = new HashMap<>(); // thread id -> {wall, cpu}
     private final List<Report> reports = new ArrayList<>();
-    private final Thread sampler;
-    private volatile boolean running = true;
+    /** Samples at a fixed rate on its own daemon thread; nothing in the test waits on it. */
+    private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "blocked-thread-watch-sampler");
+        t.setDaemon(true);
+        return t;
+    });
+    private List<Thread> loops = List.of(); // only the sampler's thread touches it
+    private long round;
 
     BlockedThreadWatch(Vertx vertx, long limitMillis) {
         this.limitNanos = limitMillis * 1_000_000;
         ((VertxInternal) vertx).blockedThreadChecker().setThreadBlockedHandler(this::onBlocked);
-        sampler = new Thread(this::sample, "blocked-thread-watch-sampler");
-        sampler.setDaemon(true);
-        sampler.start();
+        sampler.scheduleAtFixedRate(this::sample, 0, SAMPLE_MS, TimeUnit.MILLISECONDS);
     }
 
     private void sample() {
-        List<Thread> loops = List.of();
-        for (long round = 0; running; round++) {
-            if (round % 40 == 0) {
-                // Listing threads stops the JVM at a safepoint: do it rarely, not every sample.
-                loops = Thread.getAllStackTraces().keySet().stream()
-                        .filter(t -> t.getName().startsWith("vert.x-eventloop-thread")).toList();
-            }
-            long now = System.nanoTime();
-            for (Thread t : loops) {
-                long cpu = mx.getThreadCpuTime(t.getId());
-                synchronized (this) {
-                    ArrayDeque<long[]> q = samples.computeIfAbsent(t.getId(), k -> new ArrayDeque<>());
-                    q.addLast(new long[] {now, cpu});
-                    while (q.size() > 2_000) {
-                        q.removeFirst();
-                    }
+        if (round++ % 40 == 0) {
+            // Listing threads stops the JVM at a safepoint: do it rarely, not every sample.
+            loops = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("vert.x-eventloop-thread")).toList();
+        }
+        long now = System.nanoTime();
+        for (Thread t : loops) {
+            long cpu = mx.getThreadCpuTime(t.getId());
+            synchronized (this) {
+                ArrayDeque<long[]> q = samples.computeIfAbsent(t.getId(), k -> new ArrayDeque<>());
+                q.addLast(new long[] {now, cpu});
+                while (q.size() > 2_000) {
+                    q.removeFirst();
                 }
-            }
-            try {
-                Thread.sleep(SAMPLE_MS); // the sampler's own pace; it is not what the test waits on
-            } catch (InterruptedException e) {
-                return;
             }
         }
     }
@@ -133,10 +132,9 @@ final class BlockedThreadWatch implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        sampler.interrupt();
+        sampler.shutdownNow();
         try {
-            sampler.join(5_000);
+            sampler.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

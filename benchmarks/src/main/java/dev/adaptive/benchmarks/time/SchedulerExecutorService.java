@@ -92,6 +92,7 @@ public final class SchedulerExecutorService extends AbstractExecutorService impl
     @Override
     public void shutdown() {
         shutdown = true;
+        signalIfTerminated();
     }
 
     @Override
@@ -100,6 +101,7 @@ public final class SchedulerExecutorService extends AbstractExecutorService impl
         for (Task<?> t : live) {
             t.cancel(false);
         }
+        signalIfTerminated();
         return List.of();
     }
 
@@ -120,13 +122,25 @@ public final class SchedulerExecutorService extends AbstractExecutorService impl
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        while (!isTerminated()) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
+        synchronized (this) {
+            while (!isTerminated()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, left);
             }
-            Thread.sleep(1);
         }
         return true;
+    }
+
+    /** Wakes {@link #awaitTermination} once shut down with nothing left. */
+    private void signalIfTerminated() {
+        if (isTerminated()) {
+            synchronized (this) {
+                notifyAll();
+            }
+        }
     }
 
     /** A scheduled task; periodic ones reschedule themselves after each run. */
@@ -168,6 +182,7 @@ public final class SchedulerExecutorService extends AbstractExecutorService impl
         private void finish() {
             if (live.remove(this)) {
                 pending.decrementAndGet();
+                signalIfTerminated();
             }
         }
 
