@@ -15,8 +15,11 @@ import java.util.OptionalLong;
  * <p>Accepted: delta-seconds (ASCII digits only, such as {@code "120"}) and the three
  * HTTP-date formats, IMF-fixdate ({@code "Sun, 06 Nov 1994 08:49:37 GMT"}), obsolete RFC 850
  * ({@code "Sunday, 06-Nov-94 08:49:37 GMT"}, two-digit years more than 50 years ahead are
- * taken as the past century) and asctime ({@code "Sun Nov  6 08:49:37 1994"}). Leading and
- * trailing spaces and tabs are ignored.
+ * taken as the past century) and asctime ({@code "Sun Nov  6 08:49:37 1994"}), with the
+ * variants real servers send and common HTTP clients accept where their meaning is
+ * unambiguous: a one-digit day (what {@code DateTimeFormatter.RFC_1123_DATE_TIME} writes on
+ * days 1 to 9), names in any letter case, {@code UTC} for {@code GMT}, {@code 24:00:00}, asctime
+ * with one space before a one-digit day. Leading and trailing spaces and tabs are ignored.
  *
  * <p>Hostile or broken values are never obeyed blindly: anything else (negative or
  * fractional numbers, non-ASCII digits, garbage) and dates at or before now give
@@ -83,7 +86,11 @@ public final class RetryAfter {
         }
         char first = trimmed.charAt(0);
         if (first >= '0' && first <= '9') {
-            return deltaSeconds(trimmed, max);
+            Optional<Duration> seconds = deltaSeconds(trimmed, max);
+            if (seconds.isPresent()) {
+                return seconds;
+            }
+            // Not a number: perhaps a date without its weekday ("06 Nov 1994 08:49:37 GMT").
         }
         return date(trimmed, clock, max);
     }

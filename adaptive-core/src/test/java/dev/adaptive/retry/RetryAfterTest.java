@@ -10,6 +10,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -63,25 +65,56 @@ class RetryAfterTest {
                 arguments("\uff11\uff12", null),
                 arguments("12\u00a0", null),
                 arguments("0x10", null),
+                // what servers send and lenient clients read: one meaning each
+                arguments("Sun, 6 Nov 1994 08:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("sun, 06 nov 1994 08:49:37 gmt", Duration.ofSeconds(37)),
+                arguments("SUN, 06 NOV 1994 08:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("Sun, 06 Nov 1994 08:49:37 UTC", Duration.ofSeconds(37)),
+                arguments("Sun, 06 Nov 1994 08:49:37 UT", Duration.ofSeconds(37)),
+                arguments("Sun, 06 Nov 1994 08:49:37 Z", Duration.ofSeconds(37)),
+                arguments("Sun, 06 Nov 1994 08:49:37 +0000", Duration.ofSeconds(37)),
+                arguments("Sun, 06 Nov 1994 09:49:37 +0100", Duration.ofSeconds(37)),
+                arguments("Sun, 06 Nov 1994 07:49:37 -0100", Duration.ofSeconds(37)),
+                arguments("Sun, 06 Nov 1994 08:49:37", Duration.ofSeconds(37)),
+                arguments("06 Nov 1994 08:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("Sun, 06 Nov 1994 8:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("Sun, 06 November 1994 08:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("Sun, 06-Nov-94 08:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("Sunday, 06-Nov-1994 08:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("Sunday, 06 Nov 1994 08:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("Sun,06-Nov-94 08:49:37 GMT", Duration.ofSeconds(37)),
+                arguments("Sun Nov 6 08:49:37 1994", Duration.ofSeconds(37)),
+                arguments("sun nov  6 08:49:37 1994", Duration.ofSeconds(37)),
+                arguments("Sun Nov 6 1994 08:49:37 GMT", Duration.ofSeconds(37)),
+                // 24:00:00 is the end of the day, Nov 7 00:00, beyond the cap
+                arguments("Sun, 06 Nov 1994 24:00:00 GMT", CAP),
+                arguments("Sat, 05 Nov 1994 24:00:00 GMT", null),
                 // broken dates
-                arguments("sun, 06 nov 1994 08:49:37 gmt", null),
-                arguments("Sun, 06 Nov 1994 08:49:37 UTC", null),
                 arguments("Sun, 31 Nov 1994 08:49:37 GMT", null),
-                arguments("Sun, 06 Nov 1994 24:00:00 GMT", null),
+                arguments("Sun, 06 Nov 1994 24:00:01 GMT", null),
+                arguments("Sun, 06 Nov 1994 25:00:00 GMT", null),
                 arguments("Sun, 06 Nov 1994 08:60:00 GMT", null),
                 arguments("Sun, 06 Nov 1994 08:49:61 GMT", null),
+                arguments("Sun, 06 Nov 1994 08:49:7 GMT", null),
+                arguments("Sun, 06 Nov 1994 108:49:37 GMT", null),
                 arguments("Sun, 00 Nov 1994 08:49:37 GMT", null),
+                arguments("Sun, 006 Nov 1994 08:49:37 GMT", null),
                 arguments("Sun, 06 Foo 1994 08:49:37 GMT", null),
-                arguments("Sun, 6 Nov 1994 08:49:37 GMT", null),
+                arguments("Sun, 06 Nov 994 08:49:37 GMT", null),
                 arguments("Sun, 06 Nov 1994 08-49-37 GMT", null),
                 arguments("Sun, 06 Nov 1994 08:49:37 GMT+1", null),
-                arguments("Sun, 06-Nov-94 08:49:37 GMT", null),
+                arguments("Sun, 06 Nov 1994 08:49:37 PST", null),
+                arguments("Sun, 06 Nov 1994 08:49:37 +2400", null),
+                arguments("Sun, 06 Nov 1994 08:49:37 GMT GMT", null),
+                arguments("Sun, Sun, 06 Nov 1994 08:49:37 GMT", null),
                 arguments("Sonday, 06-Nov-94 08:49:37 GMT", null),
-                arguments("Sunday, 06 Nov 1994 08:49:37 GMT", null),
-                arguments("Sun Nov 6 08:49:37 1994", null),
                 arguments("Sun Nov  6 08:49:37 94", null),
+                arguments("Sun Nov  6 08:49:37 1994 GMT", null),
                 arguments("Xyz Nov  6 08:49:37 1994", null),
                 arguments("Sun, 06 Nov \u0661994 08:49:37 GMT", null),
+                arguments("Sun, 06 \u212aov 1994 08:49:37 GMT", null),
+                arguments("Sun, 06 Nov 1994 08:49:37 \u212a", null),
+                arguments("Sun, 06 Nov -1994 08:49:37 GMT", null),
                 // garbage
                 arguments("soon", null),
                 arguments(",", null),
@@ -99,6 +132,17 @@ class RetryAfterTest {
     @NullAndEmptySource
     void absentValuesAreEmpty(String value) {
         assertThat(RetryAfter.parse(value, NOW)).isEmpty();
+    }
+
+    /** Java's own formatter writes a one-digit day on days 1 to 9; every day of a year reads back. */
+    @Test
+    void javasRfc1123FormatterIsReadOnEveryDayOfTheYear() {
+        Instant start = Instant.parse("2026-01-01T08:55:00Z");
+        for (int day = 0; day < 365; day++) {
+            Instant now = start.plus(Duration.ofDays(day));
+            String value = DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.ofInstant(now.plusSeconds(3), ZoneOffset.UTC));
+            assertThat(RetryAfter.parse(value, Clock.fixed(now, ZoneOffset.UTC))).as(value).hasValue(Duration.ofSeconds(3));
+        }
     }
 
     @Test

@@ -35,9 +35,30 @@ public class AdaptiveComponent extends DefaultComponent {
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
     private volatile ScheduledExecutorService timer;
     private volatile Scheduler scheduler;
+    private volatile Clock clock = Clock.systemUTC();
 
     /** Creates the component; Camel does so on first use of {@code adaptive:}. */
     public AdaptiveComponent() {
+    }
+
+    /**
+     * @return the wall clock that HTTP-date {@code Retry-After} values are read against;
+     *         default {@link Clock#systemUTC()}
+     */
+    public Clock getClock() {
+        return clock;
+    }
+
+    /**
+     * Sets the wall clock that HTTP-date {@code Retry-After} values are read against (a date
+     * means "wait until then", so "now" comes from this clock). Pools created afterwards use
+     * it. Waits themselves always run on the component's scheduler, never on this clock.
+     *
+     * @param clock the clock; default {@link Clock#systemUTC()}
+     * @throws NullPointerException if {@code clock} is null
+     */
+    public void setClock(Clock clock) {
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
     }
 
     @Override
@@ -106,7 +127,7 @@ public class AdaptiveComponent extends DefaultComponent {
             ExecutorService workers = esm.newCachedThreadPool(this, "Adaptive[" + name + "]");
             slot.workers = workers;
             slot.pool = new ExchangePool(name, () -> freeze(name), Ticker.system(), scheduler, workers,
-                    Clock.systemUTC());
+                    clock);
         }
         return slot.pool;
     }

@@ -10,11 +10,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HttpRateLimitTest extends CamelTestSupport {
 
+    private static final SettableClock CLOCK = new SettableClock();
     private static FlakyHttpServer server;
 
     @BeforeAll
@@ -45,9 +52,10 @@ class HttpRateLimitTest extends CamelTestSupport {
             @Override
             public void configure() {
                 getContext().getComponent("http", HttpComponent.class).setAutomaticRetriesDisabled(true);
+                getContext().getComponent("adaptive", AdaptiveComponent.class).setClock(CLOCK);
                 String base = "http://127.0.0.1:" + server.port();
                 // The caller sets X-Client and the path; both reach the attempt's copy.
-                for (String pool : new String[] {"thrown", "errors", "limited", "unavailable", "dated"}) {
+                for (String pool : new String[] {"thrown", "errors", "limited", "unavailable", "dated1", "dated15"}) {
                     from("adaptive:" + pool).errorHandler(noErrorHandler())
                             .toD(base + "${header.path}")
                             .convertBodyTo(String.class);
@@ -153,17 +161,50 @@ class HttpRateLimitTest extends CamelTestSupport {
         assertThat(dropped.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(1);
     }
 
-    @Test
-    void anHttpDateRetryAfterPausesThePoolUntilThatDate() {
-        String fiveSecondsAhead = DateTimeFormatter.RFC_1123_DATE_TIME.format(
-                ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(6));
-        Exchange e = call("adaptive:dated?maxRateLimitRetries=0", "dated",
-                "/status/429?retryAfter=" + fiveSecondsAhead.replace(" ", "%20").replace(",", "%2C"));
+    /**
+     * The date is written by Java's own {@code RFC_1123_DATE_TIME}, which prints a one-digit
+     * day on days 1 to 9, and read against the component's clock, fixed here: the test means
+     * the same on every date.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"2026-12-01T08:55:00Z", "2026-12-15T08:55:00Z"})
+    void anHttpDateRetryAfterPausesThePoolUntilThatDate(String now) {
+        Instant at = Instant.parse(now);
+        CLOCK.set(at);
+        String pool = "dated" + ZonedDateTime.ofInstant(at, ZoneOffset.UTC).getDayOfMonth();
+        String sixSecondsAhead = DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                ZonedDateTime.ofInstant(at.plusSeconds(6), ZoneOffset.UTC));
+        Exchange e = call("adaptive:" + pool + "?maxRateLimitRetries=0", pool,
+                "/status/429?retryAfter=" + sixSecondsAhead.replace(" ", "%20").replace(",", "%2C"));
 
         assertThat(((HttpOperationFailedException) e.getException()).getStatusCode()).isEqualTo(429);
-        PoolStats stats = stats("dated");
+        PoolStats stats = stats(pool);
         assertThat(stats.rateLimitEvents()).isEqualTo(1);
         assertThat(stats.ratePaused()).as("paused until the announced date").isTrue();
+    }
+
+    /** A clock the test sets; the component reads HTTP-dates against it. */
+    private static final class SettableClock extends Clock {
+        private final AtomicReference<Instant> now = new AtomicReference<>(Instant.EPOCH);
+
+        void set(Instant instant) {
+            now.set(instant);
+        }
+
+        @Override
+        public Instant instant() {
+            return now.get();
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+        }
     }
 
     private PoolStats stats(String pool) {
