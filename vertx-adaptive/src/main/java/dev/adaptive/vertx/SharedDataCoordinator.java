@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -55,6 +56,8 @@ public final class SharedDataCoordinator implements Coordinator {
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
 
     private static final String PAUSE = "pause";
+    /** When a new subscription reads the stored pause a second time, after its first read. */
+    private static final long CATCH_UP_AGAIN_MILLIS = 1_000;
 
     private final Vertx vertx;
     private final String prefix;
@@ -145,8 +148,13 @@ public final class SharedDataCoordinator implements Coordinator {
                     }
                     return m.put(PAUSE, json, storeTtl(ttlMillis));
                 })));
-        vertx.eventBus().publish(prefix + key + ".pause", json);
-        return stored.toCompletionStage();
+        // Relay only once stored: a node whose subscription is still reaching this one (the
+        // cluster learns of registrations asynchronously) then finds the pause in the store
+        // when it catches up. Relayed even if the store failed, for those already listening.
+        return stored.transform(done -> {
+            vertx.eventBus().publish(prefix + key + ".pause", json);
+            return done.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(done.cause());
+        }).toCompletionStage();
     }
 
     @Override
@@ -164,14 +172,30 @@ public final class SharedDataCoordinator implements Coordinator {
             }
         };
         MessageConsumer<String> consumer = vertx.eventBus().consumer(prefix + key + ".pause", m -> deliver.accept(m.body()));
-        // Catch up once registered: a pause stored before this node subscribed still holds.
-        consumer.completion().compose(v -> map(key + ".pause")).compose(m -> m.get(PAUSE)).onSuccess(json -> {
+        Runnable catchUp = () -> map(key + ".pause").compose(m -> m.get(PAUSE)).onSuccess(json -> {
             FleetPause p = ReportJson.pause(json);
             if (p != null && p.until().toEpochMilli() > clock.millis()) {
                 deliver.accept(json);
             }
         });
-        return consumer::unregister;
+        // Catch up once registered: a pause stored before this node subscribed still holds.
+        // And once more a little later: "registered" means written to the cluster, but a
+        // publisher on another node may still relay to the members it knew, and its store
+        // write may land just after the first read (seen in a clean-clone CI run). A pause
+        // heard twice is harmless: a pause never shortens another.
+        AtomicBoolean closed = new AtomicBoolean();
+        consumer.completion().onSuccess(v -> {
+            catchUp.run();
+            vertx.setTimer(CATCH_UP_AGAIN_MILLIS, id -> {
+                if (!closed.get()) {
+                    catchUp.run();
+                }
+            });
+        });
+        return () -> {
+            closed.set(true);
+            consumer.unregister();
+        };
     }
 
     private Future<AsyncMap<String, String>> map(String suffix) {
