@@ -24,7 +24,9 @@ import java.util.WeakHashMap;
  * way to abort a sent request, so this hooks the client's interceptor chain (the
  * {@code impl} API the web client's own session and OAuth2 wrappers use) to learn each
  * attempt's {@link HttpClientRequest}. A client that is not the stock implementation is left
- * alone: its requests then end only as the server or the client's own timeouts end them.
+ * alone: its requests then end only as the server or the client's own timeouts end them; so is
+ * every client where that package is not readable (the module path without an
+ * {@code --add-exports}).
  *
  * <p>One interceptor per {@link WebClient}, however many adaptive clients wrap it. Thread-safe.
  */
@@ -39,9 +41,18 @@ final class ExchangeAborts {
     private ExchangeAborts() {
     }
 
+    /**
+     * Whether the web client's {@code impl} package is readable from here. On the class path it
+     * always is; on the module path the web client does not export it, and touching its types
+     * would fail with {@link IllegalAccessError}, unless the application opens it with
+     * {@code --add-exports io.vertx.web.client/io.vertx.ext.web.client.impl=dev.adaptive.vertx}.
+     */
+    private static final boolean IMPL_READABLE = WebClient.class.getModule()
+            .isExported("io.vertx.ext.web.client.impl", ExchangeAborts.class.getModule());
+
     /** @return the aborts of {@code client}, its interceptor added on first use */
     static ExchangeAborts of(WebClient client) {
-        if (!(client instanceof WebClientInternal internal)) {
+        if (!IMPL_READABLE || !(client instanceof WebClientInternal internal)) {
             return NONE;
         }
         return BY_CLIENT.computeIfAbsent(client, c -> {
