@@ -1,5 +1,7 @@
 package dev.adaptive;
 
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
 import dev.adaptive.limit.Aimd;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Gradient2;
@@ -8,11 +10,7 @@ import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,13 +35,13 @@ class ExecutorLifecycleProperties {
 
     private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(3);
 
-    @Property(tries = 60, shrinking = ShrinkingMode.OFF)
-    void everyExecutionEndsOnceWhateverTheLifecycle(@ForAll long seed) {
-        check(seed);
+    @Test
+    void everyExecutionEndsOnceWhateverTheLifecycle() {
+        Property.forAll(60, Gen.longs(), ExecutorLifecycleProperties::check);
     }
 
     /** Seeds kept as regression cases. */
-    @Example
+    @Test
     void regressionSeeds() {
         for (long seed : new long[] {0L, 3L, -11L, Long.MAX_VALUE}) {
             check(seed);
@@ -161,7 +159,7 @@ class ExecutorLifecycleProperties {
         pauses.forEach(p -> assertThat(p.untilNanos() - p.timeNanos()).isBetween(0L, MAX_RETRY_AFTER.toNanos()));
         assertThat(of(events, TraceEvent.ConcurrencyChange.class))
                 .allSatisfy(c -> assertThat(c.to()).isBetween(1, max));
-        Statistics.label("state").collect(limiter.state());
+        Property.collect("state", limiter.state());
     }
 
     private static CompletableFuture<Object> attempt(VirtualTime time, Random own) {

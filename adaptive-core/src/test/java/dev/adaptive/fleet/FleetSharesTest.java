@@ -1,9 +1,7 @@
 package dev.adaptive.fleet;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
@@ -57,23 +55,25 @@ class FleetSharesTest {
         assertThat(s.claimed()).isEqualTo(4);
     }
 
-    @Property(tries = 300)
-    void sharesSumToTheCeilingWhateverTheLimits(@ForAll @Size(min = 1, max = 40) List<@IntRange(min = 1, max = 5000) Integer> limits) {
-        List<NodeReport> reports = new ArrayList<>();
-        for (int i = 0; i < limits.size(); i++) {
-            reports.add(node("n" + i, limits.get(i), 0));
-        }
-        FleetShares s = FleetShares.of(reports);
-        long sum = 0;
-        for (int i = 0; i < limits.size(); i++) {
-            int share = s.shareOf("n" + i, "i");
-            assertThat(share).isBetween(s.globalCeiling() / limits.size(), s.globalCeiling() / limits.size() + 1);
-            sum += share;
-        }
-        assertThat(sum).isEqualTo(s.globalCeiling());
-        long atLeast = limits.stream().filter(l -> l >= s.globalCeiling()).count();
-        long above = limits.stream().filter(l -> l > s.globalCeiling()).count();
-        assertThat(2 * atLeast).isGreaterThanOrEqualTo(limits.size());
-        assertThat(2 * above).isLessThanOrEqualTo(limits.size());
+    @Test
+    void sharesSumToTheCeilingWhateverTheLimits() {
+        Property.forAll(300, Gen.lists(Gen.ints(1, 5000), 1, 40), limits -> {
+            List<NodeReport> reports = new ArrayList<>();
+            for (int i = 0; i < limits.size(); i++) {
+                reports.add(node("n" + i, limits.get(i), 0));
+            }
+            FleetShares s = FleetShares.of(reports);
+            long sum = 0;
+            for (int i = 0; i < limits.size(); i++) {
+                int share = s.shareOf("n" + i, "i");
+                assertThat(share).isBetween(s.globalCeiling() / limits.size(), s.globalCeiling() / limits.size() + 1);
+                sum += share;
+            }
+            assertThat(sum).isEqualTo(s.globalCeiling());
+            long atLeast = limits.stream().filter(l -> l >= s.globalCeiling()).count();
+            long above = limits.stream().filter(l -> l > s.globalCeiling()).count();
+            assertThat(2 * atLeast).isGreaterThanOrEqualTo(limits.size());
+            assertThat(2 * above).isLessThanOrEqualTo(limits.size());
+        });
     }
 }

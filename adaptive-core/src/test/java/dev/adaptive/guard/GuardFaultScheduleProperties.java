@@ -1,11 +1,9 @@
 package dev.adaptive.guard;
 
 import dev.adaptive.HostileOptions;
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
 import dev.adaptive.time.VirtualTime;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.ShrinkingMode;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -25,13 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class GuardFaultScheduleProperties {
 
-    @Property(tries = 100, shrinking = ShrinkingMode.OFF)
-    void everyAdmittedRequestEndsOnceAndTheLimitHolds(@ForAll long seed) {
-        check(seed);
+    @Test
+    void everyAdmittedRequestEndsOnceAndTheLimitHolds() {
+        Property.forAll(100, Gen.longs(), GuardFaultScheduleProperties::check);
     }
 
     /** Seeds kept as regression cases. */
-    @Example
+    @Test
     void regressionSeeds() {
         for (long seed : new long[] {0L, 5L, -8L, Long.MIN_VALUE}) {
             check(seed);

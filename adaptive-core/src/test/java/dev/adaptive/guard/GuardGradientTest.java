@@ -1,12 +1,10 @@
 package dev.adaptive.guard;
 
 import dev.adaptive.Outcome;
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Sample;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.DoubleRange;
-import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -105,17 +103,23 @@ class GuardGradientTest {
         assertThat(s.estimate()).isLessThan(afterFirstCut);
     }
 
-    @Property(tries = 500)
-    void aDropAlwaysDecreasesMoreThanTheSlowestSuccess(@ForAll @IntRange(min = 5, max = 500) int initial,
-                                                      @ForAll @DoubleRange(min = 0.01, max = 1) double smoothing,
-                                                      @ForAll @DoubleRange(min = 0.5, max = 0.99) double backoffRatio) {
-        GuardGradient g = GuardGradient.builder().minLimit(1).maxLimit(1000).initialLimit(initial)
-                .smoothing(smoothing).backoffRatio(backoffRatio).build();
-        GuardGradient.State base = g.update(g.initialState(), success(0, 1, initial));
-        double slow = g.update(base, success(10, 1_000_000, initial)).estimate();
-        double dropped = g.update(base, drop(10, 1_000_000, initial)).estimate();
-        assertThat(dropped).isLessThan(slow);
-        assertThat(slow).isLessThanOrEqualTo(base.estimate());
+    record Tuning(int initial, double smoothing, double backoffRatio) {
+    }
+
+    @Test
+    void aDropAlwaysDecreasesMoreThanTheSlowestSuccess() {
+        // Decimals with two places, as the ranges were drawn before.
+        Gen<Tuning> tunings = Gen.zip(Gen.ints(5, 500), Gen.decimals(0.01, 1, 2), Gen.decimals(0.5, 0.99, 2),
+                Tuning::new);
+        Property.forAll(500, tunings, t -> {
+            GuardGradient g = GuardGradient.builder().minLimit(1).maxLimit(1000).initialLimit(t.initial())
+                    .smoothing(t.smoothing()).backoffRatio(t.backoffRatio()).build();
+            GuardGradient.State base = g.update(g.initialState(), success(0, 1, t.initial()));
+            double slow = g.update(base, success(10, 1_000_000, t.initial())).estimate();
+            double dropped = g.update(base, drop(10, 1_000_000, t.initial())).estimate();
+            assertThat(dropped).isLessThan(slow);
+            assertThat(slow).isLessThanOrEqualTo(base.estimate());
+        });
     }
 
     @Test

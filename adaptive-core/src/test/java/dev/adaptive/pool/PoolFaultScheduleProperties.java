@@ -1,17 +1,15 @@
 package dev.adaptive.pool;
 
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
 import dev.adaptive.limit.Aimd;
 import dev.adaptive.limit.Gradient2;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceEvent;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -46,13 +44,13 @@ class PoolFaultScheduleProperties {
     private static final Clock SERVER_CLOCK = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
     private static final Duration MAX_RETRY_AFTER = Duration.ofMillis(1500);
 
-    @Property(tries = 200, shrinking = ShrinkingMode.OFF)
-    void invariantsHoldUnderRandomFaultSchedules(@ForAll long seed) {
-        check(seed);
+    @Test
+    void invariantsHoldUnderRandomFaultSchedules() {
+        Property.forAll(200, Gen.longs(), PoolFaultScheduleProperties::check);
     }
 
     /** Seeds that once broke a run, kept as regression cases (see docs/reliability.md). */
-    @Example
+    @Test
     void regressionSeeds() {
         for (long seed : new long[] {0L, 1L, -1L, Long.MAX_VALUE, Long.MIN_VALUE, 42L}) {
             check(seed);
@@ -153,8 +151,8 @@ class PoolFaultScheduleProperties {
         r.successes().forEach(x -> assertThat(x.attempts()).isBetween(1, 1 + retries + rateLimitRetries));
         r.errors().forEach(x -> assertThat(x.attempts()).isBetween(0, 1 + retries + rateLimitRetries));
 
-        Statistics.label("rate pauses").collect(ratePauses.isEmpty() ? "none" : "some");
-        Statistics.label("ended by").collect(s.stopCause().map(c -> c.reason().name()).orElse("input end"));
+        Property.collect("rate pauses", ratePauses.isEmpty() ? "none" : "some");
+        Property.collect("ended by", s.stopCause().map(c -> c.reason().name()).orElse("input end"));
     }
 
     private static Limit algorithm(Random rnd, int min, int max) {

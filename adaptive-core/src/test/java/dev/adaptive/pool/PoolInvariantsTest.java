@@ -2,6 +2,8 @@ package dev.adaptive.pool;
 
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.StopPoolException;
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
 import dev.adaptive.limit.Aimd;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Gradient2;
@@ -10,10 +12,6 @@ import dev.adaptive.limit.Vegas;
 import dev.adaptive.pool.PoolSignalContractTest.CountingIterator;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceEvent;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.statistics.Statistics;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -38,8 +36,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PoolInvariantsTest {
 
-    @Property(tries = 300, shrinking = ShrinkingMode.OFF)
-    void everyAcceptedItemEndsOnceAndNothingStartsInsideAPause(@ForAll long seed) {
+    @Test
+    void everyAcceptedItemEndsOnceAndNothingStartsInsideAPause() {
+        Property.forAll(300, Gen.longs(), PoolInvariantsTest::randomWorkload);
+    }
+
+    private static void randomWorkload(long seed) {
         Random rnd = new Random(seed);
         VirtualPoolHarness h = new VirtualPoolHarness();
         int n = 1 + rnd.nextInt(80);
@@ -123,8 +125,8 @@ class PoolInvariantsTest {
             }
         }
         pauses.forEach(p -> assertThat(p.retryAfter()).isLessThanOrEqualTo(Duration.ofMillis(800)));
-        Statistics.label("paused").collect(!pauses.isEmpty());
-        Statistics.label("ended by").collect(s.stopCause().map(PoolStoppedException::reason).map(Enum::name)
+        Property.collect("paused", !pauses.isEmpty());
+        Property.collect("ended by", s.stopCause().map(PoolStoppedException::reason).map(Enum::name)
                 .orElse("input end"));
     }
 

@@ -4,15 +4,13 @@ import dev.adaptive.AsyncTask;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.RejectedException;
 import dev.adaptive.TaskTimeoutException;
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -47,13 +45,13 @@ class QueueFaultScheduleProperties {
     /** A phase in which half the attempts never answer at all. */
     private static final int HANG_PHASE = 4;
 
-    @Property(tries = 60, shrinking = ShrinkingMode.OFF)
-    void invariantsHoldUnderRandomFaultsAndLifecycle(@ForAll long seed) {
-        check(seed);
+    @Test
+    void invariantsHoldUnderRandomFaultsAndLifecycle() {
+        Property.forAll(60, Gen.longs(), QueueFaultScheduleProperties::check);
     }
 
     /** Seeds kept as regression cases. */
-    @Example
+    @Test
     void regressionSeeds() {
         for (long seed : new long[] {0L, 7L, -3L, Long.MIN_VALUE, Long.MAX_VALUE}) {
             check(seed);
@@ -168,11 +166,11 @@ class QueueFaultScheduleProperties {
             assertThat(of(events, TraceEvent.TaskEnd.class)).hasSize((int) end.started());
             assertThat(of(events, TraceEvent.Retry.class)).hasSize((int) end.retried());
         }
-        Statistics.label("status").collect(end.status());
-        Statistics.label("holds").collect(holds.isEmpty() ? "none" : "some");
+        Property.collect("status", end.status());
+        Property.collect("holds", holds.isEmpty() ? "none" : "some");
         boolean timedOut = of(events, TraceEvent.TaskEnd.class).stream()
                 .anyMatch(e -> e.error() instanceof TaskTimeoutException);
-        Statistics.label("task timeouts").collect(timedOut ? "some" : "none");
+        Property.collect("task timeouts", timedOut ? "some" : "none");
     }
 
     /** A task whose answer depends on the phase the downstream is in when the attempt starts. */

@@ -1,12 +1,8 @@
 package dev.adaptive.retry;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.LongRange;
-import net.jqwik.api.constraints.StringLength;
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
+import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;
 import java.time.Clock;
@@ -34,68 +30,87 @@ class RetryAfterProperties {
     private static final DateTimeFormatter RFC850 = DateTimeFormatter.ofPattern("EEEE, dd-MMM-yy HH:mm:ss 'GMT'", Locale.US);
     private static final DateTimeFormatter ASCTIME = DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", Locale.US);
 
-    @Property(tries = 300)
-    void imfFixdateIsExactInTheFutureAbsentInThePastAndCapped(@ForAll("offsets") long offsetSeconds,
-                                                              @ForAll @LongRange(min = 1, max = 100_000) long capSeconds) {
-        Instant at = NOW.plusSeconds(offsetSeconds);
-        String value = IMF.format(ZonedDateTime.ofInstant(at, ZoneOffset.UTC));
-        assertExactOrCapped(value, offsetSeconds, Duration.ofSeconds(capSeconds));
+    record DateCase(long offsetSeconds, long capSeconds) {
     }
 
-    @Property(tries = 200)
-    void asctimeAgreesWithImfFixdate(@ForAll("offsets") long offsetSeconds) {
-        ZonedDateTime at = ZonedDateTime.ofInstant(NOW.plusSeconds(offsetSeconds), ZoneOffset.UTC);
-        Duration cap = Duration.ofDays(365L * 20_000);
-        assertThat(RetryAfter.parse(ASCTIME.format(at), CLOCK, cap))
-                .isEqualTo(RetryAfter.parse(IMF.format(at), CLOCK, cap));
+    @Test
+    void imfFixdateIsExactInTheFutureAbsentInThePastAndCapped() {
+        Property.forAll(300, Gen.zip(offsets(), Gen.longs(1, 100_000), DateCase::new), c -> {
+            Instant at = NOW.plusSeconds(c.offsetSeconds());
+            String value = IMF.format(ZonedDateTime.ofInstant(at, ZoneOffset.UTC));
+            assertExactOrCapped(value, c.offsetSeconds(), Duration.ofSeconds(c.capSeconds()));
+        });
     }
 
-    @Property(tries = 200)
-    void rfc850WithinFiftyYearsAgreesWithImfFixdate(@ForAll @LongRange(min = -1_000_000_000, max = 1_000_000_000) long offsetSeconds) {
-        ZonedDateTime at = ZonedDateTime.ofInstant(NOW.plusSeconds(offsetSeconds), ZoneOffset.UTC);
-        Duration cap = Duration.ofDays(365L * 100);
-        assertThat(RetryAfter.parse(RFC850.format(at), CLOCK, cap))
-                .isEqualTo(RetryAfter.parse(IMF.format(at), CLOCK, cap));
+    @Test
+    void asctimeAgreesWithImfFixdate() {
+        Property.forAll(200, offsets(), offsetSeconds -> {
+            ZonedDateTime at = ZonedDateTime.ofInstant(NOW.plusSeconds(offsetSeconds), ZoneOffset.UTC);
+            Duration cap = Duration.ofDays(365L * 20_000);
+            assertThat(RetryAfter.parse(ASCTIME.format(at), CLOCK, cap))
+                    .isEqualTo(RetryAfter.parse(IMF.format(at), CLOCK, cap));
+        });
     }
 
-    @Property(tries = 300)
-    void deltaSecondsOfAnySizeIsExactOrCapped(@ForAll("digits") String digits,
-                                              @ForAll @LongRange(min = 1, max = 1_000_000) long capSeconds) {
-        Duration cap = Duration.ofSeconds(capSeconds);
-        Optional<Duration> parsed = RetryAfter.parse(digits, CLOCK, cap);
-        BigInteger n = new BigInteger(digits);
-        Duration expected = n.compareTo(BigInteger.valueOf(capSeconds)) >= 0 ? cap : Duration.ofSeconds(n.longValueExact());
-        assertThat(parsed).contains(expected);
+    @Test
+    void rfc850WithinFiftyYearsAgreesWithImfFixdate() {
+        Property.forAll(200, Gen.longs(-1_000_000_000, 1_000_000_000), offsetSeconds -> {
+            ZonedDateTime at = ZonedDateTime.ofInstant(NOW.plusSeconds(offsetSeconds), ZoneOffset.UTC);
+            Duration cap = Duration.ofDays(365L * 100);
+            assertThat(RetryAfter.parse(RFC850.format(at), CLOCK, cap))
+                    .isEqualTo(RetryAfter.parse(IMF.format(at), CLOCK, cap));
+        });
     }
 
-    @Property(tries = 500)
-    void anyStringIsAValueWithinTheCapOrAbsent(@ForAll @StringLength(max = 64) String value,
-                                               @ForAll @LongRange(min = 1, max = 1_000_000) long capMillis) {
-        Duration cap = Duration.ofMillis(capMillis);
-        RetryAfter.parse(value, CLOCK, cap).ifPresent(d -> assertThat(d).isBetween(Duration.ZERO, cap));
+    record DeltaCase(String digits, long capSeconds) {
     }
 
-    @Property(tries = 300)
-    void anyBytesDecodedAsLatin1AreAValueWithinTheCapOrAbsent(@ForAll byte[] bytes) {
-        String value = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
-        RetryAfter.parse(value, CLOCK).ifPresent(d -> assertThat(d).isBetween(Duration.ZERO, RetryAfter.DEFAULT_MAX));
+    @Test
+    void deltaSecondsOfAnySizeIsExactOrCapped() {
+        Property.forAll(300, Gen.zip(digits(), Gen.longs(1, 1_000_000), DeltaCase::new), c -> {
+            Duration cap = Duration.ofSeconds(c.capSeconds());
+            Optional<Duration> parsed = RetryAfter.parse(c.digits(), CLOCK, cap);
+            BigInteger n = new BigInteger(c.digits());
+            Duration expected = n.compareTo(BigInteger.valueOf(c.capSeconds())) >= 0 ? cap
+                    : Duration.ofSeconds(n.longValueExact());
+            assertThat(parsed).contains(expected);
+        });
     }
 
-    @Provide
-    Arbitrary<Long> offsets() {
+    record TextCase(String value, long capMillis) {
+        @Override
+        public String toString() {
+            return "TextCase[value=" + Property.show(value) + ", capMillis=" + capMillis + "]";
+        }
+    }
+
+    @Test
+    void anyStringIsAValueWithinTheCapOrAbsent() {
+        Property.forAll(500, Gen.zip(Gen.strings(Gen.anyChar(), 0, 64), Gen.longs(1, 1_000_000), TextCase::new), c -> {
+            Duration cap = Duration.ofMillis(c.capMillis());
+            RetryAfter.parse(c.value(), CLOCK, cap).ifPresent(d -> assertThat(d).isBetween(Duration.ZERO, cap));
+        });
+    }
+
+    @Test
+    void anyBytesDecodedAsLatin1AreAValueWithinTheCapOrAbsent() {
+        Property.forAll(300, Gen.bytes(0, 255), bytes -> {
+            String value = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+            RetryAfter.parse(value, CLOCK).ifPresent(d -> assertThat(d).isBetween(Duration.ZERO, RetryAfter.DEFAULT_MAX));
+        });
+    }
+
+    private static Gen<Long> offsets() {
         // From year 1 to year 9999 relative to NOW, biased to the edges (now, +-1 s, huge).
         long min = Instant.parse("0001-01-01T00:00:00Z").getEpochSecond() - NOW.getEpochSecond();
         long max = Instant.parse("9999-12-31T23:59:59Z").getEpochSecond() - NOW.getEpochSecond();
-        return Arbitraries.oneOf(Arbitraries.longs().between(min, max),
-                Arbitraries.longs().between(-5, 5),
-                Arbitraries.longs().between(-100_000, 100_000));
+        return Gen.oneOf(Gen.longs(min, max), Gen.longs(-5, 5), Gen.longs(-100_000, 100_000));
     }
 
-    @Provide
-    Arbitrary<String> digits() {
-        return Arbitraries.oneOf(
-                Arbitraries.strings().numeric().ofMinLength(1).ofMaxLength(400),
-                Arbitraries.longs().between(0, Long.MAX_VALUE).map(String::valueOf));
+    private static Gen<String> digits() {
+        return Gen.oneOf(
+                Gen.strings(Gen.chars("0123456789"), 1, 400),
+                Gen.longs(0, Long.MAX_VALUE).map(String::valueOf));
     }
 
     private static void assertExactOrCapped(String value, long offsetSeconds, Duration cap) {

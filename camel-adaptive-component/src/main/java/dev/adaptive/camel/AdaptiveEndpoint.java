@@ -15,6 +15,7 @@ import org.apache.camel.spi.UriPath;
 import org.apache.camel.support.DefaultEndpoint;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +31,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * them all, later endpoints either set none (they join) or set exactly the same values, or
  * their creation fails with {@link IllegalArgumentException} naming the options that differ.
  *
+ * <p>Duration options are read by the component, not by Camel's converter (which reads
+ * {@code abc} or {@code 1M} as 0 and {@code 1h30x} as an hour): milliseconds ({@code 500}),
+ * numbers with units from {@code d} to {@code ms} in that order ({@code 1h30m15s},
+ * {@code 500ms}) or ISO-8601 ({@code PT1S}); anything else, a negative value or one past a long
+ * of nanoseconds fails the endpoint's creation with an {@link IllegalArgumentException} naming
+ * the option and quoting the text.
+ *
  * <p>Thread-safe once configured; options are set while Camel creates the endpoint.
  */
 @UriEndpoint(firstVersion = "0.1.0", scheme = "adaptive", title = "Adaptive", syntax = "adaptive:name",
@@ -41,6 +49,8 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
     private final Set<String> explicit = ConcurrentHashMap.newKeySet();
+    /** Duration options as typed in the URI, so that messages quote them so. */
+    private final Map<String, String> spelled = new ConcurrentHashMap<>();
 
     @UriPath(description = "Name of the pool. Producers and the one consumer route with the same name in a"
             + " Camel context share one pool.")
@@ -93,8 +103,9 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     private String backoff = PoolConfig.DEFAULT_BACKOFF;
 
     @UriParam(label = "retry", defaultValue = "100ms", javaType = "java.time.Duration",
-            description = "The base backoff delay. A duration such as 100ms, 2s or PT2S (a plain number is"
-                    + " milliseconds); at least 0; default 100ms.")
+            description = "The base backoff delay. Like every duration option: milliseconds (100), numbers with"
+                    + " units from d to ms in that order (1h30m15s, 2s500ms) or ISO-8601 (PT0.1S); anything else"
+                    + " fails when the endpoint is created. At least 0; default 100ms.")
     private Duration minDelay = Duration.ofMillis(100);
 
     @UriParam(label = "retry", defaultValue = "30s", javaType = "java.time.Duration",
@@ -238,6 +249,7 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
                 .traceListener(traceListener)
                 .coordinator(coordinator).fleetKey(fleetKey).fleetNodeId(fleetNodeId)
                 .fleetHeartbeat(fleetHeartbeat).fleetOutagePolicy(fleetOutagePolicy)
+                .spelled(spelled)
                 .build();
     }
 
@@ -504,10 +516,23 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
         return minDelay;
     }
 
+    /**
+     * @param minDelay the base backoff delay, as text: milliseconds ({@code 500}), numbers with units from
+     *        {@code d} to {@code ms} in that order ({@code 1h30m15s}, {@code 500ms}) or ISO-8601
+     *        ({@code PT1S})
+     * @throws IllegalArgumentException naming the option and quoting the text, if it is none
+     *         of these, negative, or longer than a long of nanoseconds holds
+     */
+    public void setMinDelay(String minDelay) {
+        setMinDelay(DurationText.parse("minDelay", minDelay));
+        spelled.put("minDelay", minDelay);
+    }
+
     /** @param minDelay the base backoff delay */
     public void setMinDelay(Duration minDelay) {
         this.minDelay = minDelay;
         set("minDelay");
+        spelled.remove("minDelay");
     }
 
     /** @return the cap on a backoff delay */
@@ -515,10 +540,23 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
         return maxDelay;
     }
 
+    /**
+     * @param maxDelay the cap on a backoff delay, as text: milliseconds ({@code 500}), numbers with units from
+     *        {@code d} to {@code ms} in that order ({@code 1h30m15s}, {@code 500ms}) or ISO-8601
+     *        ({@code PT1S})
+     * @throws IllegalArgumentException naming the option and quoting the text, if it is none
+     *         of these, negative, or longer than a long of nanoseconds holds
+     */
+    public void setMaxDelay(String maxDelay) {
+        setMaxDelay(DurationText.parse("maxDelay", maxDelay));
+        spelled.put("maxDelay", maxDelay);
+    }
+
     /** @param maxDelay the cap on a backoff delay */
     public void setMaxDelay(Duration maxDelay) {
         this.maxDelay = maxDelay;
         set("maxDelay");
+        spelled.remove("maxDelay");
     }
 
     /** @return the backoff jitter */
@@ -548,10 +586,23 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
         return maxRetryAfter;
     }
 
+    /**
+     * @param maxRetryAfter the cap on a Retry-After pause, positive, as text: milliseconds ({@code 500}), numbers with units from
+     *        {@code d} to {@code ms} in that order ({@code 1h30m15s}, {@code 500ms}) or ISO-8601
+     *        ({@code PT1S})
+     * @throws IllegalArgumentException naming the option and quoting the text, if it is none
+     *         of these, negative, or longer than a long of nanoseconds holds
+     */
+    public void setMaxRetryAfter(String maxRetryAfter) {
+        setMaxRetryAfter(DurationText.parse("maxRetryAfter", maxRetryAfter));
+        spelled.put("maxRetryAfter", maxRetryAfter);
+    }
+
     /** @param maxRetryAfter the cap on a Retry-After pause, positive */
     public void setMaxRetryAfter(Duration maxRetryAfter) {
         this.maxRetryAfter = maxRetryAfter;
         set("maxRetryAfter");
+        spelled.remove("maxRetryAfter");
     }
 
     /** @return the per-attempt timeout, zero for none */
@@ -559,10 +610,23 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
         return taskTimeout;
     }
 
+    /**
+     * @param taskTimeout the per-attempt timeout, zero for none, as text: milliseconds ({@code 500}), numbers with units from
+     *        {@code d} to {@code ms} in that order ({@code 1h30m15s}, {@code 500ms}) or ISO-8601
+     *        ({@code PT1S})
+     * @throws IllegalArgumentException naming the option and quoting the text, if it is none
+     *         of these, negative, or longer than a long of nanoseconds holds
+     */
+    public void setTaskTimeout(String taskTimeout) {
+        setTaskTimeout(DurationText.parse("taskTimeout", taskTimeout));
+        spelled.put("taskTimeout", taskTimeout);
+    }
+
     /** @param taskTimeout the per-attempt timeout, zero for none */
     public void setTaskTimeout(Duration taskTimeout) {
         this.taskTimeout = taskTimeout;
         set("taskTimeout");
+        spelled.remove("taskTimeout");
     }
 
     /** @return the bound on queued exchanges */
@@ -647,10 +711,23 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
         return fleetHeartbeat;
     }
 
+    /**
+     * @param fleetHeartbeat the fleet heartbeat period, as text: milliseconds ({@code 500}), numbers with units from
+     *        {@code d} to {@code ms} in that order ({@code 1h30m15s}, {@code 500ms}) or ISO-8601
+     *        ({@code PT1S})
+     * @throws IllegalArgumentException naming the option and quoting the text, if it is none
+     *         of these, negative, or longer than a long of nanoseconds holds
+     */
+    public void setFleetHeartbeat(String fleetHeartbeat) {
+        setFleetHeartbeat(DurationText.parse("fleetHeartbeat", fleetHeartbeat));
+        spelled.put("fleetHeartbeat", fleetHeartbeat);
+    }
+
     /** @param fleetHeartbeat the fleet heartbeat period */
     public void setFleetHeartbeat(Duration fleetHeartbeat) {
         this.fleetHeartbeat = fleetHeartbeat;
         set("fleetHeartbeat");
+        spelled.remove("fleetHeartbeat");
     }
 
     /** @return failClosed or localOnly */
@@ -679,8 +756,21 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
         return timeout;
     }
 
+    /**
+     * @param timeout how long an exchange waits for a consumer route, at least 0, as text: milliseconds ({@code 500}), numbers with units from
+     *        {@code d} to {@code ms} in that order ({@code 1h30m15s}, {@code 500ms}) or ISO-8601
+     *        ({@code PT1S})
+     * @throws IllegalArgumentException naming the option and quoting the text, if it is none
+     *         of these, negative, or longer than a long of nanoseconds holds
+     */
+    public void setTimeout(String timeout) {
+        setTimeout(DurationText.parse("timeout", timeout));
+        spelled.put("timeout", timeout);
+    }
+
     /** @param timeout how long an exchange waits for a consumer route, at least 0 */
     public void setTimeout(Duration timeout) {
         this.timeout = timeout;
+        spelled.remove("timeout");
     }
 }

@@ -9,6 +9,7 @@ import dev.adaptive.limit.Vegas;
 import dev.adaptive.fleet.Coordinator;
 import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.fleet.OutagePolicy;
+import dev.adaptive.internal.Ascii;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.retry.RetryClassifier;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -154,6 +156,7 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
         private String fleetNodeId;
         private Duration fleetHeartbeat = FleetMember.DEFAULT_HEARTBEAT;
         private String fleetOutagePolicy = DEFAULT_FLEET_OUTAGE_POLICY;
+        private Map<String, String> spelled = Map.of();
 
         Builder algorithm(String v) { algorithm = v; return this; }
         Builder initial(Integer v) { initial = v; return this; }
@@ -179,6 +182,8 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
         Builder fleetNodeId(String v) { fleetNodeId = v; return this; }
         Builder fleetHeartbeat(Duration v) { fleetHeartbeat = v; return this; }
         Builder fleetOutagePolicy(String v) { fleetOutagePolicy = v; return this; }
+        /** @param v options as the user typed them (option to text), quoted in messages instead of the values */
+        Builder spelled(Map<String, String> v) { spelled = Map.copyOf(v); return this; }
 
         /**
          * @return the validated options
@@ -212,7 +217,7 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
             notNegative("minDelay", minDelay);
             notNegative("maxDelay", maxDelay);
             if (maxDelay.compareTo(minDelay) < 0) {
-                throw bad("maxDelay", maxDelay, "must be >= minDelay (" + minDelay + ")");
+                throw bad("maxDelay", maxDelay, "must be >= minDelay (" + spelling("minDelay", minDelay) + ")");
             }
             if (!(jitter >= 0 && jitter <= 1)) {
                 throw bad("jitter", jitter, "must be within [0, 1]");
@@ -250,7 +255,7 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
                     outage.equals("localOnly") ? OutagePolicy.LOCAL_ONLY : OutagePolicy.FAIL_CLOSED);
         }
 
-        private static Set<Integer> statusCodes(String raw) {
+        private Set<Integer> statusCodes(String raw) {
             if (raw == null || raw.isBlank()) {
                 throw bad("rateLimitStatusCodes", raw, "must list at least one HTTP status code");
             }
@@ -271,11 +276,12 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
             return Set.copyOf(codes);
         }
 
-        private static String oneOf(String option, String value, String... allowed) {
+        private String oneOf(String option, String value, String... allowed) {
             if (value != null) {
                 String v = value.trim();
                 for (String a : allowed) {
-                    if (a.equalsIgnoreCase(v)) {
+                    // ASCII letters only: equalsIgnoreCase would take "fıxed" (dotless i) for fixed.
+                    if (Ascii.equalsIgnoreCase(a, v)) {
                         return a;
                     }
                 }
@@ -283,26 +289,31 @@ record PoolConfig(String algorithm, int initial, int min, int max, boolean adapt
             throw bad(option, value, "must be one of " + String.join("|", allowed));
         }
 
-        private static void atLeast(String option, int value, int least) {
+        private void atLeast(String option, int value, int least) {
             if (value < least) {
                 throw bad(option, value, "must be >= " + least);
             }
         }
 
-        private static void notNegative(String option, Duration value) {
+        private void notNegative(String option, Duration value) {
             if (value == null || value.isNegative()) {
                 throw bad(option, value, "must be a duration >= 0");
             }
         }
 
-        private static void positive(String option, Duration value) {
+        private void positive(String option, Duration value) {
             if (value == null || value.isNegative() || value.isZero()) {
                 throw bad(option, value, "must be a positive duration");
             }
         }
 
-        private static IllegalArgumentException bad(String option, Object value, String rule) {
-            return new IllegalArgumentException(option + " " + rule + ": " + value);
+        private IllegalArgumentException bad(String option, Object value, String rule) {
+            return new IllegalArgumentException(option + " " + rule + ": " + spelling(option, value));
+        }
+
+        private String spelling(String option, Object value) {
+            String typed = spelled.get(option);
+            return typed != null ? typed : String.valueOf(value);
         }
     }
 }

@@ -1,22 +1,19 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.fleet.InMemoryCoordinator;
+import dev.adaptive.gen.Gen;
+import dev.adaptive.gen.Property;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceListener;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -64,7 +61,7 @@ class EndpointOptionFuzzTest {
     private static final AtomicInteger names = new AtomicInteger();
     private static CamelContext context;
 
-    @BeforeContainer
+    @BeforeAll
     static void startCamel() {
         context = new DefaultCamelContext();
         context.getRegistry().bind("myClassifier", (ExchangeClassifier) e -> null);
@@ -73,7 +70,7 @@ class EndpointOptionFuzzTest {
         context.start();
     }
 
-    @AfterContainer
+    @AfterAll
     static void stopCamel() {
         context.stop();
     }
@@ -86,9 +83,12 @@ class EndpointOptionFuzzTest {
         }
     }
 
-    @Property(tries = 1000)
-    void everyHostileUriBuildsAWorkingPoolOrFailsNamingTheOptionAndTheValue(
-            @ForAll("settings") List<Setting> settings) {
+    @Test
+    void everyHostileUriBuildsAWorkingPoolOrFailsNamingTheOptionAndTheValue() {
+        Property.forAll(1000, settings(), EndpointOptionFuzzTest::buildsOrFailsNamingIt);
+    }
+
+    private static void buildsOrFailsNamingIt(List<Setting> settings) {
         String uri = "adaptive:fuzz" + names.incrementAndGet() + "?" + settings.stream()
                 .map(s -> s.option() + "=" + encode(s.value())).collect(Collectors.joining("&"));
         AtomicReference<Endpoint> built = new AtomicReference<>();
@@ -101,7 +101,7 @@ class EndpointOptionFuzzTest {
             }
         }, () -> "creating " + uri + " hung");
 
-        net.jqwik.api.statistics.Statistics.collect(failure.get() == null ? "built" : "refused");
+        Property.collect("endpoint", failure.get() == null ? "built" : "refused");
         if (failure.get() == null) {
             takesAnExchange(uri, (AdaptiveEndpoint) built.get());
         } else {
@@ -182,23 +182,21 @@ class EndpointOptionFuzzTest {
         return out;
     }
 
-    @Provide
-    Arbitrary<List<Setting>> settings() {
+    private static Gen<List<Setting>> settings() {
         List<String> options = Stream.of(INTS, DURATIONS, OTHERS).flatMap(List::stream).toList();
-        Arbitrary<Setting> one = Arbitraries.of(options).flatMap(o -> values(o).map(v -> new Setting(o, v)));
-        return one.list().ofMinSize(1).ofMaxSize(4).uniqueElements(Setting::option);
+        Gen<Setting> one = Gen.of(options).flatMap(o -> values(o).map(v -> new Setting(o, v)));
+        return Gen.uniqueLists(one, 1, 4, Setting::option);
     }
 
-    private static Arbitrary<String> values(String option) {
-        Arbitrary<String> hostile = Arbitraries.of(HOSTILE);
-        Arbitrary<String> typed = Arbitraries.of(typed(option));
+    private static Gen<String> values(String option) {
         // Camel decodes '&', '=', '%' and '+' before it splits the query (values holding them need
         // RAW(...)), so free text keeps to characters that reach the option as written.
-        Arbitrary<String> anyText = Arbitraries.strings().alpha().numeric().withChars(" -._:;!*()~,/").ofMaxLength(12);
-        return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(5, hostile),
-                net.jqwik.api.Tuple.of(4, typed),
-                net.jqwik.api.Tuple.of(1, anyText));
+        Gen<String> anyText = Gen.strings(Gen.chars("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                + " -._:;!*()~,/"), 0, 12);
+        return Gen.frequency(
+                Gen.weighted(5, Gen.of(HOSTILE)),
+                Gen.weighted(4, Gen.of(typed(option))),
+                Gen.weighted(1, anyText));
     }
 
     /** Plausible and borderline values for one option, so combinations meet each other's rules. */

@@ -1,6 +1,7 @@
 package dev.adaptive.vertx;
 
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.internal.Ascii;
 import dev.adaptive.retry.RetryAfter;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
@@ -8,7 +9,6 @@ import io.vertx.core.eventbus.ReplyFailure;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -23,7 +23,9 @@ import java.util.Optional;
  *       ({@code retry-after=2}) or an HTTP-date ({@code retry-after=Sun, 06 Nov 1994 08:49:37 GMT});</li>
  *   <li>or {@code retry-after-ms=<milliseconds>} for waits finer than a second.</li>
  * </ul>
- * The value runs to the next {@code ;} or the end, so free text may follow:
+ * The keys are found anywhere in the message, their ASCII letters in any case (and nothing but
+ * ASCII letters stands for them: text in any script may come before or after). The value runs
+ * to the next {@code ;} or the end, so free text may follow:
  * {@code message.fail(429, "retry-after=2; quota of tenant 7 exhausted")}. {@link #fail(Message, Duration)}
  * writes it for you. Code {@value #RATE_LIMITED} without a readable wait is still a rate limit,
  * retried after a backoff; code {@value #SERVICE_UNAVAILABLE} is a rate limit only with a wait,
@@ -121,12 +123,13 @@ public final class RateLimitReply {
         if (failureMessage == null) {
             return Optional.empty();
         }
-        String lower = failureMessage.toLowerCase(Locale.ROOT);
-        int ms = lower.indexOf(RETRY_AFTER_MS);
+        // Matched in place, ASCII letters without case: lower-casing the text first would
+        // shift indices ("İ" lower-cases to two chars) and let look-alikes pass for the keys.
+        int ms = Ascii.indexOfIgnoreCase(failureMessage, RETRY_AFTER_MS, 0);
         if (ms >= 0) {
             return millis(value(failureMessage, ms + RETRY_AFTER_MS.length()));
         }
-        int at = lower.indexOf(RETRY_AFTER);
+        int at = Ascii.indexOfIgnoreCase(failureMessage, RETRY_AFTER, 0);
         if (at >= 0) {
             return RetryAfter.parse(value(failureMessage, at + RETRY_AFTER.length()), clock);
         }
@@ -139,15 +142,11 @@ public final class RateLimitReply {
     }
 
     private static Optional<Duration> millis(String digits) {
-        if (digits.isEmpty() || digits.length() > 12) {
-            return digits.length() > 12 && digits.chars().allMatch(c -> c >= '0' && c <= '9')
-                    ? Optional.of(RetryAfter.DEFAULT_MAX) : Optional.empty();
+        if (!Ascii.isDigits(digits)) {
+            return Optional.empty();
         }
-        for (int i = 0; i < digits.length(); i++) {
-            char c = digits.charAt(i);
-            if (c < '0' || c > '9') {
-                return Optional.empty();
-            }
+        if (digits.length() > 12) {
+            return Optional.of(RetryAfter.DEFAULT_MAX);
         }
         Duration d = Duration.ofMillis(Long.parseLong(digits));
         return Optional.of(d.compareTo(RetryAfter.DEFAULT_MAX) > 0 ? RetryAfter.DEFAULT_MAX : d);

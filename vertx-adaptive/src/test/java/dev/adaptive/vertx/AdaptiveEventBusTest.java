@@ -9,10 +9,13 @@ import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -80,5 +83,37 @@ class AdaptiveEventBusTest {
                 .request("nobody-here", "x"));
         assertThat(none).isInstanceOfSatisfying(ReplyException.class,
                 re -> assertThat(re.failureType()).isEqualTo(ReplyFailure.NO_HANDLERS));
+    }
+
+    /** Text whose lower-cased form is longer than itself must not move or lose the wait. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "quota of tenant İSTANBUL exhausted; retry-after=1",
+            "İİİİİİİİİİİİİİİİ quota of tenant İSTANBUL exhausted; retry-after-ms=600"})
+    void aWaitAfterTextWithTheDottedCapitalIPausesTheRequestAndItIsSentAgainAfterIt(String failure, Vertx vertx) {
+        Duration wait = failure.endsWith("=1") ? Duration.ofSeconds(1) : Duration.ofMillis(600);
+        List<Long> arrivals = new CopyOnWriteArrayList<>();
+        Await.result(vertx.eventBus().<String>consumer("tenant-quota", m -> {
+            arrivals.add(System.nanoTime());
+            if (arrivals.size() == 1) {
+                m.fail(RateLimitReply.RATE_LIMITED, failure);
+            } else {
+                m.reply("ok:" + m.body());
+            }
+        }).completion());
+        PauseWatch watch = new PauseWatch();
+        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setStatsAddress(null))
+                .traceListener(watch).build();
+        AdaptiveEventBus bus = AdaptiveEventBus.create(limiter);
+
+        assertThat(Await.result(bus.<String>request("tenant-quota", "x")).body()).isEqualTo("ok:x");
+        assertThat(limiter.limiter().stats().rateLimitEvents()).as("read as a rate limit").isEqualTo(1);
+        assertThat(limiter.limiter().stats().congestionEvents()).as("not as an error").isZero();
+        assertThat(watch.pauses()).as("the wait opened a pause").isEqualTo(1);
+        assertThat(watch.dispatchesInsidePauses()).isZero();
+        assertThat(arrivals).hasSize(2);
+        assertThat(Duration.ofNanos(arrivals.get(1) - arrivals.get(0)))
+                .as("the request is sent again only after the announced wait")
+                .isGreaterThanOrEqualTo(wait);
     }
 }

@@ -83,4 +83,32 @@ class RateLimitReplyTest {
         RateLimitedException own = new RateLimitedException(Duration.ofSeconds(1));
         assertThat(RateLimitReply.rateLimited(own, CLOCK)).containsSame(own);
     }
+
+    @Test
+    void textThatChangesLengthWhenLowerCasedDoesNotMoveTheWait() {
+        // "İ" (U+0130) lower-cases to two chars: a search in lower-cased text lands one char
+        // late in the original per "İ" before the key.
+        assertThat(read(429, "quota of tenant İSTANBUL exhausted; retry-after=30").flatMap(RateLimitedException::retryAfter))
+                .contains(Duration.ofSeconds(30));
+        assertThat(read(429, "İZMİR: retry-after-ms=1500; then İSTANBUL").flatMap(RateLimitedException::retryAfter))
+                .contains(Duration.ofMillis(1500));
+        String many = "İ".repeat(20);
+        assertThat(read(429, many + " retry-after=2").flatMap(RateLimitedException::retryAfter))
+                .as("more \"İ\" than the value is long used to cut past the end")
+                .contains(Duration.ofSeconds(2));
+        assertThat(read(503, many + " RETRY-AFTER-MS=250; " + many).flatMap(RateLimitedException::retryAfter))
+                .contains(Duration.ofMillis(250));
+        assertThat(RateLimitReply.retryAfter(many, CLOCK)).isEmpty();
+    }
+
+    @Test
+    void keysAreAsciiInAnyCaseAndNoLookAlikeStandsForThem() {
+        assertThat(RateLimitReply.retryAfter("ReTrY-aFtEr-Ms=7", CLOCK)).contains(Duration.ofMillis(7));
+        // The long s (U+017F) upper-cases to S, and the Kelvin sign (U+212A) lower-cases to k.
+        assertThat(RateLimitReply.retryAfter("retry-after-m\u017F=7", CLOCK)).isEmpty();
+        assertThat(RateLimitReply.retryAfter("retry-after-m\u017F=7; retry-after=3", CLOCK))
+                .contains(Duration.ofSeconds(3));
+        // Digits of other scripts are not a wait in milliseconds.
+        assertThat(RateLimitReply.retryAfter("retry-after-ms=\u0661\u0662\u0663", CLOCK)).isEmpty();
+    }
 }
