@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  *
  * <p>Implementations must be thread-safe and must not block the caller: every operation
  * returns a stage. The engine ships an in-memory implementation (several limiters in one JVM,
- * and tests); the Vert.x module ships one on cluster shared data.
+ * and tests); the Vert.x module ships one on cluster shared data, and the adaptive-hazelcast
+ * module one on Hazelcast for any JVM of a Hazelcast cluster.
  */
 public interface Coordinator {
 

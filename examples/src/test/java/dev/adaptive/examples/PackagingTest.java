@@ -30,6 +30,7 @@ class PackagingTest {
         "adaptive-core, dev.adaptive.core",
         "camel-adaptive-component, dev.adaptive.camel",
         "vertx-adaptive, dev.adaptive.vertx",
+        "adaptive-hazelcast, dev.adaptive.hazelcast",
     })
     void aPublishedModuleHasItsModuleNameSourcesAndJavadoc(String module, String moduleName) throws IOException {
         Path target = ROOT.resolve(module).resolve("target");
@@ -47,7 +48,8 @@ class PackagingTest {
     void theBomManagesEveryPublishedModuleAtTheProjectVersion() throws IOException {
         String bom = Files.readString(ROOT.resolve("adaptive-bom/pom.xml"));
         assertThat(tag(bom, "version")).isEqualTo(projectVersion());
-        for (String module : new String[] {"adaptive-core", "camel-adaptive-component", "vertx-adaptive"}) {
+        for (String module : new String[] {"adaptive-core", "camel-adaptive-component", "vertx-adaptive",
+            "adaptive-hazelcast"}) {
             assertThat(bom).contains("<artifactId>" + module + "</artifactId>");
         }
         String parent = Files.readString(ROOT.resolve("pom.xml"));

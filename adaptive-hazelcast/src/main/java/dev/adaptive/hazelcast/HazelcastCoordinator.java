@@ -1,0 +1,364 @@
+package dev.adaptive.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.adaptive.fleet.Coordinator;
+import dev.adaptive.fleet.FleetPause;
+import dev.adaptive.fleet.NodeReport;
+import dev.adaptive.time.Cancellable;
+import dev.adaptive.time.Scheduler;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The fleet {@link Coordinator} on Hazelcast 5: every JVM that has a {@link HazelcastInstance}
+ * of one cluster (an embedded member, a lite member or a client) shares one ceiling and one
+ * Retry-After pause per key, with no Vert.x. It only stores and relays; the aggregation rule
+ * is the engine's.
+ *
+ * <p><b>Storage</b>, for prefix {@code p} (default {@value #DEFAULT_PREFIX}):
+ * <ul>
+ *   <li>the {@code IMap<String, String>} {@code p + "reports"} holds one entry per fleet key:
+ *       a JSON array of the live reports, one per (node id, incarnation), each stamped with
+ *       its expiry ({@code now + ttl} by the writer's wall clock). A heartbeat is one entry
+ *       processor on that entry (drop the expired reports, replace this node's, store, return
+ *       the array), so the list it returns is the store right after its write. The stamp
+ *       decides what is live; the map's own TTL on the entry (the latest stamp, plus a whole
+ *       second, in whole seconds, as Hazelcast keeps them) only clears a key whose nodes all
+ *       stopped;</li>
+ *   <li>the {@code IMap<String, String>} {@code p + "pauses"} holds the latest pause per key,
+ *       as JSON, until it ends: a pause never replaces one that ends later, and a node that
+ *       subscribes late still learns of it. Subscribers listen to their key's entry, so a pause
+ *       is relayed only once it is stored.</li>
+ * </ul>
+ * The values are plain JSON strings (any member, client or tool can hold and read them). The
+ * entry processors ({@code dev.adaptive.hazelcast.*Processor}, Java-serialized records that
+ * need nothing but the JDK and Hazelcast) run on the members that own the entries and their
+ * backups, so <b>every data member of the cluster must have this module's jar on its class
+ * path</b> (adaptive-core is not needed there); an embedded member of an application that uses
+ * this coordinator has it already.
+ *
+ * <p>Expiry is judged by the wall clock of the node that writes or reads, so nodes' clocks
+ * should agree within a fraction of the TTL (NTP does this).
+ *
+ * <p><b>Never blocks the caller.</b> Heartbeats, leaves and pauses return stages completed
+ * from Hazelcast's asynchronous calls ({@code IMap.submitToKey}, {@code getAsync}), failed
+ * with a {@link TimeoutException} if Hazelcast has not answered within the operation timeout
+ * (default {@link #DEFAULT_OPERATION_TIMEOUT}). Adding and removing the pause listener are
+ * Hazelcast's only blocking calls here; they run on the builder's executor (default
+ * {@link ForkJoinPool#commonPool()}, as a managed block), and a registration that fails is
+ * tried again a second later until the subscription is closed or the instance stops. Pause
+ * listeners are called on Hazelcast's event threads; one that throws anything is counted in
+ * {@link #listenerFailures()} and does not stop the others.
+ *
+ * <p>A {@code SharedDataCoordinator} of the Vert.x module and this coordinator cannot share a
+ * key, even on one Hazelcast cluster: the Vert.x one keeps one map entry per node under the
+ * cluster manager's lock, and relays pauses on the Vert.x event bus, which this one cannot
+ * reach; each would see only its own kind of node. A Vert.x node clustered by Hazelcast joins
+ * the same fleet as plain-Java and Camel nodes by using this coordinator on its cluster
+ * manager's instance.
+ *
+ * <p>Thread-safe.
+ */
+public final class HazelcastCoordinator implements Coordinator {
+
+    /** Default prefix of the map names: {@value}. */
+    public static final String DEFAULT_PREFIX = "adaptive.fleet.";
+    /** Default bound on waiting for Hazelcast to answer one operation: 5 s. */
+    public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
+
+    /** How long after a failed listener registration it is tried again. */
+    private static final long RESUBSCRIBE_NANOS = Duration.ofSeconds(1).toNanos();
+
+    private final HazelcastInstance hazelcast;
+    private final String prefix;
+    private final Duration operationTimeout;
+    private final long timeoutNanos;
+    private final Clock clock;
+    private final Scheduler scheduler;
+    private final Executor executor;
+    private final IMap<String, String> reports;
+    private final IMap<String, String> pauses;
+    private final String writer = UUID.randomUUID().toString();
+    private final AtomicLong writes = new AtomicLong();
+    private final LongAdder listenerFailures = new LongAdder();
+    private final LongAdder subscriptionFailures = new LongAdder();
+
+    private HazelcastCoordinator(Builder b) {
+        this.hazelcast = b.hazelcast;
+        this.prefix = b.prefix;
+        this.operationTimeout = b.operationTimeout;
+        this.timeoutNanos = b.operationTimeout.toNanos();
+        this.clock = b.clock;
+        this.scheduler = b.scheduler;
+        this.executor = b.executor;
+        this.reports = hazelcast.getMap(prefix + "reports");
+        this.pauses = hazelcast.getMap(prefix + "pauses");
+    }
+
+    /**
+     * @param hazelcast a running member or client of the fleet's cluster
+     * @return a coordinator with the defaults of {@link Builder}
+     */
+    public static HazelcastCoordinator create(HazelcastInstance hazelcast) {
+        return builder(hazelcast).build();
+    }
+
+    /**
+     * @param hazelcast a running member or client of the fleet's cluster
+     * @return a builder
+     */
+    public static Builder builder(HazelcastInstance hazelcast) {
+        return new Builder(hazelcast);
+    }
+
+    /**
+     * @throws IllegalArgumentException if {@code ttl} is not positive
+     */
+    @Override
+    public CompletionStage<List<NodeReport>> heartbeat(String key, NodeReport report, Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(report, "report");
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("ttl must be positive: " + ttl);
+        }
+        long now = clock.millis();
+        long expiresAt = saturatedAdd(now, Math.max(1, saturatedMillis(ttl)));
+        long seq = writes.incrementAndGet();
+        HeartbeatProcessor step = new HeartbeatProcessor(ReportCodec.encode(report, expiresAt, writer, seq),
+                report.nodeId(), report.incarnation(), writer, seq, now, expiresAt);
+        return bounded("heartbeat", key, () -> reports.submitToKey(key, step))
+                .thenApply(array -> ReportCodec.live(array, now));
+    }
+
+    @Override
+    public CompletionStage<Void> leave(String key, String nodeId) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(nodeId, "nodeId");
+        LeaveProcessor step = new LeaveProcessor(nodeId, clock.millis());
+        return bounded("leave", key, () -> reports.submitToKey(key, step));
+    }
+
+    @Override
+    public CompletionStage<Void> publishPause(String key, FleetPause pause) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(pause, "pause");
+        long live = saturatedMillis(Duration.between(clock.instant(), pause.until()));
+        if (live <= 0) {
+            return CompletableFuture.completedFuture(null); // already over: nothing to share
+        }
+        PauseProcessor step = new PauseProcessor(ReportCodec.encode(pause), pause.until(), live);
+        return bounded("publishPause", key, () -> pauses.submitToKey(key, step)).thenApply(stored -> null);
+    }
+
+    /**
+     * Returns at once; the listener is registered on the executor and, once registered, the
+     * stored pause of the key (if it has not ended) is read and delivered, so that a pause
+     * published before the registration took effect is not missed. A pause may be delivered
+     * twice; a pause never shortens another.
+     */
+    @Override
+    public AutoCloseable subscribePauses(String key, Consumer<FleetPause> listener) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(listener, "listener");
+        PauseSubscription subscription = new PauseSubscription(this, key, listener);
+        subscription.start();
+        return subscription;
+    }
+
+    /** @return how many pause listeners threw (each such failure is otherwise ignored) */
+    public long listenerFailures() {
+        return listenerFailures.sum();
+    }
+
+    /** @return how many pause-listener registrations failed (each is tried again a second later) */
+    public long subscriptionFailures() {
+        return subscriptionFailures.sum();
+    }
+
+    /** @return the name of the map of reports, one entry per fleet key: configure its backups here */
+    public String reportsMapName() {
+        return reports.getName();
+    }
+
+    /** @return the name of the map of pauses, one entry per fleet key */
+    public String pausesMapName() {
+        return pauses.getName();
+    }
+
+    /** @return the bound on waiting for one operation */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "HazelcastCoordinator[instance=" + hazelcast.getName() + ", prefix=" + prefix + "]";
+    }
+
+    // ---- for PauseSubscription -------------------------------------------------------------
+
+    IMap<String, String> pausesMap() {
+        return pauses;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    Executor executor() {
+        return executor;
+    }
+
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
+    long resubscribeNanos() {
+        return RESUBSCRIBE_NANOS;
+    }
+
+    void listenerFailed() {
+        listenerFailures.increment();
+    }
+
+    void subscriptionFailed() {
+        subscriptionFailures.increment();
+    }
+
+    // ---- bounded stages ---------------------------------------------------------------------
+
+    private <T> CompletableFuture<T> bounded(String what, String key, Supplier<CompletionStage<T>> call) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        CompletionStage<T> stage;
+        try {
+            stage = call.get();
+        } catch (RuntimeException e) {
+            out.completeExceptionally(e); // the instance is shutting down, say
+            return out;
+        }
+        Cancellable timer = scheduler.schedule(() -> out.completeExceptionally(new TimeoutException(
+                what + " on key '" + key + "' not answered within " + operationTimeout)), timeoutNanos);
+        stage.whenComplete((value, error) -> {
+            timer.cancel();
+            if (error != null) {
+                out.completeExceptionally(error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error);
+            } else {
+                out.complete(value);
+            }
+        });
+        return out;
+    }
+
+    private static long saturatedMillis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException overflow) {
+            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /**
+     * Configures a {@link HazelcastCoordinator}. Not thread-safe. Every option is checked when
+     * set, with an {@link IllegalArgumentException} naming it and the value.
+     */
+    public static final class Builder {
+        private final HazelcastInstance hazelcast;
+        private String prefix = DEFAULT_PREFIX;
+        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
+        private Clock clock = Clock.systemUTC();
+        private Scheduler scheduler = Scheduler.system();
+        private Executor executor = ForkJoinPool.commonPool();
+
+        private Builder(HazelcastInstance hazelcast) {
+            this.hazelcast = Objects.requireNonNull(hazelcast, "hazelcast");
+        }
+
+        /**
+         * @param prefix prefix of the two map names, may be empty; default {@value #DEFAULT_PREFIX}
+         * @return this builder
+         */
+        public Builder prefix(String prefix) {
+            if (prefix == null) {
+                throw new IllegalArgumentException("prefix must not be null");
+            }
+            this.prefix = prefix;
+            return this;
+        }
+
+        /**
+         * @param timeout bound on waiting for Hazelcast to answer one heartbeat, leave or
+         *                pause, positive, at most a day; default 5 s. Keep it below the
+         *                fleet's heartbeat period, so that a heartbeat the cluster does not
+         *                answer is an outage at once rather than at the next heartbeat.
+         * @return this builder
+         */
+        public Builder operationTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("operationTimeout must be positive and at most 1 day: " + timeout);
+            }
+            this.operationTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param clock the wall clock that stamps and judges expiries; default
+         *              {@link Clock#systemUTC()}
+         * @return this builder
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @param scheduler times out operations and retries failed listener registrations;
+         *                  default {@link Scheduler#system()}
+         * @return this builder
+         */
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * @param executor runs Hazelcast's blocking listener registrations and removals;
+         *                 default {@link ForkJoinPool#commonPool()}
+         * @return this builder
+         */
+        public Builder executor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * Gets the two map proxies from the instance (Hazelcast creates them on first use).
+         *
+         * @return the coordinator
+         */
+        public HazelcastCoordinator build() {
+            return new HazelcastCoordinator(this);
+        }
+    }
+}

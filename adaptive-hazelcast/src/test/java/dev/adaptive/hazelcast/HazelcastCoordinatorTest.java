@@ -1,0 +1,280 @@
+package dev.adaptive.hazelcast;
+
+import com.hazelcast.core.EntryView;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.adaptive.fleet.FleetPause;
+import dev.adaptive.fleet.NodeReport;
+import dev.adaptive.time.VirtualTime;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.AbstractMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The coordinator's contract on a one-member cluster, with a wall clock the test moves (the
+ * fleet tests run it on three members). Each test uses a prefix of its own.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HazelcastCoordinatorTest {
+
+    private static final Duration TTL = Duration.ofSeconds(2);
+    private static final Instant EPOCH = Instant.parse("2030-01-01T00:00:00Z");
+
+    private static TestCluster cluster;
+    private static HazelcastInstance hz;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.start(1);
+        hz = cluster.member(0);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static <T> T await(CompletionStage<T> stage) {
+        return stage.toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    private static String prefix() {
+        return "t" + UUID.randomUUID() + ".";
+    }
+
+    private static HazelcastCoordinator coordinator(String prefix, Clock clock) {
+        return HazelcastCoordinator.builder(hz).prefix(prefix).clock(clock).build();
+    }
+
+    private static NodeReport report(String node, String incarnation, int limit, Clock clock) {
+        return new NodeReport(node, incarnation, limit, 0, clock.instant());
+    }
+
+    @Test
+    void aHeartbeatReturnsEveryLiveReportIncludingItsOwnAndDropsThosePastTheirStampedTtl() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        HazelcastCoordinator c = coordinator(prefix(), clock);
+        await(c.heartbeat("api", report("b", "b1", 7, clock), TTL));
+        List<NodeReport> live = await(c.heartbeat("api", report("a", "a1", 5, clock), TTL));
+        assertThat(live).extracting(NodeReport::nodeId).containsExactly("a", "b");
+        assertThat(live.get(1).localLimit()).isEqualTo(7);
+        assertThat(live.get(1).reportedAt()).isEqualTo(clock.instant());
+        NodeReport claiming = new NodeReport("c \"quoted\" \\ \u00e9\n", "c1", 9, 2, 4, clock.instant());
+        assertThat(await(c.heartbeat("api", claiming, TTL))).as("every field survives the store").contains(claiming);
+        assertThat(await(c.heartbeat("other", report("z", "z1", 1, clock), TTL))).as("keys are separate").hasSize(1);
+        time.advance(Duration.ofMillis(1_500));
+        await(c.heartbeat("api", report("a", "a1", 5, clock), TTL));
+        time.advance(Duration.ofMillis(600)); // b's and c's reports are now 2.1 s old
+        assertThat(await(c.heartbeat("api", report("a", "a1", 6, clock), TTL)))
+                .singleElement().satisfies(r -> assertThat(r.localLimit()).isEqualTo(6));
+    }
+
+    @Test
+    void theStoreIsOnePlainJsonStringPerKeyThatTheMapKeepsAWholeSecondPastTheLatestStamp() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        HazelcastCoordinator c = coordinator(prefix, clock);
+        await(c.heartbeat("api", report("a", "a1", 5, clock), Duration.ofMillis(1_500)));
+        await(c.heartbeat("api", report("b", "b1", 5, clock), Duration.ofMillis(500)));
+        IMap<String, String> reports = hz.getMap(prefix + "reports");
+        assertThat(c.reportsMapName()).isEqualTo(prefix + "reports");
+        assertThat(reports.get("api")).startsWith("[{\"nodeId\":\"a\",\"incarnation\":\"a1\",\"localLimit\":5")
+                .contains("\"expiresAt\":" + (EPOCH.toEpochMilli() + 1_500));
+        EntryView<String, String> view = reports.getEntryView("api");
+        // Latest stamp 1.5 s ahead: 2 s in whole seconds, plus one.
+        assertThat(view.getTtl()).isEqualTo(3_000);
+    }
+
+    @Test
+    void unreadableValuesAreSkippedNeverFatal() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        HazelcastCoordinator c = coordinator(prefix, clock);
+        IMap<String, String> reports = hz.getMap(prefix + "reports");
+        reports.put("garbage", "not json at all");
+        assertThat(await(c.heartbeat("garbage", report("a", "a1", 5, clock), TTL))).extracting(NodeReport::nodeId)
+                .containsExactly("a");
+        String good = reports.get("garbage");
+        reports.put("garbage", good.substring(0, good.length() - 1) + ",{\"nodeId\":\"x\",\"expiresAt\":\"soon\"},"
+                + "{\"nodeId\":\"y\",\"incarnation\":\"y1\",\"localLimit\":0,\"inflight\":0,\"claim\":0,"
+                + "\"reportedAt\":\"2030-01-01T00:00:00Z\",\"expiresAt\":" + (EPOCH.toEpochMilli() + 60_000) + "}]");
+        assertThat(await(c.heartbeat("garbage", report("b", "b1", 5, clock), TTL))).as("x and y do not read as reports")
+                .extracting(NodeReport::nodeId).containsExactly("a", "b");
+        hz.<String, String>getMap(prefix + "pauses").put("api", "{\"origin\":");
+        CompletableFuture<FleetPause> heard = new CompletableFuture<>();
+        c.subscribePauses("api", heard::complete);
+        FleetPause pause = new FleetPause("n", clock.instant().plusSeconds(30));
+        await(c.publishPause("api", pause));
+        assertThat(await(heard)).as("an unreadable stored pause is replaced").isEqualTo(pause);
+    }
+
+    @Test
+    void twoIncarnationsOfOneIdStayVisibleAndLeaveRemovesThemAll() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        HazelcastCoordinator c = coordinator(prefix, clock);
+        await(c.heartbeat("api", report("dup", "first", 3, clock), TTL));
+        await(c.heartbeat("api", report("dup", "second", 4, clock), TTL));
+        assertThat(await(c.heartbeat("api", report("x", "x1", 2, clock), TTL)))
+                .extracting(NodeReport::incarnation).containsExactly("first", "second", "x1");
+        await(c.leave("api", "dup"));
+        assertThat(await(c.heartbeat("api", report("x", "x1", 2, clock), TTL)))
+                .extracting(NodeReport::nodeId).containsExactly("x");
+        await(c.leave("api", "x"));
+        assertThat(hz.getMap(prefix + "reports").containsKey("api")).as("the last leave removes the entry").isFalse();
+        await(c.leave("api", "nobody"));
+    }
+
+    @Test
+    void aLateHeartbeatOfOneWriterNeverReplacesItsLaterReport() {
+        // A heartbeat the caller timed out on may still land after the next one.
+        long now = EPOCH.toEpochMilli();
+        NodeReport older = new NodeReport("a", "a1", 5, 0, 0, EPOCH);
+        NodeReport newer = new NodeReport("a", "a1", 5, 3, 3, EPOCH);
+        HeartbeatProcessor second = new HeartbeatProcessor(ReportCodec.encode(newer, now + 2_000, "w", 2),
+                "a", "a1", "w", 2, now, now + 2_000);
+        HeartbeatProcessor first = new HeartbeatProcessor(ReportCodec.encode(older, now + 2_000, "w", 1),
+                "a", "a1", "w", 1, now, now + 2_000);
+        Map.Entry<String, String> entry = new AbstractMap.SimpleEntry<>("api", null);
+        second.process(entry);
+        String returned = first.process(entry);
+        assertThat(ReportCodec.live(returned, now)).containsExactly(newer);
+        assertThat(ReportCodec.live(entry.getValue(), now)).containsExactly(newer);
+        HeartbeatProcessor otherWriter = new HeartbeatProcessor(ReportCodec.encode(older, now + 2_000, "v", 1),
+                "a", "a1", "v", 1, now, now + 2_000);
+        otherWriter.process(entry);
+        assertThat(ReportCodec.live(entry.getValue(), now)).as("another writer's report replaces it").containsExactly(older);
+    }
+
+    @Test
+    void anOperationHazelcastDoesNotAnswerFailsWithinTheOperationTimeout() throws Exception {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        HazelcastCoordinator c = HazelcastCoordinator.builder(hz).prefix(prefix).clock(clock)
+                .operationTimeout(Duration.ofMillis(300)).build();
+        IMap<String, String> reports = hz.getMap(prefix + "reports");
+        // An entry processor on a key locked by another thread waits for the lock.
+        CompletableFuture.runAsync(() -> reports.lock("api")).get(10, TimeUnit.SECONDS);
+        try {
+            CompletableFuture<List<NodeReport>> stage = c.heartbeat("api", report("a", "a1", 5, clock), TTL)
+                    .toCompletableFuture();
+            assertThatThrownBy(() -> stage.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(TimeoutException.class)
+                    .hasMessageContaining("heartbeat on key 'api' not answered within PT0.3S");
+        } finally {
+            reports.forceUnlock("api");
+        }
+        assertThat(await(c.heartbeat("api", report("a", "a1", 5, clock), TTL))).hasSize(1);
+    }
+
+    @Test
+    void aPauseReachesEverySubscriberAndALateOneCatchesUpButNeverAnEarlierPause() throws Exception {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        HazelcastCoordinator publisher = coordinator(prefix, clock);
+        HazelcastCoordinator other = coordinator(prefix, clock);
+        List<FleetPause> first = new CopyOnWriteArrayList<>();
+        CompletableFuture<FleetPause> got = new CompletableFuture<>();
+        AutoCloseable sub = other.subscribePauses("api", p -> {
+            first.add(p);
+            got.complete(p);
+        });
+        FleetPause later = new FleetPause("n1", clock.instant().plusSeconds(30));
+        await(publisher.publishPause("api", later));
+        assertThat(await(got)).as("heard live, or from the store once registered").isEqualTo(later);
+        await(publisher.publishPause("api", new FleetPause("n2", clock.instant().plusSeconds(5))));
+        CompletableFuture<FleetPause> caughtUp = new CompletableFuture<>();
+        AutoCloseable late = other.subscribePauses("api", caughtUp::complete);
+        assertThat(await(caughtUp)).as("the stored pause is the later one").isEqualTo(later);
+        sub.close();
+        late.close();
+        sub.close();
+        await(publisher.publishPause("api", new FleetPause("n3", clock.instant().plusSeconds(60))));
+        assertThat(first).as("no earlier pause relayed, nothing after close").containsOnly(later);
+    }
+
+    @Test
+    void aListenerThatThrowsAnythingIsCountedAndTheOthersStillHear() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        HazelcastCoordinator c = coordinator(prefix(), clock);
+        CompletableFuture<FleetPause> threw = new CompletableFuture<>();
+        c.subscribePauses("api", p -> {
+            threw.complete(p);
+            throw new StackOverflowError("a listener's own failure");
+        });
+        CompletableFuture<FleetPause> heard = new CompletableFuture<>();
+        c.subscribePauses("api", heard::complete);
+        FleetPause pause = new FleetPause("n1", clock.instant().plusSeconds(30));
+        await(c.publishPause("api", pause));
+        assertThat(await(heard)).isEqualTo(pause);
+        await(threw);
+        Until.met("the failure counted", Duration.ofSeconds(10), () -> c.listenerFailures() >= 1);
+    }
+
+    @Test
+    void aPauseAlreadyOverIsNotShared() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        HazelcastCoordinator c = coordinator(prefix, clock);
+        await(c.publishPause("api", new FleetPause("n1", clock.instant().minusSeconds(1))));
+        await(c.publishPause("api", new FleetPause("n1", clock.instant())));
+        assertThat(hz.getMap(prefix + "pauses").containsKey("api")).isFalse();
+    }
+
+    @Test
+    void badArgumentsAreRejectedNamingTheOption() {
+        assertThatThrownBy(() -> HazelcastCoordinator.builder(hz).operationTimeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout").hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> HazelcastCoordinator.builder(hz).operationTimeout(Duration.ofDays(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operationTimeout");
+        assertThatThrownBy(() -> HazelcastCoordinator.builder(hz).prefix(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("prefix");
+        HazelcastCoordinator c = HazelcastCoordinator.create(hz);
+        assertThat(c.reportsMapName()).isEqualTo("adaptive.fleet.reports");
+        assertThat(c.pausesMapName()).isEqualTo("adaptive.fleet.pauses");
+        assertThat(c.operationTimeout()).isEqualTo(HazelcastCoordinator.DEFAULT_OPERATION_TIMEOUT);
+        assertThatThrownBy(() -> c.heartbeat("k", new NodeReport("a", "i", 1, 0, Instant.now()), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
+    }
+
+    @Test
+    void aStoppedInstanceFailsTheStageInsteadOfThrowing() throws Exception {
+        try (TestCluster alone = TestCluster.start(1)) {
+            HazelcastCoordinator c = HazelcastCoordinator.create(alone.member(0));
+            alone.terminate(0);
+            CompletableFuture<List<NodeReport>> stage = c.heartbeat("api",
+                    new NodeReport("a", "a1", 1, 0, Instant.now()), TTL).toCompletableFuture();
+            assertThatThrownBy(() -> stage.get(10, TimeUnit.SECONDS)).isInstanceOf(java.util.concurrent.ExecutionException.class);
+            assertThat(c.leave("api", "a").toCompletableFuture()).failsWithin(Duration.ofSeconds(10));
+            AutoCloseable sub = c.subscribePauses("api", p -> { });
+            Until.met("the registration failure counted", Duration.ofSeconds(10), () -> c.subscriptionFailures() >= 1);
+            sub.close();
+        }
+    }
+}
