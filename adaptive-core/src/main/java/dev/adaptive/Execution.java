@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.trace.TraceEvent;
@@ -144,7 +145,7 @@ public final class Execution<R> {
         }
         Duration timeout = executor.taskTimeout();
         if (timeout != null) {
-            a.timer = core.scheduler().schedule(a::onTimeout, LimiterCore.saturatedNanos(timeout));
+            a.timer = core.scheduler().schedule(a::onTimeout, Nanos.of(timeout));
         }
         CompletionStage<R> stage;
         try {
@@ -217,7 +218,7 @@ public final class Execution<R> {
                 acquireAndRun();
             } else {
                 delay = policy.delayBeforeRetry(rateLimitRetriesUsed);
-                readyAt = now + LimiterCore.saturatedNanos(delay);
+                readyAt = now + Nanos.of(delay);
                 emitRetry(now, a.number, cause, delay, readyAt, true);
                 scheduleRetry(delay);
             }
@@ -229,12 +230,12 @@ public final class Execution<R> {
         }
         retriesUsed++;
         Duration delay = policy.delayBeforeRetry(retriesUsed);
-        emitRetry(now, a.number, cause, delay, now + LimiterCore.saturatedNanos(delay), false);
+        emitRetry(now, a.number, cause, delay, now + Nanos.of(delay), false);
         scheduleRetry(delay);
     }
 
     private void scheduleRetry(Duration delay) {
-        long nanos = LimiterCore.saturatedNanos(delay);
+        long nanos = Nanos.of(delay);
         if (nanos <= 0) {
             acquireAndRun();
             return;

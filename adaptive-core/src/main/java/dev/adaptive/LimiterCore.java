@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Sample;
@@ -81,8 +82,8 @@ final class LimiterCore {
         this.scheduler = scheduler;
         this.adapt = adapt;
         this.maxWaiters = maxWaiters;
-        this.waitTimeoutNanos = waitTimeout == null ? 0 : saturatedNanos(waitTimeout);
-        this.maxRetryAfterNanos = saturatedNanos(maxRetryAfter);
+        this.waitTimeoutNanos = waitTimeout == null ? 0 : Nanos.of(waitTimeout);
+        this.maxRetryAfterNanos = Nanos.of(maxRetryAfter);
         this.traceListeners = traceListeners.toArray(new TraceListener[0]);
         this.limitListeners = limitListeners.toArray(new LimitChangeListener[0]);
         LimitState initial = algorithm.initialState();
@@ -321,7 +322,7 @@ final class LimiterCore {
     }
 
     private void pauseFor(Duration retryAfter, long now) {
-        long wait = Math.min(saturatedNanos(retryAfter), maxRetryAfterNanos);
+        long wait = Math.min(Nanos.of(retryAfter), maxRetryAfterNanos);
         openPause(now, now + wait);
     }
 
@@ -491,14 +492,6 @@ final class LimiterCore {
 
     boolean tracing() {
         return traceListeners.length > 0;
-    }
-
-    static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
     }
 
     private static final class Waiter {

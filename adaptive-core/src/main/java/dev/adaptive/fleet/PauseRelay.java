@@ -1,6 +1,7 @@
 package dev.adaptive.fleet;
 
 import dev.adaptive.Limiter;
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
 
@@ -110,7 +111,7 @@ final class PauseRelay {
             return;
         }
         long now = ticker.nanoTime();
-        long delta = saturatedNanos(Duration.between(clock.instant(), pause.until()));
+        long delta = Nanos.of(Duration.between(clock.instant(), pause.until()));
         if (delta <= 0) {
             return;
         }
@@ -132,13 +133,5 @@ final class PauseRelay {
         }
         received.increment();
         emit.accept(new FleetEvent.PauseReceived(now, pause, until));
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
     }
 }

@@ -8,6 +8,7 @@ import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.RejectedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskTimeoutException;
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
@@ -86,7 +87,7 @@ final class QueueCore {
         this.scheduler = cfg.scheduler();
         this.retryPolicy = cfg.retryPolicy();
         this.intervalNanos = cfg.intervalNanos();
-        this.taskTimeoutNanos = cfg.taskTimeout() == null ? 0 : saturatedNanos(cfg.taskTimeout());
+        this.taskTimeoutNanos = cfg.taskTimeout() == null ? 0 : Nanos.of(cfg.taskTimeout());
         this.traceListeners = cfg.traceListeners().toArray(new TraceListener[0]);
         this.pacer = new Pacer(intervalNanos, cfg.evenlySpaced());
         this.rates = new RateController(cfg, scheduler, this::onWindowEnd, pacer, outbox, listenerFailures);
@@ -365,7 +366,7 @@ final class QueueCore {
             retried++;
             Duration delay = retryPolicy.delayBeforeRetry(job.retriesUsed);
             emitLocked(new TraceEvent.Retry(now, job.index, a.number, cause, delay,
-                    now + saturatedNanos(delay), false));
+                    now + Nanos.of(delay), false));
             delayRetryLocked(job, delay, now);
         } else {
             failLocked(job, cause);
@@ -389,7 +390,7 @@ final class QueueCore {
             readyRetries.add(job);
         } else {
             Duration delay = retryPolicy.delayBeforeRetry(job.rateLimitRetriesUsed);
-            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, delay, now + saturatedNanos(delay), true));
+            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, delay, now + Nanos.of(delay), true));
             delayRetryLocked(job, delay, now);
         }
     }
@@ -403,7 +404,7 @@ final class QueueCore {
 
     /** @return the end of the Retry-After pause, which may already have been later */
     private long openRetryAfterLocked(long now, Duration wait) {
-        long until = saturatedAdd(now, saturatedNanos(wait));
+        long until = Nanos.plus(now, Nanos.of(wait));
         if (!rateLimited || until - rateLimitedUntil > 0) {
             rateLimited = true;
             rateLimitedUntil = until;
@@ -415,7 +416,7 @@ final class QueueCore {
     // ---- delayed retries -----------------------------------------------------------------
 
     private void delayRetryLocked(Job<?> job, Duration delay, long now) {
-        long nanos = saturatedNanos(delay);
+        long nanos = Nanos.of(delay);
         if (nanos <= 0) {
             readyRetries.add(job);
         } else {
@@ -471,7 +472,7 @@ final class QueueCore {
         }
         if (d.shouldBackOff() && cfg.backOff()) {
             backingOff = true;
-            backOffUntil = saturatedAdd(now, intervalNanos);
+            backOffUntil = Nanos.plus(now, intervalNanos);
         }
         return true;
     }
@@ -697,18 +698,5 @@ final class QueueCore {
                 listenerFailures.increment();
             }
         }
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
 }

@@ -1,5 +1,7 @@
 package dev.adaptive.retry;
 
+import dev.adaptive.internal.Nanos;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.DoubleSupplier;
@@ -128,7 +130,7 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
             throw new IllegalArgumentException("retry must be >= 1: " + retry);
         }
         Objects.requireNonNull(random, "random");
-        long capNanos = saturatedNanos(maxDelay);
+        long capNanos = Nanos.of(maxDelay);
         long nanos = Math.min(unjitteredNanos(retry), capNanos);
         if (jitter > 0) {
             double r = draw(random);
@@ -142,7 +144,7 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
     }
 
     private long unjitteredNanos(int retry) {
-        long base = saturatedNanos(minDelay);
+        long base = Nanos.of(minDelay);
         return switch (kind) {
             case CONSTANT -> base;
             case LINEAR -> base > Long.MAX_VALUE / retry ? Long.MAX_VALUE : base * retry;
@@ -165,13 +167,5 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
             return Double.NaN;
         }
         return r >= 0 && r < 1 ? r : Double.NaN;
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return Long.MAX_VALUE;
-        }
     }
 }
