@@ -294,9 +294,9 @@ final class QueueCore {
             if (stage == null) {
                 throw new NullPointerException("task returned a null CompletionStage");
             }
-        } catch (VirtualMachineError fatal) {
-            throw fatal;
         } catch (Throwable t) {
+            // Anything, a StackOverflowError from the task's own recursion included, is this
+            // attempt's failure, as in the pool: the task was accepted, so its future must end.
             settle(a, null, t);
             return;
         }
@@ -470,7 +470,9 @@ final class QueueCore {
             haltLocked(e, now);
             return false;
         }
-        if (d.shouldBackOff() && cfg.backOff()) {
+        // A window in which nothing started or settled is no news: backing off on it would renew
+        // the back-off for ever (an interval of back-off is itself such a window).
+        if (d.shouldBackOff() && cfg.backOff() && w.sawAnything()) {
             backingOff = true;
             backOffUntil = Nanos.plus(now, intervalNanos);
         }
