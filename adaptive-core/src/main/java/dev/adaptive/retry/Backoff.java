@@ -119,8 +119,8 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
      *
      * @param retry  1 for the first retry
      * @param random the source of jitter, read once and only if {@code jitter > 0}; a value
-     *               that is NaN or outside [0, 1), or a {@link RuntimeException} it throws,
-     *               means "no jitter" for this delay
+     *               that is NaN or outside [0, 1), or anything it throws (an {@code Error}
+     *               included), means "no jitter" for this delay
      * @return the delay, within [0, maxDelay]
      * @throws IllegalArgumentException if {@code retry < 1}
      * @throws NullPointerException     if {@code random} is null
@@ -163,7 +163,8 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
         double r;
         try {
             r = random.getAsDouble();
-        } catch (RuntimeException misbehaving) {
+        } catch (Throwable misbehaving) {
+            // Anything, an Error included: one delay without jitter beats a task lost.
             return Double.NaN;
         }
         return r >= 0 && r < 1 ? r : Double.NaN;
