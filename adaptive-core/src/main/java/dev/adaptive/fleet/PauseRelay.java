@@ -55,7 +55,7 @@ final class PauseRelay {
         limiter.addRatePauseListener(hook);
         try {
             subscription = coordinator.subscribePauses(key, this::onFleetPause);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             limiter.removeRatePauseListener(hook);
             throw e;
         }
@@ -68,7 +68,7 @@ final class PauseRelay {
             if (subscription != null) {
                 subscription.close();
             }
-        } catch (Exception ignored) {
+        } catch (Throwable ignored) {
             // Nothing to undo: a closed relay ignores deliveries.
         }
     }
@@ -101,7 +101,7 @@ final class PauseRelay {
         emit.accept(new FleetEvent.PausePublished(now, p));
         try {
             coordinator.publishPause(key, p);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             failures.increment();
         }
     }

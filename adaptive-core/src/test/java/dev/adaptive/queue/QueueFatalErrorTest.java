@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -46,16 +47,16 @@ class QueueFatalErrorTest extends QueueFixture {
         for (int i = 0; i < 3; i++) {
             before.add(q.submit(task(Duration.ofMillis(10))));
         }
-        CompletableFuture<Object>[] failing = new CompletableFuture[1];
-        assertThatCode(() -> failing[0] = q.submit(throwing(soe))).doesNotThrowAnyException();
+        AtomicReference<CompletableFuture<Object>> failing = new AtomicReference<>();
+        assertThatCode(() -> failing.set(q.submit(throwing(soe)))).doesNotThrowAnyException();
         List<CompletableFuture<Object>> after = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             after.add(q.submit(task(Duration.ofMillis(10))));
         }
         CompletableFuture<Void> idle = q.awaitIdle();
         time.runUntilIdle();
-        assertThat(failing[0]).isCompletedExceptionally();
-        assertThat(failing[0].handle((v, e) -> e).join()).isSameAs(soe);
+        assertThat(failing.get()).isCompletedExceptionally();
+        assertThat(failing.get().handle((v, e) -> e).join()).isSameAs(soe);
         assertThat(before).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
         assertThat(after).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
         assertThat(idle).isCompleted();
