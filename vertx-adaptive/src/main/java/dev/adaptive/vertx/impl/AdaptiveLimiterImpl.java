@@ -145,8 +145,9 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                     Outcome o = null;
                     try {
                         o = first.classify(result, error);
-                    } catch (RuntimeException broken) {
-                        // falls back to the limiter's own classifier, as the engine does for its own
+                    } catch (Throwable broken) {
+                        // Anything, an Error included: falls back to the limiter's own
+                        // classifier, as the engine does for its own. Rethrown, it would skip it.
                     }
                     return o != null ? o : base.classify(result, error);
                 })
