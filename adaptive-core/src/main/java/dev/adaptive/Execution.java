@@ -213,12 +213,12 @@ public final class Execution<R> {
                 // shortens the wait the server asked for.
                 long until = core.pausedUntilNanos();
                 readyAt = Math.max(now, until);
-                delay = Duration.ofNanos(readyAt - now);
+                delay = Duration.ofNanos(Nanos.between(now, readyAt));
                 emitRetry(now, a.number, cause, delay, readyAt, true);
                 acquireAndRun();
             } else {
                 delay = policy.delayBeforeRetry(rateLimitRetriesUsed);
-                readyAt = now + Nanos.of(delay);
+                readyAt = Nanos.plus(now, Nanos.of(delay));
                 emitRetry(now, a.number, cause, delay, readyAt, true);
                 scheduleRetry(delay);
             }
@@ -230,7 +230,7 @@ public final class Execution<R> {
         }
         retriesUsed++;
         Duration delay = policy.delayBeforeRetry(retriesUsed);
-        emitRetry(now, a.number, cause, delay, now + Nanos.of(delay), false);
+        emitRetry(now, a.number, cause, delay, Nanos.plus(now, Nanos.of(delay)), false);
         scheduleRetry(delay);
     }
 

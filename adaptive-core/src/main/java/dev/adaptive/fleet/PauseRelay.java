@@ -96,7 +96,7 @@ final class PauseRelay {
             }
         }
         long now = ticker.nanoTime();
-        FleetPause p = new FleetPause(nodeId, clock.instant().plusNanos(pause.untilNanos() - now));
+        FleetPause p = new FleetPause(nodeId, clock.instant().plusNanos(Nanos.between(now, pause.untilNanos())));
         published.increment();
         emit.accept(new FleetEvent.PausePublished(now, p));
         try {
@@ -115,8 +115,8 @@ final class PauseRelay {
         if (delta <= 0) {
             return;
         }
-        // Far enough from overflow; the limiter caps it at maxRetryAfter anyway.
-        long until = now + Math.min(delta, Long.MAX_VALUE / 4);
+        // Saturated; the limiter caps it at maxRetryAfter anyway.
+        long until = Nanos.plus(now, delta);
         synchronized (lock) {
             if (!remoteApplied || until - appliedRemoteUntil > 0) {
                 appliedRemoteUntil = until;

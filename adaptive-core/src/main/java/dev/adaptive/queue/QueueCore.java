@@ -366,7 +366,7 @@ final class QueueCore {
             retried++;
             Duration delay = retryPolicy.delayBeforeRetry(job.retriesUsed);
             emitLocked(new TraceEvent.Retry(now, job.index, a.number, cause, delay,
-                    now + Nanos.of(delay), false));
+                    Nanos.plus(now, Nanos.of(delay)), false));
             delayRetryLocked(job, delay, now);
         } else {
             failLocked(job, cause);
@@ -386,11 +386,13 @@ final class QueueCore {
         retried++;
         if (!wait.isZero()) {
             // The hold keeps it back; no jitter may shorten the wait the server asked for.
-            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, Duration.ofNanos(until - now), until, true));
+            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, Duration.ofNanos(Nanos.between(now, until)),
+                    until, true));
             readyRetries.add(job);
         } else {
             Duration delay = retryPolicy.delayBeforeRetry(job.rateLimitRetriesUsed);
-            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, delay, now + Nanos.of(delay), true));
+            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, delay, Nanos.plus(now, Nanos.of(delay)),
+                    true));
             delayRetryLocked(job, delay, now);
         }
     }
