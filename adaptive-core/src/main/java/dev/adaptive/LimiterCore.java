@@ -178,25 +178,18 @@ final class LimiterCore {
         Waiter w = new Waiter();
         waiting.incrementAndGet();
         waiters.offer(w);
-        // A waiter that leaves early (timeout, cancel) marks itself gone; one the drain or an
-        // abort took first is not counted twice.
-        w.future.whenComplete((lease, error) -> {
-            if (error != null) {
-                leave(w);
-            }
-        });
         if (waitTimeoutNanos > 0) {
-            w.timeout = scheduler.schedule(() -> w.future.completeExceptionally(new AcquireTimeoutException(
+            w.timeout = scheduler.schedule(() -> w.completeExceptionally(new AcquireTimeoutException(
                     "limiter '" + name + "': no slot within waitTimeout=" + Duration.ofNanos(waitTimeoutNanos))),
                     waitTimeoutNanos);
         }
         // The state may have changed between the check and the enqueue.
         LimiterState now = state;
         if (now == LimiterState.ABORTED) {
-            w.future.completeExceptionally(closed(now));
+            w.completeExceptionally(closed(now));
         }
         drain();
-        return w.future;
+        return w;
     }
 
     /** @return the new in-flight count, or -1 if full */
@@ -220,7 +213,7 @@ final class LimiterCore {
     }
 
     private void leave(Waiter w) {
-        if (!w.leave()) {
+        if (!w.markGone()) {
             return;
         }
         waiting.decrementAndGet();
@@ -259,7 +252,7 @@ final class LimiterCore {
     private Waiter takeNext() {
         Waiter w;
         while ((w = waiters.poll()) != null) {
-            if (w.take()) {
+            if (w.markTaken()) {
                 return w;
             }
         }
@@ -284,10 +277,11 @@ final class LimiterCore {
                 }
                 waiting.decrementAndGet();
                 LeaseImpl lease = new LeaseImpl(this, ticker.nanoTime(), n);
-                if (w.timeout != null) {
-                    w.timeout.cancel();
+                Cancellable t = w.timeout;
+                if (t != null) {
+                    t.cancel();
                 }
-                if (!w.future.complete(lease)) {
+                if (!w.complete(lease)) {
                     // Timed out or cancelled in the meantime: the slot goes back, unsampled.
                     lease.giveBack();
                 }
@@ -550,7 +544,9 @@ final class LimiterCore {
         synchronized (this) {
             state = LimiterState.ABORTED;
         }
-        // O(n): each waiter is taken once, and its failure callback finds it taken.
+        // O(n): each waiter is taken once, and its failure callback finds it taken. One
+        // exception for all: filling in a stack trace per waiter cost more than the rest.
+        LimiterClosedException aborted = null;
         Waiter w;
         while ((w = takeNext()) != null) {
             waiting.decrementAndGet();
@@ -558,7 +554,10 @@ final class LimiterCore {
             if (t != null) {
                 t.cancel();
             }
-            w.future.completeExceptionally(closed(LimiterState.ABORTED));
+            if (aborted == null) {
+                aborted = closed(LimiterState.ABORTED);
+            }
+            w.completeExceptionally(aborted);
         }
     }
 
@@ -652,8 +651,13 @@ final class LimiterCore {
     private record Pause(long untilNanos) {
     }
 
-    /** A queued acquisition: queued, then either taken (by the drain or an abort) or gone (left on its own). */
-    private static final class Waiter {
+    /**
+     * A queued acquisition, and the future its caller holds: queued, then either taken (by the
+     * drain or an abort) or gone (left on its own: timed out, cancelled, failed by its caller).
+     * Being the future itself, it learns that it left without a callback of its own, which
+     * spares every queued acquisition a dependent and two objects.
+     */
+    private final class Waiter extends CompletableFuture<Lease> {
         private static final VarHandle STATE;
         private static final int QUEUED = 0;
         private static final int TAKEN = 1;
@@ -667,16 +671,33 @@ final class LimiterCore {
             }
         }
 
-        final CompletableFuture<Lease> future = new CompletableFuture<>();
         volatile Cancellable timeout;
         @SuppressWarnings("unused") // accessed through STATE
         private volatile int state;
 
-        boolean take() {
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            boolean done = super.completeExceptionally(ex);
+            if (done) {
+                LimiterCore.this.leave(this);
+            }
+            return done;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean done = super.cancel(mayInterruptIfRunning);
+            if (done) {
+                LimiterCore.this.leave(this); // idempotent: true again for a future cancelled before
+            }
+            return done;
+        }
+
+        boolean markTaken() {
             return STATE.compareAndSet(this, QUEUED, TAKEN);
         }
 
-        boolean leave() {
+        boolean markGone() {
             return STATE.compareAndSet(this, QUEUED, GONE);
         }
 

@@ -119,4 +119,15 @@ class LimiterWaiterRemovalTest {
         waiters.forEach(f -> f.cancel(false));
         assertThat(time.pendingTasks()).isZero();
     }
+
+    @Test
+    void aQueuedAcquisitionCarriesNoCallbackOfTheLimitersOwn() {
+        // Being the future itself, a waiter learns that it left without a dependent: an abort of
+        // n waiters then completes n futures and runs nothing else.
+        Limiter limiter = full();
+        CompletableFuture<Lease> waiter = limiter.acquire();
+        assertThat(waiter.getNumberOfDependents()).isZero();
+        waiter.completeExceptionally(new IllegalStateException("caller gave up"));
+        assertThat(limiter.waiting()).isZero();
+    }
 }
