@@ -40,7 +40,8 @@ import java.util.concurrent.TimeUnit;
  *       the least a cancel costs (each makes its {@code CancellationException});</li>
  *   <li>{@code limiterAbort}: {@link Limiter#abort()}, which fails every waiter;</li>
  *   <li>{@code limiterCancelEach}: every waiter's future cancelled by its caller, one after the
- *       other (a timeout or a cancel leaving the queue);</li>
+ *       other, newest first (callers giving up; for a queue that searches for the leaver from
+ *       its head, the longest searches);</li>
  *   <li>{@code vertxClose}: the Vert.x {@link AdaptiveLimiter#close()} with its calls queued,
  *       run on the limiter's event loop as a verticle's {@code stop()} would run it, and timed
  *       there: what the event loop is held for.</li>
@@ -129,8 +130,8 @@ public class WaiterExitBenchmark {
     @Benchmark
     public int floorCancelEach() {
         int n = 0;
-        for (CompletableFuture<Object> f : plain) {
-            if (f.cancel(false)) {
+        for (int i = plain.size() - 1; i >= 0; i--) {
+            if (plain.get(i).cancel(false)) {
                 n++;
             }
         }
@@ -147,8 +148,8 @@ public class WaiterExitBenchmark {
     /** @return waiters left (0) */
     @Benchmark
     public int limiterCancelEach() {
-        for (CompletableFuture<Lease> f : queued) {
-            f.cancel(false);
+        for (int i = queued.size() - 1; i >= 0; i--) {
+            queued.get(i).cancel(false);
         }
         return limiter.waiting();
     }
