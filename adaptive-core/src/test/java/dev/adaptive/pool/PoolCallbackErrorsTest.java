@@ -4,7 +4,6 @@ import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.Test;
 
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,9 +12,9 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The pool's inputs are user code too: an iterator, a stream's close handler, a listener that
- * throws an {@code Error} ends (or is ignored) as its documented fallback says, and the run
- * still finishes with every accepted item in its place.
+ * The pool's callbacks are user code too: a stream's close handler or a listener that throws an
+ * {@code Error} is ignored as its documented fallback says, and the run still finishes with
+ * every accepted item in its place.
  */
 class PoolCallbackErrorsTest {
 
@@ -36,34 +35,6 @@ class PoolCallbackErrorsTest {
         assertThat(run.join().results()).containsExactlyInAnyOrder(10, 20, 30);
         assertThat(closed).hasValue(1);
         assertThat(run.limiter().inflight()).isZero();
-    }
-
-    @Test
-    void anIteratorThrowingAnErrorEndsIntakeAndTheAcceptedItemsFinish() {
-        Iterator<Integer> items = new Iterator<>() {
-            int next;
-
-            @Override
-            public boolean hasNext() {
-                return true;
-            }
-
-            @Override
-            public Integer next() {
-                if (next == 3) {
-                    throw new StackOverflowError("iterator recursion");
-                }
-                return next++;
-            }
-        };
-        PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(items).withAlgorithm(FixedLimit.of(2))
-                .withVirtualTime(time)
-                .process((item, ctx) -> CompletableFuture.completedFuture(item));
-        time.runUntilIdle();
-        AdaptiveResult<Integer, Integer> r = run.join();
-        assertThat(r.results()).containsExactlyInAnyOrder(0, 1, 2);
-        assertThat(r.stats().stopCause()).get().extracting(Throwable::getCause)
-                .isInstanceOf(StackOverflowError.class);
     }
 
     @Test
