@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.trace.TraceEvent;
@@ -112,7 +113,10 @@ public final class Execution<R> {
         }
         CompletableFuture<Lease> f = executor.limiter().acquire();
         pendingAcquire = f;
-        f.whenComplete((lease, error) -> {
+        // handle, not whenComplete: the stage it returns is dropped, and whenComplete's would
+        // wrap a failed acquisition in a new CompletionException, stack trace and all (the
+        // bulk of the cost when an abort fails thousands of queued acquisitions at once).
+        f.handle((lease, error) -> {
             pendingAcquire = null;
             if (error != null) {
                 result.completeExceptionally(OutcomeClassifier.unwrap(error));
@@ -121,6 +125,7 @@ public final class Execution<R> {
             } else {
                 runAttempt(lease);
             }
+            return null;
         });
         // cancel() may have run between the isDone check and the assignment above.
         if (result.isDone()) {
@@ -144,7 +149,7 @@ public final class Execution<R> {
         }
         Duration timeout = executor.taskTimeout();
         if (timeout != null) {
-            a.timer = core.scheduler().schedule(a::onTimeout, LimiterCore.saturatedNanos(timeout));
+            a.timer = core.scheduler().schedule(a::onTimeout, Nanos.of(timeout));
         }
         CompletionStage<R> stage;
         try {
@@ -212,12 +217,12 @@ public final class Execution<R> {
                 // shortens the wait the server asked for.
                 long until = core.pausedUntilNanos();
                 readyAt = Math.max(now, until);
-                delay = Duration.ofNanos(readyAt - now);
+                delay = Duration.ofNanos(Nanos.between(now, readyAt));
                 emitRetry(now, a.number, cause, delay, readyAt, true);
                 acquireAndRun();
             } else {
                 delay = policy.delayBeforeRetry(rateLimitRetriesUsed);
-                readyAt = now + LimiterCore.saturatedNanos(delay);
+                readyAt = Nanos.plus(now, Nanos.of(delay));
                 emitRetry(now, a.number, cause, delay, readyAt, true);
                 scheduleRetry(delay);
             }
@@ -229,12 +234,12 @@ public final class Execution<R> {
         }
         retriesUsed++;
         Duration delay = policy.delayBeforeRetry(retriesUsed);
-        emitRetry(now, a.number, cause, delay, now + LimiterCore.saturatedNanos(delay), false);
+        emitRetry(now, a.number, cause, delay, Nanos.plus(now, Nanos.of(delay)), false);
         scheduleRetry(delay);
     }
 
     private void scheduleRetry(Duration delay) {
-        long nanos = LimiterCore.saturatedNanos(delay);
+        long nanos = Nanos.of(delay);
         if (nanos <= 0) {
             acquireAndRun();
             return;

@@ -34,7 +34,8 @@ import java.util.function.Consumer;
  * monitor. Time is read only through the {@link Ticker} and waited only through the
  * {@link Scheduler}, so a limiter runs unchanged in {@link dev.adaptive.time.VirtualTime}.
  *
- * <p>Lifecycle: see {@link LimiterState}.
+ * <p>Lifecycle: see {@link LimiterState}. A queued acquisition that leaves (timeout, cancel)
+ * does so in constant time, and {@link #abort()} fails n waiters in O(n).
  */
 public final class Limiter {
 
@@ -261,6 +262,14 @@ public final class Limiter {
         }
 
         /**
+         * The algorithm. The limiter keeps its limit within [max(1, {@link Limit#minLimit()}),
+         * max(that, {@link Limit#maxLimit()})], whatever the states say, so a limit of 0 or
+         * below still admits one call and one above the maximum grants only the maximum. A fold
+         * that throws (anything, an {@code Error} included) or returns {@code null} changes
+         * nothing: the limiter keeps the state it had, as if that sample had not come, and
+         * counts it in {@link LimiterStats#limitFailures()}; the release that carried the
+         * sample still frees its slot.
+         *
          * @param limit the algorithm; default {@link Vegas#defaults()}
          * @return this
          */

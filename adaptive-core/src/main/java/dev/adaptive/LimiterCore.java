@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Sample;
@@ -9,14 +10,17 @@ import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -32,6 +36,21 @@ import java.util.function.Consumer;
  * time while the others just mark that another pass is needed. That makes hand-off FIFO,
  * avoids lost wake-ups, and keeps user callbacks (which run when a waiter's future
  * completes) from recursing into the drain.
+ *
+ * <p>A waiter that leaves early (timeout, cancel) does not search the queue for itself: it
+ * marks itself gone, and the drain skips it when it reaches it. So leaving is O(1) and an
+ * abort of n waiters O(n). The gone nodes left behind are swept out once they outnumber the
+ * live waiters (plus a slack), so the sweep's cost, spread over the leavings that caused it,
+ * is O(1) each, and the queue never holds more than about twice the live waiters.
+ *
+ * <p>A Retry-After pause is one immutable {@link Pause} swapped by compare-and-set: opening
+ * or extending it, and ending it, each change that one reference, so two pauses opened at
+ * once cannot leave the shorter end in place, and the gate (the reference being non-null)
+ * can never disagree with the end.
+ *
+ * <p>The {@link Limit} is user code. Its limit is kept within [max(1, minLimit),
+ * max(that, maxLimit)], and a fold that throws or returns {@code null} keeps the state the
+ * limiter had; both are counted in {@link LimiterStats#limitFailures()}.
  */
 final class LimiterCore {
 
@@ -48,6 +67,21 @@ final class LimiterCore {
     // Added at run time (fleet members attach after build); pauses are rare, so copy-on-write.
     private final List<Consumer<TraceEvent.RatePause>> pauseListeners = new CopyOnWriteArrayList<>();
 
+    private static final VarHandle PAUSE;
+
+    static {
+        try {
+            PAUSE = MethodHandles.lookup().findVarHandle(LimiterCore.class, "pause", Pause.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Gone waiters tolerated beyond the live ones before a sweep: sweeps of tiny queues would cost more than they free. */
+    static final int SWEEP_SLACK = 64;
+
+    private final int minLimit;
+    private final int maxLimit;
     private final AtomicInteger inflight = new AtomicInteger();
     private final AtomicReference<LimitState> limitState;
     private volatile int localLimit;
@@ -56,18 +90,24 @@ final class LimiterCore {
     private final AtomicInteger maxLimitReached;
 
     private volatile LimiterState state = LimiterState.RUNNING;
-    // One flag for the hot path: open only while RUNNING (or STOPPED, for queued waiters) and
-    // outside any Retry-After pause.
-    private volatile boolean ratePaused;
-    private final AtomicLong pausedUntil = new AtomicLong();
+    // The open Retry-After pause, or null. Read on the hot path: the gate is open only while
+    // RUNNING (or STOPPED, for queued waiters) and while this is null.
+    @SuppressWarnings("unused") // written through PAUSE
+    private volatile Pause pause;
 
     private final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
     private final AtomicInteger waiting = new AtomicInteger();
     private final AtomicInteger wip = new AtomicInteger();
+    /** Waiters that left on their own since the last sweep; their nodes may still be queued. */
+    private final AtomicInteger departed = new AtomicInteger();
+    private final AtomicBoolean sweeping = new AtomicBoolean();
+    /** Nodes the sweeps looked at, in all; only the sweeping thread writes it. */
+    private volatile long sweptNodes;
 
     private final LongAdder congestionEvents = new LongAdder();
     private final LongAdder rateLimitEvents = new LongAdder();
     private final LongAdder listenerFailures = new LongAdder();
+    private final LongAdder limitFailures = new LongAdder();
     // Lowest success RTT seen; fed to the algorithm instead of the real RTT when latency
     // adaptation is off, so the algorithm sees a flat RTT.
     private volatile long floorRtt = Long.MAX_VALUE;
@@ -81,21 +121,39 @@ final class LimiterCore {
         this.scheduler = scheduler;
         this.adapt = adapt;
         this.maxWaiters = maxWaiters;
-        this.waitTimeoutNanos = waitTimeout == null ? 0 : saturatedNanos(waitTimeout);
-        this.maxRetryAfterNanos = saturatedNanos(maxRetryAfter);
+        this.waitTimeoutNanos = waitTimeout == null ? 0 : Nanos.of(waitTimeout);
+        this.maxRetryAfterNanos = Nanos.of(maxRetryAfter);
         this.traceListeners = traceListeners.toArray(new TraceListener[0]);
         this.limitListeners = limitListeners.toArray(new LimitChangeListener[0]);
-        LimitState initial = algorithm.initialState();
+        this.minLimit = Math.max(1, algorithm.minLimit());
+        this.maxLimit = Math.max(minLimit, algorithm.maxLimit());
+        LimitState initial = Objects.requireNonNull(algorithm.initialState(),
+                () -> "limit '" + algorithm.name() + "' returned no initial state");
+        int limit = clamp(initial.limit());
         this.limitState = new AtomicReference<>(initial);
-        this.localLimit = initial.limit();
-        this.effectiveLimit = initial.limit();
-        this.maxLimitReached = new AtomicInteger(initial.limit());
+        this.localLimit = limit;
+        this.effectiveLimit = limit;
+        this.maxLimitReached = new AtomicInteger(limit);
+    }
+
+    private int clamp(int limit) {
+        return Math.max(minLimit, Math.min(maxLimit, limit));
+    }
+
+    /** @return the state's limit within the bounds, or {@code fallback} if reading it throws */
+    private int limitOf(LimitState s, int fallback) {
+        try {
+            return clamp(s.limit());
+        } catch (Throwable brokenLimit) {
+            limitFailures.increment();
+            return fallback;
+        }
     }
 
     // ---- acquisition -------------------------------------------------------------------
 
     Lease tryAcquire() {
-        if (state != LimiterState.RUNNING || ratePaused || waiting.get() > 0) {
+        if (state != LimiterState.RUNNING || pause != null || waiting.get() > 0) {
             return null;
         }
         int n = tryIncrement();
@@ -107,7 +165,7 @@ final class LimiterCore {
         if (s == LimiterState.STOPPED || s == LimiterState.ABORTED) {
             return CompletableFuture.failedFuture(closed(s));
         }
-        if (s == LimiterState.RUNNING && !ratePaused && waiting.get() == 0) {
+        if (s == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
             int n = tryIncrement();
             if (n >= 0) {
                 return CompletableFuture.completedFuture(new LeaseImpl(this, ticker.nanoTime(), n));
@@ -120,24 +178,18 @@ final class LimiterCore {
         Waiter w = new Waiter();
         waiting.incrementAndGet();
         waiters.offer(w);
-        // A waiter that leaves early (timeout, cancel, abort) removes itself from the queue.
-        w.future.whenComplete((lease, error) -> {
-            if (error != null && waiters.remove(w)) {
-                waiting.decrementAndGet();
-            }
-        });
         if (waitTimeoutNanos > 0) {
-            w.timeout = scheduler.schedule(() -> w.future.completeExceptionally(new AcquireTimeoutException(
+            w.timeout = scheduler.schedule(() -> w.completeExceptionally(new AcquireTimeoutException(
                     "limiter '" + name + "': no slot within waitTimeout=" + Duration.ofNanos(waitTimeoutNanos))),
                     waitTimeoutNanos);
         }
         // The state may have changed between the check and the enqueue.
         LimiterState now = state;
         if (now == LimiterState.ABORTED) {
-            w.future.completeExceptionally(closed(now));
+            w.completeExceptionally(closed(now));
         }
         drain();
-        return w.future;
+        return w;
     }
 
     /** @return the new in-flight count, or -1 if full */
@@ -157,7 +209,54 @@ final class LimiterCore {
 
     private boolean gateOpen() {
         LimiterState s = state;
-        return (s == LimiterState.RUNNING || s == LimiterState.STOPPED) && !ratePaused;
+        return (s == LimiterState.RUNNING || s == LimiterState.STOPPED) && pause == null;
+    }
+
+    private void leave(Waiter w) {
+        if (!w.markGone()) {
+            return;
+        }
+        waiting.decrementAndGet();
+        Cancellable t = w.timeout;
+        if (t != null) {
+            t.cancel();
+        }
+        if (departed.incrementAndGet() > waiting.get() + SWEEP_SLACK) {
+            sweep();
+        }
+    }
+
+    /**
+     * Unlinks the gone nodes. Runs only after more waiters left than are live (plus the slack),
+     * so its cost, at most the live plus the gone nodes, is at most about twice the leavings
+     * since the last sweep: O(1) per leaving waiter.
+     */
+    private void sweep() {
+        if (!sweeping.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            departed.set(0);
+            long[] visited = new long[1];
+            waiters.removeIf(w -> {
+                visited[0]++;
+                return w.gone();
+            });
+            sweptNodes += visited[0];
+        } finally {
+            sweeping.set(false);
+        }
+    }
+
+    /** @return the next waiter still queued, now taken, or {@code null}; gone ones are dropped */
+    private Waiter takeNext() {
+        Waiter w;
+        while ((w = waiters.poll()) != null) {
+            if (w.markTaken()) {
+                return w;
+            }
+        }
+        return null;
     }
 
     void drain() {
@@ -171,17 +270,18 @@ final class LimiterCore {
                 if (n < 0) {
                     break;
                 }
-                Waiter w = waiters.poll();
+                Waiter w = takeNext();
                 if (w == null) {
                     inflight.decrementAndGet();
                     break;
                 }
                 waiting.decrementAndGet();
                 LeaseImpl lease = new LeaseImpl(this, ticker.nanoTime(), n);
-                if (w.timeout != null) {
-                    w.timeout.cancel();
+                Cancellable t = w.timeout;
+                if (t != null) {
+                    t.cancel();
                 }
-                if (!w.future.complete(lease)) {
+                if (!w.complete(lease)) {
                     // Timed out or cancelled in the meantime: the slot goes back, unsampled.
                     lease.giveBack();
                 }
@@ -208,10 +308,14 @@ final class LimiterCore {
         } else if (outcome instanceof Outcome.Dropped) {
             congestionEvents.increment();
         }
-        fold(lease, outcome, now, rtt);
-        inflight.decrementAndGet();
-        if (waiting.get() > 0) {
-            drain();
+        try {
+            fold(lease, outcome, now, rtt);
+        } finally {
+            // Whatever a user's limit or listener did, the slot is freed.
+            inflight.decrementAndGet();
+            if (waiting.get() > 0) {
+                drain();
+            }
         }
     }
 
@@ -241,35 +345,60 @@ final class LimiterCore {
         Sample sample = new Sample(lease.startNanos(), rtt, lease.inflightAtStart(), outcome);
         LimitState before;
         LimitState after;
-        do {
-            before = limitState.get();
-            after = algorithm.update(before, sample);
-        } while (after != before && !limitState.compareAndSet(before, after));
-        if (traceListeners.length > 0) {
-            emit(new TraceEvent.Decision(now, algorithm.name(), after.limit(), after.metrics(), sample));
+        int afterLimit;
+        try {
+            do {
+                before = limitState.get();
+                after = algorithm.update(before, sample);
+                // Read before the state is published: a state whose limit cannot be read is
+                // refused like a fold that threw.
+                afterLimit = clamp(after.limit());
+            } while (after != before && !limitState.compareAndSet(before, after));
+        } catch (Throwable brokenLimit) {
+            // The documented fallback: the state stays what it was, as if the sample had not come.
+            limitFailures.increment();
+            return;
         }
-        if (after.limit() != before.limit()) {
-            onLimitChanged(before.limit(), after, outcome instanceof Outcome.RateLimited ? "rate-limit" : "sample", now);
+        if (traceListeners.length > 0) {
+            emitDecision(now, afterLimit, after, sample);
+        }
+        if (afterLimit != localLimit) {
+            onLimitChanged(outcome instanceof Outcome.RateLimited ? "rate-limit" : "sample", now);
         }
     }
 
-    private void onLimitChanged(int from, LimitState after, String reason, long now) {
+    private void emitDecision(long now, int limit, LimitState after, Sample sample) {
+        TraceEvent.Decision decision;
+        try {
+            decision = new TraceEvent.Decision(now, algorithm.name(), limit, after.metrics(), sample);
+        } catch (Throwable brokenLimit) {
+            limitFailures.increment();
+            return;
+        }
+        emit(decision);
+    }
+
+    private void onLimitChanged(String reason, long now) {
         // Publish the newest state's limit, not necessarily ours: another thread may have
         // folded a later sample between our CAS and this line.
         int oldEffective = effectiveLimit;
         int local;
         int bound;
         int newEffective;
+        LimitState read;
         // A fold and a ceiling change racing here could otherwise leave the older of the two
         // results in place (a ceiling of 10 overwritten by a fold's min(local, 15)): whoever
         // writes re-reads the inputs afterwards and writes again if either moved meanwhile.
+        // The state is compared by identity, so a limit() that answers differently each time
+        // cannot keep this loop going.
         do {
-            local = limitState.get().limit();
+            read = limitState.get();
+            local = limitOf(read, localLimit);
             bound = ceiling;
             newEffective = Math.min(local, bound);
             localLimit = local;
             effectiveLimit = newEffective;
-        } while (limitState.get().limit() != local || ceiling != bound);
+        } while (limitState.get() != read || ceiling != bound);
         maxLimitReached.accumulateAndGet(newEffective, Math::max);
         if (newEffective != oldEffective) {
             if (traceListeners.length > 0) {
@@ -290,7 +419,7 @@ final class LimiterCore {
 
     void ceiling(int c) {
         ceiling = c;
-        onLimitChanged(effectiveLimit, limitState.get(), "coordinator", ticker.nanoTime());
+        onLimitChanged("coordinator", ticker.nanoTime());
     }
 
     int ceilingValue() {
@@ -321,29 +450,37 @@ final class LimiterCore {
     }
 
     private void pauseFor(Duration retryAfter, long now) {
-        long wait = Math.min(saturatedNanos(retryAfter), maxRetryAfterNanos);
-        openPause(now, now + wait);
+        long wait = Math.min(Nanos.of(retryAfter), maxRetryAfterNanos);
+        openPause(now, Nanos.plus(now, wait));
     }
 
     void pauseUntil(long untilNanos) {
         long now = ticker.nanoTime();
-        if (untilNanos - now <= 0) {
+        // Saturated: Long.MIN_VALUE is long past, not (wrapped) 292 years ahead.
+        long wait = Nanos.between(now, untilNanos);
+        if (wait <= 0) {
             return;
         }
-        openPause(now, now + Math.min(untilNanos - now, maxRetryAfterNanos));
+        openPause(now, Nanos.plus(now, Math.min(wait, maxRetryAfterNanos)));
     }
 
     private void openPause(long now, long until) {
-        long prev;
-        do {
-            prev = pausedUntil.get();
-            if (ratePaused && prev - until >= 0) {
+        Pause opened = null;
+        for (;;) {
+            Pause current = pause;
+            if (current != null && Nanos.between(until, current.untilNanos) >= 0) {
                 return; // an open pause already covers it
             }
-        } while (!pausedUntil.compareAndSet(prev, until));
-        ratePaused = true;
+            if (opened == null) {
+                opened = new Pause(until);
+            }
+            if (PAUSE.compareAndSet(this, current, opened)) {
+                break;
+            }
+        }
+        long wait = Nanos.between(now, until);
         if (traceListeners.length > 0 || !pauseListeners.isEmpty()) {
-            TraceEvent.RatePause event = new TraceEvent.RatePause(now, until, Duration.ofNanos(until - now));
+            TraceEvent.RatePause event = new TraceEvent.RatePause(now, until, Duration.ofNanos(wait));
             emit(event);
             for (Consumer<TraceEvent.RatePause> l : pauseListeners) {
                 try {
@@ -353,26 +490,24 @@ final class LimiterCore {
                 }
             }
         }
-        scheduler.schedule(this::maybeEndPause, until - now);
+        Pause mine = opened;
+        scheduler.schedule(() -> maybeEndPause(mine), wait);
     }
 
-    private void maybeEndPause() {
-        long now = ticker.nanoTime();
-        long until = pausedUntil.get();
-        if (!ratePaused) {
+    private void maybeEndPause(Pause mine) {
+        if (pause != mine) {
+            return; // extended (the later pause's own timer ends it) or already ended
+        }
+        long left = Nanos.between(ticker.nanoTime(), mine.untilNanos);
+        if (left > 0) {
+            // A scheduler that fires early: look again when the pause is really over.
+            scheduler.schedule(() -> maybeEndPause(mine), left);
             return;
         }
-        if (until - now > 0) {
-            // Extended since this task was scheduled; the later task will reopen.
-            return;
+        // Fails only if a later pause replaced this one meanwhile; that one stays.
+        if (PAUSE.compareAndSet(this, mine, null)) {
+            drain();
         }
-        ratePaused = false;
-        // A pause extended between the read and the write above must win.
-        if (pausedUntil.get() != until) {
-            ratePaused = true;
-            return;
-        }
-        drain();
     }
 
     // ---- lifecycle ---------------------------------------------------------------------
@@ -409,18 +544,25 @@ final class LimiterCore {
         synchronized (this) {
             state = LimiterState.ABORTED;
         }
+        // O(n): each waiter is taken once, and its failure callback finds it taken. One
+        // exception for all: filling in a stack trace per waiter cost more than the rest.
+        LimiterClosedException aborted = null;
         Waiter w;
-        while ((w = waiters.poll()) != null) {
+        while ((w = takeNext()) != null) {
             waiting.decrementAndGet();
-            if (w.timeout != null) {
-                w.timeout.cancel();
+            Cancellable t = w.timeout;
+            if (t != null) {
+                t.cancel();
             }
-            w.future.completeExceptionally(closed(LimiterState.ABORTED));
+            if (aborted == null) {
+                aborted = closed(LimiterState.ABORTED);
+            }
+            w.completeExceptionally(aborted);
         }
     }
 
     private LimiterClosedException closed(LimiterState s) {
-        return new LimiterClosedException("limiter '" + name + "' is " + s.name().toLowerCase());
+        return new LimiterClosedException("limiter '" + name + "' is " + s.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     // ---- views -------------------------------------------------------------------------
@@ -447,16 +589,28 @@ final class LimiterCore {
     }
 
     boolean isRatePaused() {
-        return ratePaused;
+        return pause != null;
     }
 
     long pausedUntilNanos() {
-        return ratePaused ? pausedUntil.get() : 0;
+        Pause p = pause;
+        return p == null ? 0 : p.untilNanos;
     }
 
     LimiterStats stats() {
         return new LimiterStats(limit(), inflight.get(), waiting.get(), maxLimitReached.get(),
-                congestionEvents.sum(), rateLimitEvents.sum(), ratePaused, state, listenerFailures.sum());
+                congestionEvents.sum(), rateLimitEvents.sum(), pause != null, state, listenerFailures.sum(),
+                limitFailures.sum());
+    }
+
+    /** @return the nodes in the waiter queue, gone ones included; O(n), for tests */
+    int queuedWaiterNodes() {
+        return waiters.size();
+    }
+
+    /** @return the nodes every sweep of gone waiters looked at, in all; for tests */
+    long sweptWaiterNodes() {
+        return sweptNodes;
     }
 
     Limit algorithm() {
@@ -493,16 +647,62 @@ final class LimiterCore {
         return traceListeners.length > 0;
     }
 
-    static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
+    /** An open Retry-After pause, until a ticker reading. Replaced, never changed. */
+    private record Pause(long untilNanos) {
     }
 
-    private static final class Waiter {
-        final CompletableFuture<Lease> future = new CompletableFuture<>();
+    /**
+     * A queued acquisition, and the future its caller holds: queued, then either taken (by the
+     * drain or an abort) or gone (left on its own: timed out, cancelled, failed by its caller).
+     * Being the future itself, it learns that it left without a callback of its own, which
+     * spares every queued acquisition a dependent and two objects.
+     */
+    private final class Waiter extends CompletableFuture<Lease> {
+        private static final VarHandle STATE;
+        private static final int QUEUED = 0;
+        private static final int TAKEN = 1;
+        private static final int GONE = 2;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(Waiter.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         volatile Cancellable timeout;
+        @SuppressWarnings("unused") // accessed through STATE
+        private volatile int state;
+
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            boolean done = super.completeExceptionally(ex);
+            if (done) {
+                LimiterCore.this.leave(this);
+            }
+            return done;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean done = super.cancel(mayInterruptIfRunning);
+            if (done) {
+                LimiterCore.this.leave(this); // idempotent: true again for a future cancelled before
+            }
+            return done;
+        }
+
+        boolean markTaken() {
+            return STATE.compareAndSet(this, QUEUED, TAKEN);
+        }
+
+        boolean markGone() {
+            return STATE.compareAndSet(this, QUEUED, GONE);
+        }
+
+        boolean gone() {
+            return state == GONE;
+        }
     }
 }

@@ -12,8 +12,13 @@ package dev.adaptive;
  * @param rateLimitEvents  rate-limited outcomes released
  * @param ratePaused       whether a Retry-After pause is open now
  * @param state            the lifecycle state
- * @param listenerFailures exceptions thrown by trace or limit listeners (and swallowed)
+ * @param listenerFailures exceptions thrown by trace, limit-change or pause listeners (and swallowed)
+ * @param limitFailures    folds of the {@link dev.adaptive.limit.Limit} refused because its
+ *                         {@code update} threw or returned {@code null}, or the state it
+ *                         returned could not say its limit or metrics; the limiter kept the
+ *                         state it had
  */
 public record LimiterStats(int limit, int inflight, int waiting, int maxLimitReached, long congestionEvents,
-                           long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures) {
+                           long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures,
+                           long limitFailures) {
 }

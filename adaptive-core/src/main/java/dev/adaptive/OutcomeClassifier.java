@@ -1,5 +1,7 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.Causes;
+
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -42,30 +44,26 @@ public interface OutcomeClassifier {
 
     /**
      * @param error a failure
-     * @return the first {@link RateLimitedException} in its cause chain, or {@code null}
+     * @return the first {@link RateLimitedException} in its cause chain, or {@code null}; a
+     *         chain that loops ({@code a -> b -> a}, legal with {@code initCause}) is walked
+     *         once, and at most 64 links deep
      */
     static RateLimitedException findRateLimited(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof RateLimitedException rl) {
-                return rl;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return null;
+        return Causes.find(error, RateLimitedException.class);
     }
 
     /**
      * @param error a failure from a future
-     * @return the cause inside {@link CompletionException} / {@link ExecutionException} wrappers
+     * @return the cause inside {@link CompletionException} / {@link ExecutionException} wrappers;
+     *         {@code error} itself if the wrappers only wrap each other in a loop
      */
     static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException)
-                && t.getCause() != null && !(t instanceof CancellationException)) {
-            t = t.getCause();
-        }
-        return t;
+        Throwable inner = Causes.first(error, t -> isWrapper(t) && Causes.causeOf(t) != null ? null : t);
+        return inner != null ? inner : error;
+    }
+
+    private static boolean isWrapper(Throwable t) {
+        return (t instanceof CompletionException || t instanceof ExecutionException)
+                && !(t instanceof CancellationException);
     }
 }

@@ -19,6 +19,12 @@ import java.util.function.Consumer;
  * returns a stage. The engine ships an in-memory implementation (several limiters in one JVM,
  * and tests); the Vert.x module ships one on cluster shared data, and the adaptive-hazelcast
  * module one on Hazelcast for any JVM of a Hazelcast cluster.
+ *
+ * <p>A method that throws (anything, an {@code Error} included) or returns {@code null} instead
+ * of a stage is a failed operation to the engine: a heartbeat is an outage (the next one tries
+ * again), a publication is counted in {@link FleetStats#listenerFailures()} and the local pause
+ * stands, a leave is given up (the report expires after its TTL), and a subscription that
+ * cannot be made fails {@link FleetMember.Builder#join()}, leaving the limiter as it was.
  */
 public interface Coordinator {
 

@@ -153,7 +153,8 @@ public final class FleetMember implements AutoCloseable {
         }
         try {
             pauses.open();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            // Anything the coordinator threw: the join fails, and the limiter admits as before.
             limiter.ceiling(before);
             throw e;
         }
@@ -208,7 +209,11 @@ public final class FleetMember implements AutoCloseable {
         CompletionStage<List<NodeReport>> stage;
         try {
             stage = coordinator.heartbeat(key, beat.report, ttl);
-        } catch (RuntimeException e) {
+            if (stage == null) {
+                throw new NullPointerException("coordinator returned no stage for a heartbeat");
+            }
+        } catch (Throwable e) {
+            // An Error too: the beat must end, or every later tick would see it still running.
             onReply(beat, null, e);
             return;
         }
@@ -407,8 +412,8 @@ public final class FleetMember implements AutoCloseable {
         }
         try {
             coordinator.leave(key, nodeId);
-        } catch (RuntimeException ignored) {
-            // The report then expires after its TTL, as a dead node's would.
+        } catch (Throwable ignored) {
+            // Anything: the report then expires after its TTL, as a dead node's would.
         }
     }
 

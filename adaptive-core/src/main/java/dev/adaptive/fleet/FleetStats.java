@@ -14,7 +14,8 @@ package dev.adaptive.fleet;
  * @param pausesPublished   Retry-After pauses this node published
  * @param pausesReceived    fleet pauses applied here (this node's own included)
  * @param duplicateNodeId   whether another live process uses this node's id
- * @param listenerFailures  exceptions thrown by fleet listeners (and swallowed)
+ * @param listenerFailures  exceptions thrown by fleet listeners, and pause publications the
+ *                          coordinator refused by throwing (both swallowed)
  */
 public record FleetStats(int share, int targetShare, int globalCeiling, int liveNodes, boolean coordinatorUp,
                          long heartbeats, long heartbeatFailures, long pausesPublished, long pausesReceived,

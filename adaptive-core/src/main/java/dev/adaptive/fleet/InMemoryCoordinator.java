@@ -1,5 +1,6 @@
 package dev.adaptive.fleet;
 
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Ticker;
 
 import java.time.Duration;
@@ -69,7 +70,7 @@ public final class InMemoryCoordinator implements Coordinator {
             throw new IllegalArgumentException("ttl must be positive: " + ttl);
         }
         long now = ticker.nanoTime();
-        long ttlNanos = saturatedNanos(ttl);
+        long ttlNanos = Nanos.of(ttl);
         synchronized (lock) {
             Map<Member, Entry> live = reports.computeIfAbsent(key, k -> new LinkedHashMap<>());
             purge(live, now);
@@ -174,14 +175,6 @@ public final class InMemoryCoordinator implements Coordinator {
         }
         out.sort(ORDER);
         return List.copyOf(out);
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return Long.MAX_VALUE;
-        }
     }
 
     private record Member(String nodeId, String incarnation) {

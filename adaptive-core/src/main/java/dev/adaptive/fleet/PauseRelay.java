@@ -1,6 +1,7 @@
 package dev.adaptive.fleet;
 
 import dev.adaptive.Limiter;
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
 
@@ -54,7 +55,7 @@ final class PauseRelay {
         limiter.addRatePauseListener(hook);
         try {
             subscription = coordinator.subscribePauses(key, this::onFleetPause);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             limiter.removeRatePauseListener(hook);
             throw e;
         }
@@ -67,7 +68,7 @@ final class PauseRelay {
             if (subscription != null) {
                 subscription.close();
             }
-        } catch (Exception ignored) {
+        } catch (Throwable ignored) {
             // Nothing to undo: a closed relay ignores deliveries.
         }
     }
@@ -95,12 +96,12 @@ final class PauseRelay {
             }
         }
         long now = ticker.nanoTime();
-        FleetPause p = new FleetPause(nodeId, clock.instant().plusNanos(pause.untilNanos() - now));
+        FleetPause p = new FleetPause(nodeId, clock.instant().plusNanos(Nanos.between(now, pause.untilNanos())));
         published.increment();
         emit.accept(new FleetEvent.PausePublished(now, p));
         try {
             coordinator.publishPause(key, p);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             failures.increment();
         }
     }
@@ -110,12 +111,12 @@ final class PauseRelay {
             return;
         }
         long now = ticker.nanoTime();
-        long delta = saturatedNanos(Duration.between(clock.instant(), pause.until()));
+        long delta = Nanos.of(Duration.between(clock.instant(), pause.until()));
         if (delta <= 0) {
             return;
         }
-        // Far enough from overflow; the limiter caps it at maxRetryAfter anyway.
-        long until = now + Math.min(delta, Long.MAX_VALUE / 4);
+        // Saturated; the limiter caps it at maxRetryAfter anyway.
+        long until = Nanos.plus(now, delta);
         synchronized (lock) {
             if (!remoteApplied || until - appliedRemoteUntil > 0) {
                 appliedRemoteUntil = until;
@@ -132,13 +133,5 @@ final class PauseRelay {
         }
         received.increment();
         emit.accept(new FleetEvent.PauseReceived(now, pause, until));
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
     }
 }

@@ -79,8 +79,9 @@ final class IteratorSource<T> implements Source<T> {
         if (resource != null) {
             try {
                 resource.close();
-            } catch (Exception ignored) {
-                // A stream's close handler failing says nothing about the items.
+            } catch (Throwable ignored) {
+                // A stream's close handler failing (with anything: an Error thrown here would
+                // keep the run from ever completing) says nothing about the items.
             }
         }
     }

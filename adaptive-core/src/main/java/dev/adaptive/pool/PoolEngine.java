@@ -177,9 +177,9 @@ final class PoolEngine<T, R> {
         for (;;) {
             try {
                 feed();
-            } catch (RuntimeException bug) {
-                // Nothing in feed() should throw; if something does, end intake cleanly rather
-                // than leave the counter stuck and the run unfinished.
+            } catch (Throwable bug) {
+                // Nothing in feed() should throw; if something does (an Error too), end intake
+                // cleanly rather than leave the counter stuck and the run unfinished.
                 if (inputFailure == null) {
                     inputFailure = new PoolStoppedException(PoolStoppedException.Reason.INPUT_FAILED, bug);
                 }

@@ -1,5 +1,6 @@
 package dev.adaptive.queue;
 
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Scheduler;
 
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ final class DelayedRetries {
         for (Job<?> job : jobs) {
             if (job.timer != null) {
                 disarm(job);
-                job.remainingNanos = Math.max(0, job.dueNanos - now);
+                job.remainingNanos = Math.max(0, Nanos.between(now, job.dueNanos));
             }
         }
     }
@@ -105,8 +106,7 @@ final class DelayedRetries {
     private void arm(Job<?> job, long now) {
         Object token = new Object();
         job.timerToken = token;
-        long due = now + job.remainingNanos;
-        job.dueNanos = due < now ? Long.MAX_VALUE : due;
+        job.dueNanos = Nanos.plus(now, job.remainingNanos);
         job.timer = scheduler.schedule(() -> onDue.accept(job, token), job.remainingNanos);
     }
 

@@ -33,6 +33,11 @@ final class ObservationWindow {
         }
     }
 
+    /** @return whether anything started or settled in this window */
+    boolean sawAnything() {
+        return started > 0 || succeeded > 0 || failed > 0 || uncounted > 0;
+    }
+
     RateObservation observe(int rate, int minRate, int maxRate, int errorsPerInterval, long now) {
         return new RateObservation(rate, minRate, maxRate, started, succeeded, failed, uncounted, errorsPerInterval,
                 startNanos, now);

@@ -36,11 +36,11 @@ final class Outbox {
             while ((effect = effects.poll()) != null) {
                 try {
                     effect.run();
-                } catch (VirtualMachineError fatal) {
-                    throw fatal;
                 } catch (Throwable t) {
                     // Effects guard user code themselves; this only keeps a bug in one from
-                    // stranding the effects behind it.
+                    // stranding the effects behind it. An Error too: rethrowing it would leave
+                    // the work counter up, and every later effect (future completions, the next
+                    // starts) would wait for a drain that never comes.
                     failures.increment();
                 }
             }

@@ -8,6 +8,7 @@ import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.RejectedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskTimeoutException;
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
@@ -86,7 +87,7 @@ final class QueueCore {
         this.scheduler = cfg.scheduler();
         this.retryPolicy = cfg.retryPolicy();
         this.intervalNanos = cfg.intervalNanos();
-        this.taskTimeoutNanos = cfg.taskTimeout() == null ? 0 : saturatedNanos(cfg.taskTimeout());
+        this.taskTimeoutNanos = cfg.taskTimeout() == null ? 0 : Nanos.of(cfg.taskTimeout());
         this.traceListeners = cfg.traceListeners().toArray(new TraceListener[0]);
         this.pacer = new Pacer(intervalNanos, cfg.evenlySpaced());
         this.rates = new RateController(cfg, scheduler, this::onWindowEnd, pacer, outbox, listenerFailures);
@@ -293,9 +294,9 @@ final class QueueCore {
             if (stage == null) {
                 throw new NullPointerException("task returned a null CompletionStage");
             }
-        } catch (VirtualMachineError fatal) {
-            throw fatal;
         } catch (Throwable t) {
+            // Anything, a StackOverflowError from the task's own recursion included, is this
+            // attempt's failure, as in the pool: the task was accepted, so its future must end.
             settle(a, null, t);
             return;
         }
@@ -365,7 +366,7 @@ final class QueueCore {
             retried++;
             Duration delay = retryPolicy.delayBeforeRetry(job.retriesUsed);
             emitLocked(new TraceEvent.Retry(now, job.index, a.number, cause, delay,
-                    now + saturatedNanos(delay), false));
+                    Nanos.plus(now, Nanos.of(delay)), false));
             delayRetryLocked(job, delay, now);
         } else {
             failLocked(job, cause);
@@ -385,11 +386,13 @@ final class QueueCore {
         retried++;
         if (!wait.isZero()) {
             // The hold keeps it back; no jitter may shorten the wait the server asked for.
-            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, Duration.ofNanos(until - now), until, true));
+            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, Duration.ofNanos(Nanos.between(now, until)),
+                    until, true));
             readyRetries.add(job);
         } else {
             Duration delay = retryPolicy.delayBeforeRetry(job.rateLimitRetriesUsed);
-            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, delay, now + saturatedNanos(delay), true));
+            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, delay, Nanos.plus(now, Nanos.of(delay)),
+                    true));
             delayRetryLocked(job, delay, now);
         }
     }
@@ -403,7 +406,7 @@ final class QueueCore {
 
     /** @return the end of the Retry-After pause, which may already have been later */
     private long openRetryAfterLocked(long now, Duration wait) {
-        long until = saturatedAdd(now, saturatedNanos(wait));
+        long until = Nanos.plus(now, Nanos.of(wait));
         if (!rateLimited || until - rateLimitedUntil > 0) {
             rateLimited = true;
             rateLimitedUntil = until;
@@ -415,7 +418,7 @@ final class QueueCore {
     // ---- delayed retries -----------------------------------------------------------------
 
     private void delayRetryLocked(Job<?> job, Duration delay, long now) {
-        long nanos = saturatedNanos(delay);
+        long nanos = Nanos.of(delay);
         if (nanos <= 0) {
             readyRetries.add(job);
         } else {
@@ -469,9 +472,11 @@ final class QueueCore {
             haltLocked(e, now);
             return false;
         }
-        if (d.shouldBackOff() && cfg.backOff()) {
+        // A window in which nothing started or settled is no news: backing off on it would renew
+        // the back-off for ever (an interval of back-off is itself such a window).
+        if (d.shouldBackOff() && cfg.backOff() && w.sawAnything()) {
             backingOff = true;
-            backOffUntil = saturatedAdd(now, intervalNanos);
+            backOffUntil = Nanos.plus(now, intervalNanos);
         }
         return true;
     }
@@ -697,18 +702,5 @@ final class QueueCore {
                 listenerFailures.increment();
             }
         }
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
 }

@@ -128,9 +128,9 @@ final class RateController {
         RateDecision d;
         try {
             d = cfg.rateStrategy().decide(obs);
-        } catch (VirtualMachineError fatal) {
-            throw fatal;
         } catch (Throwable t) {
+            // An Error too: rethrown, it would unwind the settlement that asked, after the task
+            // was counted and before its future completed.
             throw new RateStrategyException("rate strategy of queue '" + cfg.name() + "' threw on " + obs, t);
         }
         if (d == null) {

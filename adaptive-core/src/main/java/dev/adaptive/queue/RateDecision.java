@@ -7,6 +7,7 @@ package dev.adaptive.queue;
  * @param nextRate      the rate for the next window, in starts per interval
  * @param shouldBackOff whether the window saw too many errors; with the queue's
  *                      {@code backOff} option on, no task starts for one full interval
+ *                      (ignored for a window in which nothing started or settled)
  */
 public record RateDecision(int nextRate, boolean shouldBackOff) {
 

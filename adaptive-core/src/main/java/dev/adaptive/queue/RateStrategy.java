@@ -8,7 +8,8 @@ package dev.adaptive.queue;
  * <p>Built-ins: {@link #linear()} (the default) and {@link #aimd(int, double)}. Both hold the
  * rate on a window with some but not too many errors, or with nothing settled.
  *
- * <p><b>Failure.</b> A strategy that throws, or returns {@code null} (the Java form of a
+ * <p><b>Failure.</b> A strategy that throws (anything, an {@code Error} such as
+ * {@link StackOverflowError} included), or returns {@code null} (the Java form of a
  * garbage answer: a non-integer rate cannot be expressed), halts the queue: it goes to
  * {@link QueueStatus#STOPPED}, unstarted tasks stay pending, the error is surfaced as a
  * {@link RateStrategyException} in {@link QueueState#haltCause()} and by

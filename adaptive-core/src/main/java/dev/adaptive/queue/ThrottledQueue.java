@@ -25,8 +25,9 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Tasks.</b> A task is an {@link AsyncTask}: called once per attempt with a
  * {@link dev.adaptive.TaskContext} (submission index, attempt number from 1, and the attempt's
  * cancellation signal, which fires when the attempt runs past {@code taskTimeout} or on
- * {@link #abort()}), it must not block. An attempt fails if the task throws, returns
- * {@code null}, its stage fails, its value is classified as a failure ({@link Boolean#FALSE} by
+ * {@link #abort()}), it must not block. An attempt fails if the task throws (anything, a
+ * {@link StackOverflowError} included: the task was accepted, so its future ends with the error,
+ * and the queue goes on), returns {@code null}, its stage fails, its value is classified as a failure ({@link Boolean#FALSE} by
  * default), or it runs past {@code taskTimeout} (default none): then it fails with
  * {@link dev.adaptive.TaskTimeoutException} at once, freeing its slot, and whatever the task
  * does later is ignored. Tasks are called on the thread that made them startable: a

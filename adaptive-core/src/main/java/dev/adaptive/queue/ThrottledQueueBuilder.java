@@ -165,7 +165,10 @@ public final class ThrottledQueueBuilder {
 
     /**
 
-     * @param backOff on a decision that says "too many errors", start nothing for one full interval; default false
+     * @param backOff on a decision that says "too many errors", start nothing for one full interval; default false.
+     *                A decision on an interval in which nothing started or settled (the back-off's own
+     *                interval, say) never backs off again, so a strategy that always asks for it
+     *                slows the queue but cannot stall it
 
      * @return this
 

@@ -1,5 +1,7 @@
 package dev.adaptive.retry;
 
+import dev.adaptive.internal.Nanos;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.DoubleSupplier;
@@ -117,8 +119,8 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
      *
      * @param retry  1 for the first retry
      * @param random the source of jitter, read once and only if {@code jitter > 0}; a value
-     *               that is NaN or outside [0, 1), or a {@link RuntimeException} it throws,
-     *               means "no jitter" for this delay
+     *               that is NaN or outside [0, 1), or anything it throws (an {@code Error}
+     *               included), means "no jitter" for this delay
      * @return the delay, within [0, maxDelay]
      * @throws IllegalArgumentException if {@code retry < 1}
      * @throws NullPointerException     if {@code random} is null
@@ -128,7 +130,7 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
             throw new IllegalArgumentException("retry must be >= 1: " + retry);
         }
         Objects.requireNonNull(random, "random");
-        long capNanos = saturatedNanos(maxDelay);
+        long capNanos = Nanos.of(maxDelay);
         long nanos = Math.min(unjitteredNanos(retry), capNanos);
         if (jitter > 0) {
             double r = draw(random);
@@ -142,7 +144,7 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
     }
 
     private long unjitteredNanos(int retry) {
-        long base = saturatedNanos(minDelay);
+        long base = Nanos.of(minDelay);
         return switch (kind) {
             case CONSTANT -> base;
             case LINEAR -> base > Long.MAX_VALUE / retry ? Long.MAX_VALUE : base * retry;
@@ -161,17 +163,10 @@ public record Backoff(Kind kind, Duration minDelay, Duration maxDelay, double ji
         double r;
         try {
             r = random.getAsDouble();
-        } catch (RuntimeException misbehaving) {
+        } catch (Throwable misbehaving) {
+            // Anything, an Error included: one delay without jitter beats a task lost.
             return Double.NaN;
         }
         return r >= 0 && r < 1 ? r : Double.NaN;
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return Long.MAX_VALUE;
-        }
     }
 }

@@ -5,8 +5,8 @@ package dev.adaptive.retry;
  * retry budget is checked separately by the engine.
  *
  * <p>Implementations must be thread-safe and should be fast and side-effect free: they are
- * called on the thread that completed the attempt. If one throws, {@link RetryPolicy} treats
- * the error as retryable (see {@link RetryPolicy#shouldRetry}).
+ * called on the thread that completed the attempt. If one throws (anything, an {@code Error}
+ * included), {@link RetryPolicy} treats the error as retryable (see {@link RetryPolicy#shouldRetry}).
  */
 @FunctionalInterface
 public interface RetryClassifier {

@@ -104,9 +104,10 @@ public final class RetryPolicy {
 
     /**
      * Asks the classifier whether {@code error} is worth a retry. Does not check the budget.
-     * If the classifier throws a {@link RuntimeException}, the answer is {@code true}: a
-     * broken classifier then costs at most the {@link #retries()} budget, whereas "never
-     * retry" would silently fail every task that a working classifier would have saved.
+     * If the classifier throws anything (an {@code Error} such as an {@link AssertionError}
+     * included), the answer is {@code true}: a broken classifier then costs at most the
+     * {@link #retries()} budget, whereas "never retry" would silently fail every task that a
+     * working classifier would have saved.
      *
      * @param error   the failure of the attempt
      * @param attempt the number of the attempt that failed, 1 for the first
@@ -117,7 +118,9 @@ public final class RetryPolicy {
         Objects.requireNonNull(error, "error");
         try {
             return retryOn.shouldRetry(error, attempt);
-        } catch (RuntimeException brokenClassifier) {
+        } catch (Throwable brokenClassifier) {
+            // An Error too: propagating it would unwind the engine's settlement of the attempt
+            // and lose the task.
             return true;
         }
     }
@@ -300,7 +303,8 @@ public final class RetryPolicy {
         /**
          * @param random the source of jitter, uniform in [0, 1) and thread-safe; default
          *               {@link ThreadLocalRandom}; inject a seeded one for reproducible
-         *               simulations
+         *               simulations; one that throws (anything) or answers outside [0, 1)
+         *               means "no jitter" for that delay
          * @return this builder
          * @throws NullPointerException if {@code random} is null
          */

@@ -1,11 +1,10 @@
 package dev.adaptive.retry;
 
+import dev.adaptive.internal.Causes;
+
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 
 /** {@link RetryClassifier#on}: retries when an error in the cause chain has a listed type. Immutable. */
 final class TypeClassifier implements RetryClassifier {
@@ -24,16 +23,14 @@ final class TypeClassifier implements RetryClassifier {
 
     @Override
     public boolean shouldRetry(Throwable error, int attempt) {
-        // initCause allows a -> b -> a; remembering what we saw keeps that from looping.
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+        return Causes.any(error, t -> {
             for (Class<? extends Throwable> type : types) {
                 if (type.isInstance(t)) {
                     return true;
                 }
             }
-        }
-        return false;
+            return false;
+        });
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.adaptive.time;
 
+import dev.adaptive.internal.Nanos;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -31,7 +33,7 @@ public interface Scheduler {
      */
     default Cancellable schedule(Runnable task, Duration delay) {
         Objects.requireNonNull(delay, "delay");
-        return schedule(task, SystemTime.saturatedNanos(delay));
+        return schedule(task, Nanos.of(delay));
     }
 
     /**

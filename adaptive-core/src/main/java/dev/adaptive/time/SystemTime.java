@@ -1,6 +1,5 @@
 package dev.adaptive.time;
 
-import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -15,15 +14,6 @@ final class SystemTime {
 
     static Scheduler scheduler() {
         return Holder.SCHEDULER;
-    }
-
-    /** Converts without overflow: durations beyond ~292 years saturate. */
-    static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException overflow) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
     }
 
     /** Lazy holder: no thread exists until the first real-time wait. */

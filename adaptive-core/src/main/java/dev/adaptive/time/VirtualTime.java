@@ -1,5 +1,7 @@
 package dev.adaptive.time;
 
+import dev.adaptive.internal.Nanos;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -112,7 +114,7 @@ public final class VirtualTime implements Ticker, Scheduler {
     public Cancellable schedule(Runnable task, long delayNanos) {
         Objects.requireNonNull(task, "task");
         synchronized (lock) {
-            long due = delayNanos <= 0 ? now : saturatedAdd(now, delayNanos);
+            long due = delayNanos <= 0 ? now : Nanos.plus(now, delayNanos);
             Task t = new Task(due, sequence++, task);
             queue.add(t);
             return t;
@@ -146,7 +148,7 @@ public final class VirtualTime implements Ticker, Scheduler {
         }
         long target;
         synchronized (lock) {
-            target = saturatedAdd(now, SystemTime.saturatedNanos(delta));
+            target = Nanos.plus(now, Nanos.of(delta));
         }
         advanceTo(target);
     }
@@ -317,15 +319,6 @@ public final class VirtualTime implements Ticker, Scheduler {
             throw new IllegalArgumentException("maxTasksPerCall must be > 0: " + maxTasks);
         }
         return maxTasks;
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        // Overflow only when both operands have the sign opposite to the result.
-        if (((a ^ sum) & (b ^ sum)) < 0) {
-            return b > 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
-        }
-        return sum;
     }
 
     /** A scheduled task; ordered by due time, then by scheduling sequence. */

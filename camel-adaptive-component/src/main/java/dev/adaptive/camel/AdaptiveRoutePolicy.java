@@ -122,7 +122,8 @@ public final class AdaptiveRoutePolicy extends RoutePolicySupport {
         if (classifier != null) {
             try {
                 outcome = classifier.classify(exchange);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // Anything, an Error included: the lease must still be released below.
                 outcome = null;
             }
         }

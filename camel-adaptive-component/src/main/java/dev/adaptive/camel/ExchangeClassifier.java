@@ -8,7 +8,8 @@ import org.apache.camel.Exchange;
  * default reading. Bind an implementation in the registry and name it on the endpoint:
  * {@code adaptive:orders?classifier=#ordersClassifier}.
  *
- * <p>The default reading, used whenever this returns {@code null} or throws: an HTTP status
+ * <p>The default reading, used whenever this returns {@code null} or throws (anything, an
+ * {@code Error} included; a throw is counted in the pool's {@code classifierFailures}): an HTTP status
  * in {@code rateLimitStatusCodes} (from camel-http's {@code HttpOperationFailedException} or,
  * with {@code throwExceptionOnFailure=false}, from the {@code CamelHttpResponseCode} header)
  * is {@link Outcome.RateLimited} with the response's {@code Retry-After}; any other exception

@@ -166,8 +166,9 @@ final class ExchangePool {
         Engine e;
         try {
             e = engine();
-        } catch (RuntimeException cannotStart) {
-            // A coordinator that refuses the join, say: the exchange fails, the next one tries again.
+        } catch (Throwable cannotStart) {
+            // A coordinator that refuses the join (with anything, an Error included), say: the
+            // exchange fails, the next one tries again.
             return refuse(exchange, callback, cannotStart);
         }
         Limiter limiter = e.limiter();
@@ -196,7 +197,7 @@ final class ExchangePool {
         return Math.max(0, pending.get() - limiter.inflight());
     }
 
-    private boolean refuse(Exchange exchange, AsyncCallback callback, Exception reason) {
+    private boolean refuse(Exchange exchange, AsyncCallback callback, Throwable reason) {
         rejected.increment();
         exchange.setException(reason);
         callback.done(true);
@@ -383,7 +384,9 @@ final class ExchangePool {
                 if (o != null) {
                     return o;
                 }
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // Anything, an Error included: rethrown, it would skip the HTTP reading below
+                // and go uncounted.
                 classifierFailures.increment();
                 LOG.debug("Classifier of adaptive pool '{}' failed; the default reading applies", name, e);
             }

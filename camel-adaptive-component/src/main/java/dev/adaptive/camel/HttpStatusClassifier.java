@@ -2,6 +2,7 @@ package dev.adaptive.camel;
 
 import dev.adaptive.Outcome;
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.internal.Causes;
 import dev.adaptive.retry.RetryAfter;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -79,24 +80,24 @@ final class HttpStatusClassifier implements ExchangeClassifier {
     }
 
     private Outcome classifyError(Throwable error) {
-        int depth = 0;
-        for (Throwable t = error; t != null && depth < 64; t = t.getCause(), depth++) {
-            if (t instanceof RateLimitedException rl) {
-                return Outcome.rateLimited(rl.retryAfter().map(this::cap).orElse(null));
-            }
-            HttpAnswer answer = HTTP_BASE ? HttpFailures.answer(t) : null;
-            if (answer == null && t instanceof HttpResponseAware aware && aware.getHttpResponseCode() > 0) {
-                answer = new HttpAnswer(aware.getHttpResponseCode(), null);
-            }
-            if (answer != null) {
-                Outcome o = rateLimited(answer);
-                return o != null ? o : Outcome.DROPPED;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
+        Outcome o = Causes.first(error, this::classifyLink);
+        return o != null ? o : Outcome.DROPPED;
+    }
+
+    /** @return what one link of the cause chain says, or {@code null} if it says nothing */
+    private Outcome classifyLink(Throwable t) {
+        if (t instanceof RateLimitedException rl) {
+            return Outcome.rateLimited(rl.retryAfter().map(this::cap).orElse(null));
         }
-        return Outcome.DROPPED;
+        HttpAnswer answer = HTTP_BASE ? HttpFailures.answer(t) : null;
+        if (answer == null && t instanceof HttpResponseAware aware && aware.getHttpResponseCode() > 0) {
+            answer = new HttpAnswer(aware.getHttpResponseCode(), null);
+        }
+        if (answer == null) {
+            return null;
+        }
+        Outcome o = rateLimited(answer);
+        return o != null ? o : Outcome.DROPPED;
     }
 
     private Outcome rateLimited(HttpAnswer answer) {

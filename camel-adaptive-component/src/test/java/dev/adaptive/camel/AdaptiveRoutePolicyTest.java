@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -159,5 +160,16 @@ class AdaptiveRoutePolicyTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("resumeRatio must be within (0, 1]: 0.0");
         assertThat(AdaptiveRoutePolicy.builder().build().resumeRatio()).isEqualTo(0.7);
         assertThat(AdaptiveRoutePolicy.builder().build().stats().limit()).isEqualTo(4);
+    }
+
+    @Test
+    void aClassifierThrowingAnErrorFallsBackToTheDefaultReadingAndTheLeaseIsReleased() {
+        AdaptiveRoutePolicy policy = policy(2, 4, e -> {
+            throw new AssertionError("classifier bug");
+        });
+        Exchange e = begin(policy, 1).get(0);
+        assertThat(policy.stats().inflight()).isEqualTo(1);
+        assertThatCode(() -> policy.onExchangeDone(route, e)).doesNotThrowAnyException();
+        assertThat(policy.stats().inflight()).isZero();
     }
 }

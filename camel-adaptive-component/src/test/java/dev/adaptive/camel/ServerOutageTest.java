@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.internal.Causes;
 import org.apache.camel.Exchange;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
@@ -162,11 +163,6 @@ class ServerOutageTest extends CamelTestSupport {
     }
 
     private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
+        return Causes.find(error, type) != null;
     }
 }

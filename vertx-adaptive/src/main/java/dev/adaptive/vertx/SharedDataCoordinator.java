@@ -166,8 +166,8 @@ public final class SharedDataCoordinator implements Coordinator {
             if (p != null) {
                 try {
                     listener.accept(p);
-                } catch (RuntimeException ignored) {
-                    // A listener's failure is its own; the relay goes on for the others.
+                } catch (Throwable ignored) {
+                    // A listener's failure (anything) is its own; the relay goes on for the others.
                 }
             }
         };

@@ -1,5 +1,6 @@
 package dev.adaptive.benchmarks.time;
 
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
@@ -82,7 +83,7 @@ public final class SchedulerExecutorService extends AbstractExecutorService impl
             throw new RejectedExecutionException("shut down");
         }
         long nanos = Math.max(0, unit.toNanos(delay));
-        task.due = ticker.nanoTime() + nanos;
+        task.due = Nanos.plus(ticker.nanoTime(), nanos);
         live.add(task);
         pending.incrementAndGet();
         task.handle = scheduler.schedule(task::fire, nanos);
@@ -170,13 +171,13 @@ public final class SchedulerExecutorService extends AbstractExecutorService impl
                 finish();
                 return;
             }
-            long next = periodNanos > 0 ? due + periodNanos : ticker.nanoTime() + fixedDelayNanos;
+            long next = periodNanos > 0 ? Nanos.plus(due, periodNanos) : Nanos.plus(ticker.nanoTime(), fixedDelayNanos);
             due = next;
             if (shutdown) {
                 cancel(false);
                 return;
             }
-            handle = scheduler.schedule(this::fire, Math.max(0, next - ticker.nanoTime()));
+            handle = scheduler.schedule(this::fire, Math.max(0, Nanos.between(ticker.nanoTime(), next)));
         }
 
         private void finish() {
@@ -201,7 +202,7 @@ public final class SchedulerExecutorService extends AbstractExecutorService impl
 
         @Override
         public long getDelay(TimeUnit unit) {
-            return unit.convert(due - ticker.nanoTime(), TimeUnit.NANOSECONDS);
+            return unit.convert(Nanos.between(ticker.nanoTime(), due), TimeUnit.NANOSECONDS);
         }
 
         @Override

@@ -145,8 +145,9 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                     Outcome o = null;
                     try {
                         o = first.classify(result, error);
-                    } catch (RuntimeException broken) {
-                        // falls back to the limiter's own classifier, as the engine does for its own
+                    } catch (Throwable broken) {
+                        // Anything, an Error included: falls back to the limiter's own
+                        // classifier, as the engine does for its own. Rethrown, it would skip it.
                     }
                     return o != null ? o : base.classify(result, error);
                 })
@@ -173,7 +174,9 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         AsyncTask<T> attempt = tc -> callOn(caller, task, tc);
         Execution<T> e = exec.start(index, attempt, firstLease);
         live.add(e);
-        e.result().whenComplete((v, err) -> live.remove(e));
+        // handle, not whenComplete: the dropped stage of whenComplete would wrap every failure in
+        // a new CompletionException, which a close failing thousands of calls pays per call.
+        e.result().handle((v, err) -> live.remove(e));
         if (closed) {
             // close() may have swept the live set just before this execution joined it.
             e.cancel(closeReason);
@@ -188,14 +191,13 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private <T> CompletionStage<T> sameCloseError(CompletableFuture<T> result) {
         // Completed by hand, not by a composing stage, which would wrap every error it relays.
         CompletableFuture<T> out = new CompletableFuture<>();
-        result.whenComplete((value, error) -> {
+        result.handle((value, error) -> {
             if (error == null) {
-                out.complete(value);
-                return;
+                return out.complete(value);
             }
             LimiterClosedException reason = closeReason;
             boolean endedByClose = reason != null && OutcomeClassifier.unwrap(error) instanceof LimiterClosedException;
-            out.completeExceptionally(endedByClose ? reason : error);
+            return out.completeExceptionally(endedByClose ? reason : error);
         });
         return out;
     }

@@ -73,9 +73,14 @@ interface ItemSource<T> {
         }
     }
 
-    /** Fetches a paused stream one item per request. */
+    /**
+     * Fetches a paused stream one item per request. The stream is user code: one that throws
+     * (anything) when set up or asked for an item has failed, as if it had called its exception
+     * handler, so the run ends its intake instead of waiting for an item that will not come.
+     */
     final class FromStream<T> implements ItemSource<T> {
         private final ReadStream<T> stream;
+        private Sink<T> sink;
 
         FromStream(ReadStream<T> stream) {
             this.stream = stream;
@@ -83,20 +88,33 @@ interface ItemSource<T> {
 
         @Override
         public void start(Sink<T> sink) {
-            stream.pause();
-            stream.exceptionHandler(sink::onError);
-            stream.endHandler(v -> sink.onEnd());
-            stream.handler(sink::onItem);
+            this.sink = sink;
+            try {
+                stream.pause();
+                stream.exceptionHandler(sink::onError);
+                stream.endHandler(v -> sink.onEnd());
+                stream.handler(sink::onItem);
+            } catch (Throwable t) {
+                sink.onError(t);
+            }
         }
 
         @Override
         public void request() {
-            stream.fetch(1);
+            try {
+                stream.fetch(1);
+            } catch (Throwable t) {
+                sink.onError(t);
+            }
         }
 
         @Override
         public void cancel() {
-            stream.pause();
+            try {
+                stream.pause();
+            } catch (Throwable ignored) {
+                // Nothing more is asked of it either way.
+            }
         }
     }
 }

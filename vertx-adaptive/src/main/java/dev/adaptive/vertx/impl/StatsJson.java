@@ -2,6 +2,7 @@ package dev.adaptive.vertx.impl;
 
 import dev.adaptive.Limiter;
 import dev.adaptive.LimiterStats;
+import dev.adaptive.internal.Nanos;
 import io.vertx.core.json.JsonObject;
 
 import java.util.Map;
@@ -20,12 +21,18 @@ public final class StatsJson {
     public static JsonObject of(String name, Limiter limiter) {
         LimiterStats s = limiter.stats();
         long until = limiter.pausedUntilNanos();
-        long pausedForMs = until == 0 ? 0 : Math.max(0, (until - limiter.ticker().nanoTime() + 999_999) / 1_000_000);
+        long left = until == 0 ? 0 : Math.max(0, Nanos.between(limiter.ticker().nanoTime(), until));
+        long pausedForMs = left / 1_000_000 + (left % 1_000_000 == 0 ? 0 : 1);
         JsonObject metrics = new JsonObject();
-        for (Map.Entry<String, Double> e : limiter.limitState().metrics().entrySet()) {
-            double v = e.getValue();
-            // JSON has no NaN or infinity; an algorithm's "not yet known" would break encoding.
-            metrics.put(e.getKey(), Double.isFinite(v) ? v : null);
+        try {
+            for (Map.Entry<String, Double> e : limiter.limitState().metrics().entrySet()) {
+                double v = e.getValue();
+                // JSON has no NaN or infinity; an algorithm's "not yet known" would break encoding.
+                metrics.put(e.getKey(), Double.isFinite(v) ? v : null);
+            }
+        } catch (Throwable brokenLimit) {
+            // A user's limit whose metrics cannot be read: the stats still go out, without them.
+            metrics.clear();
         }
         return new JsonObject()
                 .put("name", name)
@@ -40,6 +47,7 @@ public final class StatsJson {
                 .put("pausedForMs", pausedForMs)
                 .put("state", s.state().name())
                 .put("listenerFailures", s.listenerFailures())
+                .put("limitFailures", s.limitFailures())
                 .put("algorithm", limiter.algorithm().name())
                 .put("metrics", metrics);
     }

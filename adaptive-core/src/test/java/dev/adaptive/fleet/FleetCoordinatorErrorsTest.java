@@ -1,0 +1,149 @@
+package dev.adaptive.fleet;
+
+import dev.adaptive.Limiter;
+import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.time.VirtualTime;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A {@link Coordinator} is user code: one that throws anything (an {@code Error} included) or
+ * returns no stage gets the fallback a failed stage gets. A heartbeat is an outage and the next
+ * one tries again; a publication is counted and the local pause stands; a leave is given up
+ * (the report expires); a subscription that cannot be made fails the join and leaves the
+ * limiter as it was.
+ */
+class FleetCoordinatorErrorsTest {
+
+    private static final Duration BEAT = FleetMember.DEFAULT_HEARTBEAT;
+
+    private final VirtualTime time = new VirtualTime();
+    private final Clock clock = time.clock(Instant.parse("2030-01-01T00:00:00Z"));
+    private final InMemoryCoordinator store = new InMemoryCoordinator(time);
+    private final Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).time(time).build();
+
+    /** Which call fails next, and how. */
+    private volatile String failing = "";
+    private volatile Throwable failure = new AssertionError("coordinator bug");
+    private volatile boolean returnNull;
+
+    private final Coordinator broken = new Coordinator() {
+        private <T> T maybeFail(String op, T value) {
+            if (failing.equals(op)) {
+                if (returnNull) {
+                    return null;
+                }
+                if (failure instanceof Error e) {
+                    throw e;
+                }
+                throw (RuntimeException) failure;
+            }
+            return value;
+        }
+
+        @Override
+        public CompletionStage<List<NodeReport>> heartbeat(String key, NodeReport report, Duration ttl) {
+            return maybeFail("heartbeat", "heartbeat".equals(failing) ? null : store.heartbeat(key, report, ttl));
+        }
+
+        @Override
+        public CompletionStage<Void> leave(String key, String nodeId) {
+            return maybeFail("leave", "leave".equals(failing) ? null : store.leave(key, nodeId));
+        }
+
+        @Override
+        public CompletionStage<Void> publishPause(String key, FleetPause pause) {
+            return maybeFail("publish", "publish".equals(failing) ? null : store.publishPause(key, pause));
+        }
+
+        @Override
+        public AutoCloseable subscribePauses(String key, Consumer<FleetPause> listener) {
+            maybeFail("subscribe", null);
+            AutoCloseable real = store.subscribePauses(key, listener);
+            return () -> {
+                maybeFail("unsubscribe", null);
+                real.close();
+            };
+        }
+    };
+
+    private FleetMember join() {
+        return FleetMember.builder(limiter, broken).key("backend").nodeId("a").clock(clock).join();
+    }
+
+    @AfterEach
+    void nothingEscapedToTheScheduler() {
+        assertThat(time.uncaught()).isEmpty();
+    }
+
+    @Test
+    void aHeartbeatThatThrowsAnErrorIsAnOutageAndTheNextOneRecovers() {
+        FleetMember m = join();
+        assertThat(limiter.limit()).isEqualTo(8);
+        failing = "heartbeat";
+        time.advance(BEAT);
+        assertThat(m.stats().coordinatorUp()).isFalse();
+        assertThat(m.stats().heartbeatFailures()).isEqualTo(1);
+        failing = "";
+        time.advance(BEAT);
+        assertThat(m.stats().coordinatorUp()).isTrue();
+        assertThat(limiter.limit()).isEqualTo(8);
+        time.advance(BEAT.multipliedBy(3));
+        assertThat(m.stats().heartbeatFailures()).isEqualTo(1);
+    }
+
+    @Test
+    void aHeartbeatThatReturnsNoStageIsAnOutageToo() {
+        FleetMember m = join();
+        failing = "heartbeat";
+        returnNull = true;
+        time.advance(BEAT);
+        assertThat(m.stats().coordinatorUp()).isFalse();
+        failing = "";
+        time.advance(BEAT);
+        assertThat(m.stats().coordinatorUp()).isTrue();
+        assertThat(m.stats().heartbeats()).isPositive();
+    }
+
+    @Test
+    void aSubscriptionThatThrowsAnErrorFailsTheJoinAndLeavesTheLimiterAsItWas() {
+        failing = "subscribe";
+        assertThatThrownBy(this::join).isInstanceOf(AssertionError.class).hasMessage("coordinator bug");
+        assertThat(limiter.ceiling()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(limiter.tryAcquire()).isPresent();
+    }
+
+    @Test
+    void aPublicationThatThrowsAnErrorIsCountedAndTheLocalPauseStands() {
+        FleetMember m = join();
+        failing = "publish";
+        assertThatCode(() -> limiter.pauseFor(Duration.ofSeconds(5))).doesNotThrowAnyException();
+        assertThat(limiter.isRatePaused()).isTrue();
+        assertThat(m.stats().listenerFailures()).isEqualTo(1);
+        assertThat(limiter.stats().listenerFailures()).isZero();
+    }
+
+    @Test
+    void aLeaveOrUnsubscribeThatThrowsAnErrorStillLeaves() {
+        FleetMember m = join();
+        failing = "unsubscribe";
+        assertThatCode(m::close).doesNotThrowAnyException();
+        assertThat(m.hasLeft()).isTrue();
+        FleetMember other = FleetMember.builder(Limiter.builder().limit(FixedLimit.of(2)).time(time).build(), broken)
+                .key("backend").nodeId("b").clock(clock).join();
+        failing = "leave";
+        assertThatCode(other::close).doesNotThrowAnyException();
+        assertThat(other.hasLeft()).isTrue();
+    }
+}
