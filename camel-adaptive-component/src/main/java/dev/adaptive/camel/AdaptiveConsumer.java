@@ -54,6 +54,13 @@ public class AdaptiveConsumer extends DefaultConsumer implements ShutdownAware, 
     protected void doStop() throws Exception {
         ExchangePool p = pool;
         if (p != null) {
+            if (getEndpoint().getCamelContext().isStopping()) {
+                // The shutdown strategy may stop this route before (or without) its forced
+                // prepareShutdown: what is still queued fails now as the pool stops, not later
+                // as "no consumer", and attempts that the stopping route's producers cut short
+                // end as stopped too.
+                p.failQueued("the Camel context stopped before the exchange completed");
+            }
             p.detach(this);
             pool = null;
         }

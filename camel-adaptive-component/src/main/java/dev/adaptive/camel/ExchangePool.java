@@ -315,6 +315,14 @@ final class ExchangePool {
         }
     }
 
+    /** A retry or a late grant after the consumer left during a stop fails as stopped, not as "no consumer". */
+    void checkNotStopping() {
+        String why = stopping;
+        if (why != null) {
+            throw stopped(why);
+        }
+    }
+
     AsyncProcessor target() {
         return target;
     }

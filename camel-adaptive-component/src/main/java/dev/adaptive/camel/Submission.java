@@ -114,6 +114,7 @@ final class Submission {
         pool.checkOpen();
         AsyncProcessor target = pool.target();
         if (target == null) {
+            pool.checkNotStopping();
             throw pool.notAvailable(original, "the consumer route stopped while the exchange was queued");
         }
         long dispatched = pool.nanoTime();

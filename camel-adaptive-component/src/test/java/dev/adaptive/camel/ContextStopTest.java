@@ -71,6 +71,16 @@ class ContextStopTest extends CamelTestSupport {
                 silent::stop);
     }
 
+    /**
+     * A strategy that does not force the routes on its timeout: the component's own stop then
+     * ends what the pool holds, with the same exception.
+     */
+    @Test
+    void attemptsBlockedInAnHttpCallWhenTheShutdownDoesNotForceTheRoutes() throws Exception {
+        context.getShutdownStrategy().setShutdownNowOnTimeout(false);
+        attemptsBlockedInAnHttpCallThatIsNeverAnswered();
+    }
+
     /** Something the test waits for, bounded. */
     interface Await {
         boolean await() throws InterruptedException;

@@ -154,7 +154,7 @@ class ClusteredFleetTest {
             PauseWatch watch = watches.get(n);
             for (int i = 0; i < perNode; i++) {
                 calls.add(client.send(client.get(port, "127.0.0.1", "/n" + n + "/" + i), (copy, ctx) ->
-                        copy.putHeader(PAUSES_SEEN, String.valueOf(watch.pauses())).send()));
+                        copy.putHeader(PAUSES_SEEN, String.valueOf(watch.pausesBeforeThisAttempt())).send()));
             }
         }
         for (Future<HttpResponse<Buffer>> c : calls) {

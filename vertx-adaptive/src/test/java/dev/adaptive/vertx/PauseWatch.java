@@ -15,6 +15,8 @@ final class PauseWatch implements TraceListener {
 
     private final List<TraceEvent.RatePause> pauses = new ArrayList<>();
     private final List<Long> starts = new ArrayList<>();
+    /** The grant time of the attempt this thread is starting: its task runs right after the event. */
+    private final ThreadLocal<Long> starting = new ThreadLocal<>();
 
     @Override
     public synchronized void onEvent(TraceEvent event) {
@@ -22,7 +24,27 @@ final class PauseWatch implements TraceListener {
             pauses.add(p);
         } else if (event instanceof TraceEvent.TaskStart s) {
             starts.add(s.timeNanos());
+            starting.set(s.timeNanos());
         }
+    }
+
+    /**
+     * For a task's body, which runs on the thread that emitted its start: the pauses the
+     * limiter had opened when it granted this attempt's slot. A pause opened after the grant
+     * (one relayed from another node, say) cannot hold back an attempt already admitted.
+     */
+    synchronized int pausesBeforeThisAttempt() {
+        Long grant = starting.get();
+        if (grant == null) {
+            throw new IllegalStateException("not inside a task started by the watched limiter");
+        }
+        int n = 0;
+        for (TraceEvent.RatePause p : pauses) {
+            if (p.timeNanos() - grant <= 0) {
+                n++;
+            }
+        }
+        return n;
     }
 
     synchronized int pauses() {
