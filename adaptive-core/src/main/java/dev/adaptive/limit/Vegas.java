@@ -110,8 +110,6 @@ public final class Vegas extends BoundedLimit {
     private final double alphaShare;
     private final double betaShare;
     private final double decreaseFactor;
-    private final double dropTolerance;
-    private final double dropHorizon;
     private final int probeWindow;
     private final double slowStartFactor;
     private final int baseRttWindow;
@@ -132,8 +130,6 @@ public final class Vegas extends BoundedLimit {
         }
         this.betaShare = b.betaShare;
         this.decreaseFactor = OptionChecks.openUnit("decreaseFactor", b.decreaseFactor);
-        this.dropTolerance = OptionChecks.closedUnit("dropTolerance", b.dropTolerance);
-        this.dropHorizon = dropTolerance > 0 ? Math.ceil(4 / dropTolerance) : 1;
         this.probeWindow = OptionChecks.atLeast("probeWindow", b.probeWindow, 1);
         this.slowStartFactor = OptionChecks.between("slowStartFactor", b.slowStartFactor, 1, 4);
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
@@ -175,11 +171,6 @@ public final class Vegas extends BoundedLimit {
     /** @return the factor applied to the limit on a rate limit or a run of drops; default 0.5 */
     public double decreaseFactor() {
         return decreaseFactor;
-    }
-
-    /** @return the share of recent attempts that may fail before drops halve the limit; default 0.05 */
-    public double dropTolerance() {
-        return dropTolerance;
     }
 
     /** @return the least number of successes per probe (one decision each); default 5 */
@@ -228,7 +219,7 @@ public final class Vegas extends BoundedLimit {
         if (!sample.isSuccess()) {
             return s;
         }
-        double dropRate = decay(s.dropRate, 0);
+        double dropRate = drops.after(s.dropRate, false);
         boolean fresh = !s.windowSet || sample.startNanos() - s.windowStartNanos >= 0;
         if (!fresh || sample.inflight() < s.probeFloor) {
             // Admitted under an earlier limit, or at a concurrency the earlier limit allowed
@@ -254,8 +245,8 @@ public final class Vegas extends BoundedLimit {
             }
             return s;
         }
-        double dropRate = decay(s.dropRate, 1);
-        boolean overload = sample.outcome() instanceof Outcome.RateLimited || dropRate > dropTolerance;
+        double dropRate = drops.after(s.dropRate, true);
+        boolean overload = sample.outcome() instanceof Outcome.RateLimited || drops.exceeded(dropRate);
         long now = Samples.decreaseTime(sample);
         if (!overload) {
             // A transient error is not an overload; the latency and the drop rate will tell if
@@ -428,22 +419,11 @@ public final class Vegas extends BoundedLimit {
         return median > 0 ? iqr / 1.35 / median : 0;
     }
 
-    /**
-     * An exponentially weighted share of failed attempts over roughly the last
-     * {@code 4 / dropTolerance} attempts: five failures close together read as a share above
-     * the tolerance, a single one never does.
-     */
-    private double decay(double rate, int failed) {
-        double next = rate + (failed - rate) / dropHorizon;
-        // A share below one in a million is none: this lets the state settle back to itself.
-        return next < 1e-6 ? 0 : next;
-    }
-
     @Override
     public String toString() {
         return "Vegas[initialLimit=" + initialLimit() + ", minLimit=" + minLimit() + ", maxLimit=" + maxLimit()
                 + ", alpha=" + alpha + ", beta=" + beta + ", alphaShare=" + alphaShare + ", betaShare=" + betaShare
-                + ", decreaseFactor=" + decreaseFactor + ", dropTolerance=" + dropTolerance
+                + ", decreaseFactor=" + decreaseFactor + ", dropTolerance=" + dropTolerance()
                 + ", probeWindow=" + probeWindow + ", slowStartFactor=" + slowStartFactor
                 + ", baseRttWindow=" + baseRttWindow + ", baseRttQuantile=" + baseRttQuantile + "]";
     }
@@ -531,7 +511,6 @@ public final class Vegas extends BoundedLimit {
         private double alphaShare = 0.1;
         private double betaShare = 0.2;
         private double decreaseFactor = 0.5;
-        private double dropTolerance = 0.05;
         private int probeWindow = 5;
         private double slowStartFactor = 1.5;
         private int baseRttWindow = 100;
@@ -585,17 +564,6 @@ public final class Vegas extends BoundedLimit {
          */
         public Builder decreaseFactor(double decreaseFactor) {
             this.decreaseFactor = decreaseFactor;
-            return this;
-        }
-
-        /**
-         * @param dropTolerance the share of recent attempts, 0 to 1, that may fail with drops
-         *                      before the limit is multiplied by {@code decreaseFactor} rather
-         *                      than reduced by one; 0 makes every drop multiplicative; default 0.05
-         * @return this builder
-         */
-        public Builder dropTolerance(double dropTolerance) {
-            this.dropTolerance = dropTolerance;
             return this;
         }
 
