@@ -150,7 +150,7 @@ public final class Aimd extends BoundedLimit {
             return s.with(recent, floor, dropRate);
         }
         long[] window = recent.toArray();
-        double recentRtt = median(window);
+        double recentRtt = Samples.median(window);
         // Judge the window against the past, not against itself; the first window has no past.
         double baselineRtt = s.history.isEmpty()
                 ? RttHistory.quantileOfSorted(RttHistory.sortedCopy(window), baseRttQuantile)
@@ -222,13 +222,6 @@ public final class Aimd extends BoundedLimit {
                 s.ratio, now, true, now, true, next, false, wall, 0, s.baseLevel, dropRate);
     }
 
-    /** The median: one slow answer in a window (a slow tail is common) is not congestion. */
-    private static double median(long[] values) {
-        long[] sorted = RttHistory.sortedCopy(values);
-        int n = sorted.length;
-        // Averaged as doubles: absurd RTTs near Long.MAX_VALUE must not overflow.
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0);
-    }
 
     @Override
     public String toString() {
