@@ -31,14 +31,16 @@ import java.util.stream.LongStream;
  * Netflix, Resilience4j, Failsafe) on a set of scenarios with seeds 1..9, side by side. Prints
  * the tables and writes {@code <set>.md} and {@code <set>.json} to the output directory, and
  * {@code s2-concurrency.svg} when the set has S2. The sets: {@code simulation} (S1, S2, S4, S6;
- * the default), {@code robustness} (S2-tight, S2-loose, S2-slow, S2-fast, S7, S4-200) and
- * {@code flat-cap} (F1, F2, F3).
+ * the default), {@code robustness} (S2-tight, S2-loose, S2-slow, S2-fast, S7, S4-200),
+ * {@code flat-cap} (F1, F2, F3) and {@code held-out} (H1, H2, H3: shapes the engine was not
+ * tuned on).
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=robustness
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=flat-cap
+ * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=held-out
  * </pre>
  *
  * Options: {@code --set=simulation}, {@code --scenarios=} (a subset of the set's, or others; the
@@ -114,7 +116,9 @@ public final class Simulate {
             case "simulation" -> Scenario.simulated();
             case "robustness" -> Scenario.robustness();
             case "flat-cap" -> Scenario.flatCap();
-            default -> throw new IllegalArgumentException("set must be simulation, robustness or flat-cap: " + name);
+            case "held-out" -> Scenario.heldOut();
+            default -> throw new IllegalArgumentException(
+                    "set must be simulation, robustness, flat-cap or held-out: " + name);
         };
     }
 

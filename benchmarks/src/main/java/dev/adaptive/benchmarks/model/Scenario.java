@@ -79,8 +79,21 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     public static final Scenario S3_FLAT = new Scenario("S3-flat", "real-http-flat", 300, 25, 16, 16,
             Duration.ofSeconds(1), 0, 0, 1, 0, 0, 3, List.of(8, 16, 24), UNBOUNDED);
 
+    /**
+     * Held out: shapes the engine was not tuned on. H1, a flat cap of 7 at 30 ms with a wide
+     * jitter (0.5) and a Retry-After of 2 s, 800 items.
+     */
+    public static final Scenario H1 = new Scenario("H1", "held-out-flat-7", 800, 30, 7, 7, Duration.ofSeconds(2),
+            0.5, 0, 1, 0, 0, 3, List.of(4, 7, 14), UNBOUNDED);
+    /** Held out: a flat cap of 50 at 20 ms, little jitter (0.1), a slow tail, 4000 items. */
+    public static final Scenario H2 = new Scenario("H2", "held-out-flat-50", 4000, 20, 50, 50, Duration.ofSeconds(1),
+            0.10, 0.02, 4, 0, 0, 3, List.of(25, 50, 100), UNBOUNDED);
+    /** Held out: a knee at 12 and a cap at 18, base 25 ms, 2% transient errors, all over-cap refusals 429, 1000 items. */
+    public static final Scenario H3 = new Scenario("H3", "held-out-knee", 1000, 25, 12, 18, Duration.ofSeconds(1),
+            0.30, 0.03, 6, 0.02, 0, 5, List.of(8, 14, 24), UNBOUNDED);
+
     private static final List<Scenario> ALL = List.of(S1, S2, S3, S4, S6, S2_TIGHT, S2_LOOSE, S2_SLOW, S2_FAST, S7,
-            S4_200, F1, F2, F3, S3_FLAT);
+            S4_200, F1, F2, F3, S3_FLAT, H1, H2, H3);
 
     /** Validates. */
     public Scenario {
@@ -151,6 +164,11 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     /** @return the flat-cap family in virtual time */
     public static List<Scenario> flatCap() {
         return List.of(F1, F2, F3);
+    }
+
+    /** @return the held-out shapes: two flat caps and a knee the engine was not tuned on */
+    public static List<Scenario> heldOut() {
+        return List.of(H1, H2, H3);
     }
 
     /**
