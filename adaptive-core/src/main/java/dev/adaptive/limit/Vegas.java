@@ -351,8 +351,8 @@ public final class Vegas extends BoundedLimit {
             next = s.limit + Math.max(1, grow);
             step = (int) Math.min(1 << 20, 2L * s.step);
             // A downstream whose cap comes without a rise in latency: back to the level it held at
-            // once, then one slot per quiet probe up to one below the refused level, and that
-            // level itself only once the wall has stood long enough to be worth a probe.
+            // once, and one slot past it only once the wall has stood long enough to be worth the
+            // pause a wrong probe costs.
             long bounded = wall.bound(s.limit, next, now, s.step >= WALL_PATIENCE);
             if (bounded != next && bounded > s.limit && bounded > wall.held()) {
                 step = 1;
