@@ -1,30 +1,45 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.Outcome;
 import dev.adaptive.internal.OptionChecks;
 
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Additive increase, multiplicative decrease, with a latency trigger: the limit grows by
- * {@link #increaseStep()} after every {@link #stabilityWindow()} consecutive successes whose
- * mean RTT ({@code recentRtt}) stays below {@link #congestionThreshold()} times the baseline,
- * and is multiplied by {@link #decreaseFactor()} when that window is slower, or at once on a
- * drop or rate limit.
+ * Additive increase, multiplicative decrease, with a latency trigger. A <em>window</em> is
+ * {@link #stabilityWindow()} successes (half the limit during slow start) of attempts admitted
+ * at the current limit since it last changed; its median RTT ({@code recentRtt}) over the
+ * baseline is the {@code ratio}. A window at or above {@link #congestionThreshold()} multiplies
+ * the limit by {@link #decreaseFactor()}; below it the limit grows: by half during slow start
+ * (from the start until a window has risen halfway to the threshold, or a decrease), back to the
+ * last level found unloaded as fast after a decrease, and otherwise by {@link #increaseStep()}.
+ * A rate limit, or drops beyond {@link #dropTolerance()} of recent attempts, decrease it at once.
+ *
+ * <p>Why windows take only attempts admitted since the last change: answers admitted before a
+ * decrease are the overload itself, and judged again they would cut the limit again and again;
+ * answers admitted before a raise are the old level's, and would raise it again before the new
+ * level has answered at all (slow start would run straight past a knee). Why the median: a slow
+ * tail of one answer in a window is common and is not congestion.
  *
  * <p>The baseline is the {@link #baseRttQuantile()} quantile of the last
- * {@link #baseRttWindow()} success RTTs before the window being judged: a windowed low value
- * rather than an all-time minimum, so that the limit can grow again once the downstream
- * settles at a new normal latency. Only success RTTs, each counted as at least
+ * {@link #baseRttWindow()} success RTTs of windows that could not have queued: windows risen
+ * less than halfway to the threshold, and windows at levels already found so (if those read
+ * slower now, the downstream got slower, and the baseline follows it). A client sitting near the
+ * threshold must not feed its own queueing back into the baseline: the baseline would creep up,
+ * and the limit with it past the knee. Only success RTTs, each counted as at least
  * 1 microsecond, enter it: near-instant failures would make every later window look congested.
  *
- * <p>A congestion sample that started before the last multiplicative decrease is ignored (see
- * {@link State}), so that the attempts that were in flight together during one overload cost
- * one decrease, not one each.
+ * <p>A rate limit leaves a wall (what the refusal burst says the downstream held: after
+ * {@code k} refusals with up to {@code n} in flight, about {@code n - k}); growth goes back to it
+ * and past it only one slot at a time, each once the wall has stood for 30 Retry-Afters (one per
+ * slot held, if more). A congestion sample that started before the last multiplicative decrease
+ * is ignored (see {@link State}), so that the attempts that were in flight together during one
+ * overload cost one decrease, not one each.
  *
  * <p>Defaults: initialLimit 5, minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded),
  * increaseStep 2, decreaseFactor 0.55, congestionThreshold 1.4, stabilityWindow 4,
- * baseRttWindow 100, baseRttQuantile 0.3.
+ * baseRttWindow 100, baseRttQuantile 0.3, dropTolerance 0.05.
  *
  * <p>Immutable and thread-safe; {@link #update} is a pure function.
  */
@@ -50,7 +65,7 @@ public final class Aimd extends BoundedLimit {
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY,
-                0, 0, 0, 0, false);
+                Integer.MAX_VALUE, 0, 0, 0, 0, false, 0, false, 1, true, Wall.NONE, 0, 0, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Aimd}; not thread-safe */
@@ -78,7 +93,7 @@ public final class Aimd extends BoundedLimit {
         return congestionThreshold;
     }
 
-    /** @return the number of consecutive successes judged together; default 4 */
+    /** @return the number of successes judged together past slow start (slow start takes half the limit); default 4 */
     public int stabilityWindow() {
         return stabilityWindow;
     }
@@ -114,44 +129,99 @@ public final class Aimd extends BoundedLimit {
             throw new IllegalArgumentException("not an Aimd state: " + state);
         }
         if (sample.isCongestion()) {
-            if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
-                return s;
-            }
-            return new State(bounds.floor(s.limit * decreaseFactor), s.history, RttBatch.EMPTY,
-                    s.baselineRttNanos, s.recentRttNanos, s.ratio, Samples.decreaseTime(sample), true);
+            return onCongestion(s, sample);
         }
         if (!sample.isSuccess()) {
             return s;
         }
+        double dropRate = drops.after(s.dropRate, false);
+        if ((s.changed && sample.startNanos() - s.changedNanos < 0) || sample.inflight() < s.floor) {
+            // Admitted before the limit last changed, it ran under another limit: a window of them
+            // would judge that one again (after a halving, the slow answers of the overload would
+            // halve it once more, and again; after a raise, the old level's fast answers would
+            // raise it again before the new level has answered at all). Admitted below the limit
+            // (a client with less work than the limit), it says nothing about the limit either.
+            return s.withDropRate(dropRate);
+        }
         RttBatch recent = s.recent.plus(Samples.successRtt(sample));
-        if (recent.count() < stabilityWindow) {
-            return new State(bounds.clamp((long) s.limit), s.history, recent, s.baselineRttNanos,
-                    s.recentRttNanos, s.ratio, s.lastDecreaseNanos, s.decreased);
+        int floor = Math.min(s.windowFloor, sample.inflight());
+        int size = s.slowStart ? Math.max(stabilityWindow, (s.limit + 1) / 2) : stabilityWindow;
+        if (recent.count() < size) {
+            return s.with(recent, floor, dropRate);
         }
         long[] window = recent.toArray();
-        double recentRtt = mean(window);
+        double recentRtt = Samples.median(window);
         // Judge the window against the past, not against itself; the first window has no past.
         double baselineRtt = s.history.isEmpty()
                 ? RttHistory.quantileOfSorted(RttHistory.sortedCopy(window), baseRttQuantile)
                 : s.history.quantile(baseRttQuantile);
         double ratio = recentRtt / baselineRtt;
-        RttHistory history = s.history.plus(window);
-        if (ratio < congestionThreshold) {
-            return new State(bounds.clamp((long) s.limit + increaseStep), history, RttBatch.EMPTY,
-                    baselineRtt, recentRtt, ratio, s.lastDecreaseNanos, s.decreased);
+        // Latency risen less than halfway to the threshold: the downstream is not loaded at this
+        // level. Only such windows, and windows at levels already found unloaded (if those read
+        // slower now, the downstream itself got slower), feed the baseline: a client that sits
+        // near the threshold must not feed its own queueing back into it, or the baseline creeps
+        // up and the limit with it, past the knee and into a hard cap.
+        boolean unloaded = ratio < 1 + (congestionThreshold - 1) / 2;
+        boolean known = s.history.isEmpty() || unloaded || s.limit <= s.baseLevel;
+        RttHistory history = known ? s.history.plus(window) : s.history;
+        int baseLevel = unloaded ? Math.max(s.baseLevel, s.limit) : known ? s.limit : s.baseLevel;
+        long now = Samples.decreaseTime(sample);
+        if (ratio >= congestionThreshold) {
+            int next = bounds.floor(s.limit * decreaseFactor);
+            return new State(next, history, RttBatch.EMPTY, Integer.MAX_VALUE, baselineRtt, recentRtt, ratio, now, true,
+                    now, true, next, false, s.wall, s.proven, baseLevel, dropRate);
         }
-        return new State(bounds.floor(s.limit * decreaseFactor), history, RttBatch.EMPTY,
-                baselineRtt, recentRtt, ratio, Samples.decreaseTime(sample), true);
+        // Slow start grows by half per window while the downstream is unloaded: once latency has
+        // risen halfway to the threshold the knee is near, and growth is additive.
+        boolean slowStart = s.slowStart && unloaded;
+        long grow = slowStart ? Math.max(increaseStep, (s.limit + 1L) / 2) : increaseStep;
+        if (!slowStart && s.limit < baseLevel) {
+            // Below a level already found unloaded (after a decrease): back to it as fast as slow
+            // start would go, not one step per round trip.
+            grow = Math.max(increaseStep, Math.min((s.limit + 1L) / 2, (long) baseLevel - s.limit));
+        }
+        // A window whose attempts were all admitted with at least this many in flight, and ended
+        // without a refusal: the downstream held that many.
+        Wall wall = s.wall.afterQuietProbeAt(floor, now);
+        int next = bounds.clamp(wall.bound(s.limit, s.limit + grow, now, true));
+        boolean moved = next != s.limit;
+        return new State(next, history, RttBatch.EMPTY, Integer.MAX_VALUE, baselineRtt, recentRtt, ratio,
+                s.lastDecreaseNanos, s.decreased, moved ? now : s.changedNanos, s.changed || moved,
+                moved ? next : s.floor, slowStart, wall, Math.max(s.proven, Math.min(floor, s.limit)), baseLevel,
+                dropRate);
     }
 
-    private static double mean(long[] values) {
-        // Summed as doubles: absurd RTTs near Long.MAX_VALUE must not overflow.
-        double sum = 0;
-        for (long v : values) {
-            sum += v;
+    private State onCongestion(State s, Sample sample) {
+        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
+            // One decrease per overload; but each refusal of the burst says more about the wall.
+            if (sample.outcome() instanceof Outcome.RateLimited) {
+                Wall wall = s.wall.alsoRefusedAt(sample.inflight(), bounds.min());
+                if (!wall.equals(s.wall)) {
+                    return new State(s.limit, s.history, s.recent, s.windowFloor, s.baselineRttNanos,
+                            s.recentRttNanos, s.ratio, s.lastDecreaseNanos, s.decreased, s.changedNanos, s.changed,
+                            s.floor, s.slowStart, wall, s.proven, s.baseLevel, s.dropRate);
+                }
+            }
+            return s;
         }
-        return sum / values.length;
+        double dropRate = drops.after(s.dropRate, true);
+        if (sample.outcome() instanceof Outcome.Dropped && !drops.exceeded(dropRate)) {
+            // A transient error is not an overload; the latency and the drop rate will tell if
+            // more follow.
+            return s.withDropRate(dropRate);
+        }
+        long now = Samples.decreaseTime(sample);
+        // A rate limit refused the concurrency its attempt was admitted at: remember where, so that
+        // growth does not walk into the same cap again one Retry-After later. Drops do not: a run
+        // of errors may be an outage that has nothing to do with concurrency.
+        Wall wall = sample.outcome() instanceof Outcome.RateLimited r
+                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(), bounds.min())
+                : s.wall;
+        int next = bounds.floor(s.limit * decreaseFactor);
+        return new State(next, s.history, RttBatch.EMPTY, Integer.MAX_VALUE, s.baselineRttNanos, s.recentRttNanos,
+                s.ratio, now, true, now, true, next, false, wall, 0, s.baseLevel, dropRate);
     }
+
 
     @Override
     public String toString() {
@@ -170,24 +240,49 @@ public final class Aimd extends BoundedLimit {
      * @param limit             the current limit, within the limit's [min, max]
      * @param history           the recent success RTTs the baseline is read from (internal)
      * @param recent            the success RTTs of the window in progress (internal)
+     * @param windowFloor       the fewest in flight any attempt of the window in progress was
+     *                          admitted with ({@link Integer#MAX_VALUE} while it is empty)
      * @param baselineRttNanos  the baseline the last window was judged against
-     * @param recentRttNanos    the mean RTT of the last window
+     * @param recentRttNanos    the median RTT of the last window
      * @param ratio             recentRtt / baselineRtt of the last window
      * @param lastDecreaseNanos when the last multiplicative decrease happened: the end
      *                          ({@code startNanos + rttNanos}) of the sample that caused it;
      *                          congestion samples that started earlier are ignored
      * @param decreased         whether there was any such decrease; until then
      *                          {@code lastDecreaseNanos} means nothing
+     * @param changedNanos      when the limit last changed; successes admitted earlier join no window
+     * @param changed           whether it changed at all; until then {@code changedNanos} means nothing
+     * @param floor             successes admitted with fewer in flight join no window: the limit
+     *                          since it changed, 1 before any change
+     * @param slowStart         whether slow start goes on
+     * @param wall              what the last burst of rate limits said about the downstream's
+     *                          cap (internal)
+     * @param proven            the highest level a window ended at without a refusal since the
+     *                          last decrease
+     * @param baseLevel         the highest level found unloaded: windows at or below it feed the
+     *                          baseline
+     * @param dropRate          the recent share of failed attempts
      */
-    public record State(int limit, RttHistory history, RttBatch recent, double baselineRttNanos,
-                        double recentRttNanos, double ratio, long lastDecreaseNanos, boolean decreased)
-            implements LimitState {
+    public record State(int limit, RttHistory history, RttBatch recent, int windowFloor, double baselineRttNanos,
+                        double recentRttNanos, double ratio, long lastDecreaseNanos, boolean decreased,
+                        long changedNanos, boolean changed, int floor, boolean slowStart, Wall wall, int proven,
+                        int baseLevel, double dropRate) implements LimitState {
 
-        /** @return baselineRtt and recentRtt (milliseconds), ratio and limit */
+        State with(RttBatch nextRecent, int nextWindowFloor, double rate) {
+            return new State(limit, history, nextRecent, nextWindowFloor, baselineRttNanos, recentRttNanos, ratio,
+                    lastDecreaseNanos, decreased, changedNanos, changed, floor, slowStart, wall, proven, baseLevel, rate);
+        }
+
+        State withDropRate(double rate) {
+            return rate == dropRate ? this : with(recent, windowFloor, rate);
+        }
+
+        /** @return baselineRtt and recentRtt (milliseconds), ratio, limit, wall, held and slowStart (1 or 0) */
         @Override
         public Map<String, Double> metrics() {
             return Map.of("baselineRtt", Samples.millis(baselineRttNanos), "recentRtt", Samples.millis(recentRttNanos),
-                    "ratio", ratio, "limit", (double) limit);
+                    "ratio", ratio, "limit", (double) limit, "wall", (double) wall.refused(),
+                    "held", (double) wall.held(), "slowStart", slowStart ? 1.0 : 0.0);
         }
     }
 
@@ -236,7 +331,7 @@ public final class Aimd extends BoundedLimit {
         }
 
         /**
-         * @param stabilityWindow consecutive successes judged together, at least 1; default 4
+         * @param stabilityWindow successes judged together past slow start, at least 1; default 4
          * @return this builder
          */
         public Builder stabilityWindow(int stabilityWindow) {

@@ -1,5 +1,6 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.Outcome;
 import dev.adaptive.internal.OptionChecks;
 
 import java.util.Map;
@@ -7,33 +8,46 @@ import java.util.Objects;
 
 /**
  * A gradient limit in the shape of Netflix's Gradient2: it compares a short-term RTT with a
- * long-term one and shrinks the limit while the short term is the slower, so it tracks changes
- * in latency rather than a fixed baseline.
+ * long-term one and shrinks the limit while the short term is the slower.
  *
- * <p>Every success updates {@code longRtt}, an exponential average with weight
- * {@code 2 / (longWindow + 1)} (a plain running mean until enough samples make that weight
- * the smaller one, so the first sample does not dominate). Every {@link #probeWindow()}
- * successes, {@code shortRtt} is their mean and
+ * <p>Every {@link #probeWindow()} successes make a window; {@code shortRtt} is their median (one
+ * slow answer, common in a slow tail, is not congestion), and
  * <pre>
  * gradient = clamp(rttTolerance * longRtt / shortRtt, 0.5, 1.0)
  * newLimit = limit * gradient + queueSize
  * limit    = limit * (1 - smoothing) + newLimit * smoothing
  * </pre>
- * When {@code longRtt} is more than twice {@code shortRtt} it is first lowered by 5% per
- * window: after a slow episode the long average would otherwise stay high for hundreds of
- * samples and hide the next one.
+ * {@code longRtt} is an exponential average with weight {@code 2 / (longWindow + 1)} (a plain
+ * running mean until enough samples make that weight the smaller one) of the downstream's normal
+ * latency: it takes only windows within {@link #rttTolerance()} of it. Fed with every answer, it
+ * would follow the client's own queueing up, the gradient would stay at 1 and the limit would
+ * drift up into the downstream's hard cap (seen on every server with a knee). So that it can
+ * follow a downstream that got slower for good, it also takes a window that is still slow at half
+ * the concurrency it last took one within the tolerance at (that is not the client's own
+ * queueing); and when it is more than
+ * twice {@code shortRtt} it is lowered by 5% per window, so that after a slow episode it does not
+ * hide the next one.
  *
- * <p>Unlike Netflix's Gradient2, drops and rate limits are a signal: each multiplies the limit
- * by {@link #decreaseFactor()} at once and starts a new probe window, unless the attempt
- * started before the last such decrease (see {@link State}). Success RTTs count as at least
- * 1 microsecond; failure RTTs never enter the averages.
+ * <p><b>Slow start.</b> Until a window is slower than the tolerance, or a decrease, the limit
+ * grows by a quarter slot per success instead ({@code x1.25} per round trip, spread over the
+ * answers): from the initial limit to a knee at 64 within a few dozen round trips, not hundreds.
+ *
+ * <p>Unlike Netflix's Gradient2, rate limits and drops are signals: a rate limit, or drops beyond
+ * {@link #dropTolerance()} of recent attempts (a single transient error is no overload), multiply
+ * the limit by {@link #decreaseFactor()} at once and start a new window, unless the attempt
+ * started before the last such decrease (see {@link State}); successes admitted before it are
+ * not judged either (they are the overload's answers, and would cut the new limit again). A
+ * rate limit also leaves a wall (what the refusal burst says the downstream held: after
+ * {@code k} refusals with up to {@code n} in flight, about {@code n - k}): growth goes back to it
+ * and past it only one slot at a time, each once the wall has stood for 30 Retry-Afters. Success
+ * RTTs count as at least 1 microsecond; failure RTTs never enter the averages.
  *
  * <p>The limit is held as a fractional estimate; {@link State#limit()} is its floor, always in
  * [min, max].
  *
  * <p>Defaults: initialLimit 5, minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded),
  * smoothing 0.15, longWindow 600, rttTolerance 1.15, decreaseFactor 0.5, probeWindow 3,
- * queueSize 2.
+ * queueSize 2, dropTolerance 0.05.
  *
  * <p>Immutable and thread-safe; {@link #update} is a pure function.
  */
@@ -63,7 +77,7 @@ public final class Gradient2 extends BoundedLimit {
         this.probeWindow = OptionChecks.atLeast("probeWindow", b.probeWindow, 1);
         this.queueSize = OptionChecks.atLeast("queueSize", b.queueSize, 0);
         this.longWeight = 2.0 / (longWindow + 1.0);
-        this.initialState = new State(bounds.initial(), 0, 0, 0, 0, 0, 1.0, 0, false);
+        this.initialState = new State(bounds.initial(), 0, 0, 0, RttBatch.EMPTY, 0, 1.0, 0, false, Wall.NONE, 0, 0, true);
     }
 
     /** @return a new builder with the defaults listed on {@link Gradient2}; not thread-safe */
@@ -91,12 +105,12 @@ public final class Gradient2 extends BoundedLimit {
         return rttTolerance;
     }
 
-    /** @return the factor applied to the limit on a drop or rate limit; default 0.5 */
+    /** @return the factor applied to the limit on a rate limit or a run of drops; default 0.5 */
     public double decreaseFactor() {
         return decreaseFactor;
     }
 
-    /** @return the number of successes averaged into shortRtt (one decision each); default 3 */
+    /** @return the number of successes whose median is shortRtt (one decision each); default 3 */
     public int probeWindow() {
         return probeWindow;
     }
@@ -127,34 +141,92 @@ public final class Gradient2 extends BoundedLimit {
             throw new IllegalArgumentException("not a Gradient2 state: " + state);
         }
         if (sample.isCongestion()) {
-            if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
-                return s;
-            }
-            return new State(bounds.clamp(s.estimate * decreaseFactor), s.longRttNanos, s.longRttCount, 0, 0,
-                    s.shortRttNanos, s.gradient, Samples.decreaseTime(sample), true);
+            return onCongestion(s, sample);
         }
         if (!sample.isSuccess()) {
             return s;
         }
-        double rtt = Samples.successRtt(sample);
-        // Past longWindow samples the count no longer changes the weight; capping it avoids overflow.
-        int longCount = Math.min(s.longRttCount + 1, longWindow + 1);
-        double weight = Math.max(1.0 / longCount, longWeight);
-        double longRtt = s.longRttNanos + weight * (rtt - s.longRttNanos);
-        double shortSum = s.shortRttSumNanos + rtt;
-        int shortCount = s.shortRttCount + 1;
-        if (shortCount < probeWindow) {
-            return new State(bounds.clamp(s.estimate), longRtt, longCount, shortSum, shortCount,
-                    s.shortRttNanos, s.gradient, s.lastDecreaseNanos, s.decreased);
+        double dropRate = drops.after(s.dropRate, false);
+        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
+            // Admitted before the last decrease, it ran under the limit the decrease replaced: its
+            // latency is the overload's, and judged again it would cut the new limit again.
+            return s.withDropRate(dropRate);
         }
-        double shortRtt = shortSum / shortCount;
+        RttBatch window = s.window.plus(Samples.successRtt(sample));
+        if (window.count() < probeWindow) {
+            return new State(s.estimate, s.longRttNanos, s.longRttCount, s.longLevel, window, s.shortRttNanos, s.gradient,
+                    s.lastDecreaseNanos, s.decreased, s.wall, s.proven, dropRate, s.slowStart);
+        }
+        long[] rtts = window.toArray();
+        double shortRtt = Samples.median(rtts);
+        double longRtt = s.longRttNanos;
+        int longCount = s.longRttCount;
+        double rise = longCount == 0 ? 1 : rttTolerance * longRtt / shortRtt;
+        int level = (int) Math.floor(s.estimate);
+        int longLevel = s.longLevel;
+        if (longCount == 0 || rise >= 1 || 2L * level <= s.longLevel) {
+            // The long average is the downstream's normal latency: it takes windows within the
+            // tolerance, not the client's own queueing (which would drift it up, and the limit
+            // with it into a hard cap). But a window still slow at half the concurrency the long
+            // average last took such a window at is not the client's own queueing: the
+            // downstream itself got slower, and the long average follows it.
+            if (longCount == 0 || rise >= 1) {
+                longLevel = level;
+            }
+            for (long rtt : rtts) {
+                // Past longWindow samples the count no longer changes the weight; capping it avoids overflow.
+                longCount = Math.min(longCount + 1, longWindow + 1);
+                longRtt += Math.max(1.0 / longCount, longWeight) * (rtt - longRtt);
+            }
+        }
         if (longRtt > 2 * shortRtt) {
             longRtt *= LONG_RTT_DECAY;
         }
         double gradient = Math.max(MIN_GRADIENT, Math.min(1.0, rttTolerance * longRtt / shortRtt));
-        double newLimit = s.estimate * gradient + queueSize;
+        boolean slowStart = s.slowStart && rttTolerance * longRtt / shortRtt >= 1;
+        // Slow start, until a window slower than the tolerance or a decrease: a quarter slot per
+        // answer (x1.25 per round trip, spread over the answers), instead of queueSize per window.
+        double newLimit = slowStart ? s.estimate + probeWindow / (4 * smoothing) : s.estimate * gradient + queueSize;
         double estimate = bounds.clamp(s.estimate * (1 - smoothing) + newLimit * smoothing);
-        return new State(estimate, longRtt, longCount, 0, 0, shortRtt, gradient, s.lastDecreaseNanos, s.decreased);
+        long now = Samples.decreaseTime(sample);
+        // A window admitted with this many in flight ended without a refusal: the downstream held it.
+        int held = Math.min(level, sample.inflight());
+        Wall wall = s.wall.afterQuietProbeAt(held, now);
+        if (estimate > s.estimate && wall.standing()) {
+            // Growth goes back to what the downstream held before a rate limit, and past it only
+            // one slot at a time, rarely.
+            long bound = wall.bound(level, (long) Math.floor(estimate), now, true);
+            estimate = Math.min(estimate, bound + (estimate - Math.floor(estimate)));
+        }
+        return new State(estimate, longRtt, longCount, longLevel, RttBatch.EMPTY, shortRtt, gradient,
+                s.lastDecreaseNanos, s.decreased, wall, Math.max(s.proven, held), dropRate, slowStart);
+    }
+
+    private State onCongestion(State s, Sample sample) {
+        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
+            // One decrease per overload; but each refusal of the burst says more about the wall.
+            if (sample.outcome() instanceof Outcome.RateLimited) {
+                Wall wall = s.wall.alsoRefusedAt(sample.inflight(), bounds.min());
+                if (!wall.equals(s.wall)) {
+                    return s.withWall(wall);
+                }
+            }
+            return s;
+        }
+        double dropRate = drops.after(s.dropRate, true);
+        if (sample.outcome() instanceof Outcome.Dropped && !drops.exceeded(dropRate)) {
+            // One transient error is not an overload: halving on every one kept the limit near 10
+            // where the knee was at 64 (1% of transient 500s).
+            return new State(s.estimate, s.longRttNanos, s.longRttCount, s.longLevel, s.window, s.shortRttNanos, s.gradient, s.lastDecreaseNanos, s.decreased, s.wall, s.proven, dropRate,
+                    s.slowStart);
+        }
+        long now = Samples.decreaseTime(sample);
+        Wall wall = sample.outcome() instanceof Outcome.RateLimited r
+                ? Wall.refusedAt(Math.min(sample.inflight(), (int) Math.floor(s.estimate)), s.proven, now,
+                        r.retryAfter(), bounds.min())
+                : s.wall;
+        return new State(bounds.clamp(s.estimate * decreaseFactor), s.longRttNanos, s.longRttCount, s.longLevel, RttBatch.EMPTY,
+                s.shortRttNanos, s.gradient, now, true, wall, 0, dropRate, false);
     }
 
     @Override
@@ -166,26 +238,43 @@ public final class Gradient2 extends BoundedLimit {
     }
 
     /**
-     * The state of a {@link Gradient2} limit between two samples. Immutable, and free of
-     * arrays: folding a sample allocates only the next state. RTTs are in nanoseconds;
+     * The state of a {@link Gradient2} limit between two samples. Immutable; folding a sample
+     * allocates the next state and one small node. RTTs are in nanoseconds;
      * {@code shortRttNanos} is 0 and {@code gradient} 1 until the first probe window completes.
      *
      * @param estimate          the fractional limit, within the limit's [min, max]
      * @param longRttNanos      the long-term RTT average
-     * @param longRttCount      successes averaged so far, capped at longWindow + 1
-     * @param shortRttSumNanos  the sum of the RTTs of the probe window in progress
-     * @param shortRttCount     the number of successes in the probe window in progress
-     * @param shortRttNanos     the mean RTT of the last completed probe window
+     * @param longRttCount      successes averaged into it so far, capped at longWindow + 1
+     * @param longLevel         the limit the long average last took a window within the tolerance at
+     * @param window            the success RTTs of the probe window in progress (internal)
+     * @param shortRttNanos     the median RTT of the last completed probe window
      * @param gradient          the gradient of the last completed probe window
      * @param lastDecreaseNanos when the last multiplicative decrease happened: the end
      *                          ({@code startNanos + rttNanos}) of the congestion sample that
      *                          caused it; congestion samples that started earlier are ignored
      * @param decreased         whether there was any such decrease; until then
      *                          {@code lastDecreaseNanos} means nothing
+     * @param wall              what the last burst of rate limits said about the downstream's
+     *                          cap (internal)
+     * @param proven            the highest level a window ended at without a refusal since the
+     *                          last decrease
+     * @param dropRate          the recent share of failed attempts
+     * @param slowStart         whether slow start goes on
      */
-    public record State(double estimate, double longRttNanos, int longRttCount, double shortRttSumNanos,
-                        int shortRttCount, double shortRttNanos, double gradient, long lastDecreaseNanos,
-                        boolean decreased) implements LimitState {
+    public record State(double estimate, double longRttNanos, int longRttCount, int longLevel, RttBatch window,
+                        double shortRttNanos, double gradient, long lastDecreaseNanos,
+                        boolean decreased, Wall wall, int proven, double dropRate, boolean slowStart)
+            implements LimitState {
+
+        State withDropRate(double rate) {
+            return rate == dropRate ? this : new State(estimate, longRttNanos, longRttCount, longLevel, window, shortRttNanos,
+                    gradient, lastDecreaseNanos, decreased, wall, proven, rate, slowStart);
+        }
+
+        State withWall(Wall nextWall) {
+            return new State(estimate, longRttNanos, longRttCount, longLevel, window, shortRttNanos,
+                    gradient, lastDecreaseNanos, decreased, nextWall, proven, dropRate, slowStart);
+        }
 
         /** @return the floor of {@link #estimate()} */
         @Override
@@ -194,11 +283,12 @@ public final class Gradient2 extends BoundedLimit {
             return (int) Math.max(1, Math.floor(estimate));
         }
 
-        /** @return shortRtt and longRtt (milliseconds), gradient and limit */
+        /** @return shortRtt and longRtt (milliseconds), gradient, limit, wall, held, dropRate and slowStart (1 or 0) */
         @Override
         public Map<String, Double> metrics() {
             return Map.of("shortRtt", Samples.millis(shortRttNanos), "longRtt", Samples.millis(longRttNanos),
-                    "gradient", gradient, "limit", (double) limit());
+                    "gradient", gradient, "limit", (double) limit(), "wall", (double) wall.refused(),
+                    "held", (double) wall.held(), "dropRate", dropRate, "slowStart", slowStart ? 1.0 : 0.0);
         }
     }
 
@@ -249,7 +339,7 @@ public final class Gradient2 extends BoundedLimit {
         }
 
         /**
-         * @param decreaseFactor the factor applied on a drop or rate limit, strictly between 0 and 1;
+         * @param decreaseFactor the factor applied on a rate limit or a run of drops, strictly between 0 and 1;
          *                       default 0.5
          * @return this builder
          */
@@ -259,7 +349,7 @@ public final class Gradient2 extends BoundedLimit {
         }
 
         /**
-         * @param probeWindow successes averaged into shortRtt, at least 1; default 3
+         * @param probeWindow successes whose median is shortRtt, at least 1; default 3
          * @return this builder
          */
         public Builder probeWindow(int probeWindow) {

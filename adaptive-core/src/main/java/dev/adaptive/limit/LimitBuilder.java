@@ -1,9 +1,10 @@
 package dev.adaptive.limit;
 
 /**
- * The options every adaptive limit's builder shares: the limit before any sample and the
- * bounds it never leaves. Defaults: initialLimit 5 (moved into [minLimit, maxLimit] when left
- * unset), minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded). The concrete builder
+ * The options every adaptive limit's builder shares: the limit before any sample, the bounds it
+ * never leaves, and how many errors it shrugs off. Defaults: initialLimit 5 (moved into
+ * [minLimit, maxLimit] when left unset), minLimit 1, maxLimit {@link Integer#MAX_VALUE}
+ * (unbounded), dropTolerance 0.05. The concrete builder
  * checks them with its own options in {@code build()}, which throws
  * {@link IllegalArgumentException} naming the option and the value. Not thread-safe.
  *
@@ -15,6 +16,7 @@ public abstract class LimitBuilder<B extends LimitBuilder<B>> {
     private boolean initialLimitSet;
     private int minLimit = Bounds.DEFAULT_MIN;
     private int maxLimit = Bounds.DEFAULT_MAX;
+    private double dropTolerance = 0.05;
 
     /** Only the limits of this package extend it. */
     LimitBuilder() {
@@ -47,6 +49,23 @@ public abstract class LimitBuilder<B extends LimitBuilder<B>> {
     public B maxLimit(int maxLimit) {
         this.maxLimit = maxLimit;
         return self();
+    }
+
+    /**
+     * @param dropTolerance the share of recent attempts, 0 to 1, that may fail with drops (errors,
+     *                      timeouts) before they count as an overload and shrink the limit by the
+     *                      algorithm's decrease factor; 0 makes every drop one; default 0.05 (an
+     *                      isolated transient error is not an overload, five close together are)
+     * @return this builder
+     */
+    public B dropTolerance(double dropTolerance) {
+        this.dropTolerance = dropTolerance;
+        return self();
+    }
+
+    /** @return the checked drop tolerance; throws IllegalArgumentException naming a bad one */
+    DropTolerance drops() {
+        return new DropTolerance(dropTolerance);
     }
 
     /** @return the checked bounds; throws IllegalArgumentException naming a bad one */

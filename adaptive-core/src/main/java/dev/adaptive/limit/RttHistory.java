@@ -67,6 +67,11 @@ final class RttHistory {
         return s;
     }
 
+    /** @return the RTTs, oldest first, as a new array */
+    long[] toArray() {
+        return rtts.clone();
+    }
+
     /** @return the lower nearest-rank {@code q}-quantile; the history must not be empty */
     long quantile(double q) {
         return quantileOfSorted(sorted(), q);

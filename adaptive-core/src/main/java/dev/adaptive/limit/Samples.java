@@ -35,6 +35,14 @@ final class Samples {
         return decreased && sample.startNanos() - lastDecreaseNanos < 0;
     }
 
+    /** The median: one slow answer in a window (a slow tail is common) is not congestion. */
+    static double median(long[] values) {
+        long[] sorted = RttHistory.sortedCopy(values);
+        int n = sorted.length;
+        // Averaged as doubles: absurd RTTs near Long.MAX_VALUE must not overflow.
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0);
+    }
+
     static double millis(double nanos) {
         return nanos / 1_000_000.0;
     }

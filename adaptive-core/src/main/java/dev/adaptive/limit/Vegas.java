@@ -15,7 +15,9 @@ import java.util.Objects;
  * <p><b>Probes.</b> A probe collects the success RTTs of attempts admitted at the current limit
  * since it last changed: at least {@link #probeWindow()} of them and at least half the limit,
  * about one round trip's worth. Attempts admitted earlier, or below the limit, ran at another
- * concurrency and say nothing about this one. {@code probeRtt} is the probe's
+ * concurrency and say nothing about this one. While the limit holds, a probe is judged together
+ * with the one before it at the same limit: at the operating point a decision on one small
+ * window of a jittery downstream would be mostly luck. {@code probeRtt} is the probe's
  * {@link #baseRttQuantile()} quantile, {@code baseRtt} the same quantile of the baseline history,
  * and {@code queue = limit * (1 - baseRtt / probeRtt)}. Comparing the same quantile on both
  * sides keeps the downstream's jitter out of the estimate; a queue only counts as found when the
@@ -32,17 +34,24 @@ import java.util.Objects;
  *       {@link #slowStartFactor()}, in proportion to the headroom left below alpha' so that the
  *       last step before the knee is a short one (and by one slot only right after a probe that
  *       did find a queue); after slow start it grows by a step that starts at one slot and
- *       doubles with each such probe in a row, so that one lucky probe at the operating point
- *       costs one slot while a limit far below it (after an overload) is back within a few
- *       probes;</li>
- *   <li>otherwise it holds.</li>
+ *       doubles with each such probe in a row (never by more than slow start would, and by one
+ *       slot once the queue is past half of alpha'), so that
+ *       one lucky probe at the operating point costs one slot while a limit far below it (after
+ *       an overload) is back within a few probes;</li>
+ *   <li>otherwise it holds, and the pace of growth starts again at one slot.</li>
  * </ul>
  * Slow start ends at the first probe with a queue beyond beta', at the second in a row beyond
  * alpha', or at an overload.
  *
- * <p><b>The wall.</b> Some downstreams refuse past a hard cap without slowing down first. A rate
- * limit remembers the concurrency its attempt was admitted at; growth then closes in on a tenth
- * below it, and passes it one slot at a time, after eight quiet probes in a row each.
+ * <p><b>The wall.</b> Some downstreams refuse past a hard cap without slowing down first (a
+ * gateway's concurrency quota, a proxy's connection limit). A burst of rate limits leaves a
+ * wall: what the downstream held, read from the whole burst (after {@code k} refusals with up to
+ * {@code n} in flight it held about {@code n - k}; and the level of the last probe, which ended
+ * without a refusal). After the halving, growth goes straight back to that level, and past it
+ * only one slot at a time, each after eight quiet probes in a row and once the wall has stood
+ * for 30 Retry-Afters (or one per slot held, if more): a wrong probe then costs the pause of one
+ * Retry-After in thirty, no more than one more slot would have earned. A probe at the refused
+ * level itself that ends without a refusal means the cap has moved, and the wall is forgotten.
  *
  * <p><b>Baseline protection.</b> A client that keeps the downstream at its best operating point
  * must not feed its own queueing delay back into the baseline: the baseline would creep up and
@@ -76,11 +85,9 @@ public final class Vegas extends BoundedLimit {
      */
     private static final int MIN_BASELINE = 20;
 
-    /** The doubling step a run of quiet probes must reach (eight in a row) before the limit passes the wall. */
+    /** The doubling step a run of quiet probes must reach (eight in a row) before the limit probes the wall. */
     private static final int WALL_PATIENCE = 256;
 
-    /** Growth closes in on the wall up to this share of it. */
-    private static final double WALL_MARGIN = 0.9;
 
     /**
      * During slow start, a baseline this many times slower than a probe is stale (the first
@@ -93,6 +100,9 @@ public final class Vegas extends BoundedLimit {
     /** How many standard errors apart the quantiles must be for a queue to count. */
     private static final double Z = 2;
 
+    /** No earlier probe at the current limit. */
+    private static final RttHistory NO_LEVEL = RttHistory.empty(1);
+
     private static final Vegas DEFAULTS = builder().build();
 
     private final double alpha;
@@ -100,8 +110,6 @@ public final class Vegas extends BoundedLimit {
     private final double alphaShare;
     private final double betaShare;
     private final double decreaseFactor;
-    private final double dropTolerance;
-    private final double dropHorizon;
     private final int probeWindow;
     private final double slowStartFactor;
     private final int baseRttWindow;
@@ -122,14 +130,12 @@ public final class Vegas extends BoundedLimit {
         }
         this.betaShare = b.betaShare;
         this.decreaseFactor = OptionChecks.openUnit("decreaseFactor", b.decreaseFactor);
-        this.dropTolerance = OptionChecks.closedUnit("dropTolerance", b.dropTolerance);
-        this.dropHorizon = dropTolerance > 0 ? Math.ceil(4 / dropTolerance) : 1;
         this.probeWindow = OptionChecks.atLeast("probeWindow", b.probeWindow, 1);
         this.slowStartFactor = OptionChecks.between("slowStartFactor", b.slowStartFactor, 1, 4);
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
-        this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY, 1,
-                0, 0, 0, 0, false, 1, Integer.MAX_VALUE, 0, true, 0, false, 0, 0);
+        this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow),
+                RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Vegas}; not thread-safe */
@@ -165,11 +171,6 @@ public final class Vegas extends BoundedLimit {
     /** @return the factor applied to the limit on a rate limit or a run of drops; default 0.5 */
     public double decreaseFactor() {
         return decreaseFactor;
-    }
-
-    /** @return the share of recent attempts that may fail before drops halve the limit; default 0.05 */
-    public double dropTolerance() {
-        return dropTolerance;
     }
 
     /** @return the least number of successes per probe (one decision each); default 5 */
@@ -218,7 +219,7 @@ public final class Vegas extends BoundedLimit {
         if (!sample.isSuccess()) {
             return s;
         }
-        double dropRate = decay(s.dropRate, 0);
+        double dropRate = drops.after(s.dropRate, false);
         boolean fresh = !s.windowSet || sample.startNanos() - s.windowStartNanos >= 0;
         if (!fresh || sample.inflight() < s.probeFloor) {
             // Admitted under an earlier limit, or at a concurrency the earlier limit allowed
@@ -235,19 +236,17 @@ public final class Vegas extends BoundedLimit {
 
     private State onCongestion(State s, Sample sample) {
         if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
-            // No second decrease for the same overload; but a refusal admitted at fewer in flight
-            // than the one that set the wall says the wall is lower. A leap of the limit sends a
-            // burst whose refusals come back in any order: the wall is the lowest of them.
+            // No second decrease for the same overload; but every refusal of the burst tells
+            // more about the wall: one admitted at fewer in flight lowers the refused level, and
+            // each one more means one fewer that the server held.
             if (sample.outcome() instanceof Outcome.RateLimited) {
-                int lower = Math.max(bounds.min() + 1, sample.inflight());
-                if (lower < s.wall) {
-                    return s.withWall(lower);
-                }
+                Wall wall = s.wall.alsoRefusedAt(sample.inflight(), bounds.min());
+                return wall.equals(s.wall) ? s : s.withWall(wall);
             }
             return s;
         }
-        double dropRate = decay(s.dropRate, 1);
-        boolean overload = sample.outcome() instanceof Outcome.RateLimited || dropRate > dropTolerance;
+        double dropRate = drops.after(s.dropRate, true);
+        boolean overload = sample.outcome() instanceof Outcome.RateLimited || drops.exceeded(dropRate);
         long now = Samples.decreaseTime(sample);
         if (!overload) {
             // A transient error is not an overload; the latency and the drop rate will tell if
@@ -258,14 +257,18 @@ public final class Vegas extends BoundedLimit {
         // A rate limit refused the concurrency its attempt was admitted at: remember it as the
         // wall. Drops do not: a run of errors may be an outage that has nothing to do with
         // concurrency, and a wall left by it would hold the limit down after the recovery.
-        int wall = sample.outcome() instanceof Outcome.RateLimited
-                ? Math.max(bounds.min() + 1, Math.min(sample.inflight(), s.limit)) : s.wall;
-        return new State(next, s.history, RttBatch.EMPTY, next, s.queue, s.baseRttNanos, s.probeRttNanos,
-                now, true, 1, wall, s.baseLevel, false, 0, true, now, dropRate);
+        Wall wall = sample.outcome() instanceof Outcome.RateLimited r
+                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(), bounds.min())
+                : s.wall;
+        return new State(next, s.history, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos, s.probeRttNanos,
+                now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);
     }
 
-    private State decide(State s, long[] window, double dropRate, long now) {
+    private State decide(State s, long[] fresh, double dropRate, long now) {
         RttHistory history = s.history;
+        long[] window = pooled(s.level, fresh);
+        // A whole probe at or past the refused level without a refusal: the cap has moved.
+        Wall wall = s.wall.afterQuietProbeAt(s.limit, now);
         long[] sortedWindow = RttHistory.sortedCopy(window);
         double probeRtt = RttHistory.quantileOfSorted(sortedWindow, baseRttQuantile);
         if (s.discovering && !s.history.isEmpty() && window.length >= 6) {
@@ -308,12 +311,16 @@ public final class Vegas extends BoundedLimit {
         boolean overshoot = queue > betaNow && significant;
         boolean discovering = s.discovering && queuedInARow < 2 && !overshoot;
         if (discovering && (queue < alphaNow / 2 || history.size() < MIN_BASELINE)) {
-            // Still below the knee: this level is as unloaded as the baseline's, and so is
-            // everything up to it from now on.
-            baseLevel = Math.max(baseLevel, s.limit);
-            history = faster && baseRtt > STALE_BASELINE * probeRtt ? restart(history, window) : history.plus(window);
+            // Still below the knee, or the baseline is too thin to judge by yet. Only the first
+            // makes this level as unloaded as the baseline's (and everything up to it from now
+            // on): a probe taken in only to thicken the baseline may well have queued, and a
+            // level raised by it would feed that queue to the baseline for good.
+            if (queue < alphaNow / 2) {
+                baseLevel = Math.max(baseLevel, s.limit);
+            }
+            history = faster && baseRtt > STALE_BASELINE * probeRtt ? restart(history, fresh) : history.plus(fresh);
         } else if (history.isEmpty() || faster || s.limit <= Math.max(baseLevel, bounds.min())) {
-            history = history.plus(window);
+            history = history.plus(fresh);
             baseLevel = Math.min(baseLevel, s.limit);
         }
 
@@ -333,33 +340,55 @@ public final class Vegas extends BoundedLimit {
             // overload, or a noisy probe that ended slow start early) is back within a few.
             // Slow start takes the whole step only after a probe that found no queue either: right
             // after one that did, a probe that finds none is more likely luck than room.
-            long grow = s.discovering && s.queuedInARow == 0 ? proportional : Math.min(s.step, proportional);
+            // Past slow start a queue beyond half of alpha' means the operating point is near:
+            // one slot, whatever the pace was (at a limit of a few calls, two slots can be a
+            // third more, straight into a hard cap).
+            long grow = s.discovering && s.queuedInARow == 0 ? proportional
+                    : Math.min(s.step, proportional);
+            if (!s.discovering && queue >= alphaNow / 2) {
+                grow = 1;
+            }
             next = s.limit + Math.max(1, grow);
             step = (int) Math.min(1 << 20, 2L * s.step);
-            long belowWall = Math.min(s.wall - 1L, (long) Math.floor(s.wall * WALL_MARGIN));
-            if (next > belowWall) {
-                // The last overload refused the concurrency it was admitted at: close in on a
-                // tenth below it (the client's count runs ahead of what the server sees, and
-                // bursts reach the wall before the average does), and beyond that only one slot
-                // after eight quiet probes in a row, so that a downstream whose wall comes without
-                // a rise in latency is not hit again and again.
-                if (s.limit < belowWall) {
-                    next = belowWall;
-                } else if (s.step >= WALL_PATIENCE) {
-                    next = s.limit + 1L;
-                    step = 1;
-                } else {
-                    next = s.limit;
-                }
+            // A downstream whose cap comes without a rise in latency: back to the level it held at
+            // once, and one slot past it only once the wall has stood long enough to be worth the
+            // pause a wrong probe costs.
+            long bounded = wall.bound(s.limit, next, now, s.step >= WALL_PATIENCE);
+            if (bounded != next && bounded > s.limit && bounded > wall.held()) {
+                step = 1;
             }
-        } else if (!significant) {
-            // Neither below alpha' nor surely above it: hold, and keep the pace of growth.
-            step = s.step;
+            next = bounded;
         }
+        // A queue in alpha'..beta' (surely there or not) is the operating point: the pace of
+        // growth starts again at one slot.
         int limit = bounds.clamp(next);
-        return new State(limit, history, RttBatch.EMPTY, limit, queue, baseRtt, probeRtt,
-                s.lastDecreaseNanos, s.decreased, step, s.wall, baseLevel, discovering, queuedInARow, true, now,
-                dropRate);
+        // The limit holds: this probe and the one before judge it together next time.
+        RttHistory level = limit == s.limit
+                ? RttHistory.empty((int) Math.min(RttHistory.MAX_CAPACITY, 2L * fresh.length)).plus(window)
+                : NO_LEVEL;
+        return new State(limit, history, RttBatch.EMPTY, level, limit, queue, baseRtt, probeRtt,
+                s.lastDecreaseNanos, s.decreased, step, wall, s.limit, baseLevel, discovering, queuedInARow, true,
+                now, dropRate);
+    }
+
+    /**
+     * The probe before this one at the same limit judges it together with this one: at the
+     * operating point, where the limit holds, a decision on one small window of a jittery
+     * downstream would be mostly luck. Unless the two differ beyond their sampling noise: then
+     * the downstream changed, and the newer probe alone says how.
+     */
+    private long[] pooled(RttHistory level, long[] fresh) {
+        if (level.isEmpty()) {
+            return fresh;
+        }
+        long[] sortedFresh = RttHistory.sortedCopy(fresh);
+        long[] sortedLevel = level.sorted();
+        double freshRtt = RttHistory.quantileOfSorted(sortedFresh, baseRttQuantile);
+        double levelRtt = RttHistory.quantileOfSorted(sortedLevel, baseRttQuantile);
+        if (Math.abs(Math.log(freshRtt / levelRtt)) > Z * standardError(sortedFresh, sortedLevel)) {
+            return fresh;
+        }
+        return level.plus(fresh).toArray();
     }
 
     /**
@@ -390,22 +419,11 @@ public final class Vegas extends BoundedLimit {
         return median > 0 ? iqr / 1.35 / median : 0;
     }
 
-    /**
-     * An exponentially weighted share of failed attempts over roughly the last
-     * {@code 4 / dropTolerance} attempts: five failures close together read as a share above
-     * the tolerance, a single one never does.
-     */
-    private double decay(double rate, int failed) {
-        double next = rate + (failed - rate) / dropHorizon;
-        // A share below one in a million is none: this lets the state settle back to itself.
-        return next < 1e-6 ? 0 : next;
-    }
-
     @Override
     public String toString() {
         return "Vegas[initialLimit=" + initialLimit() + ", minLimit=" + minLimit() + ", maxLimit=" + maxLimit()
                 + ", alpha=" + alpha + ", beta=" + beta + ", alphaShare=" + alphaShare + ", betaShare=" + betaShare
-                + ", decreaseFactor=" + decreaseFactor + ", dropTolerance=" + dropTolerance
+                + ", decreaseFactor=" + decreaseFactor + ", dropTolerance=" + dropTolerance()
                 + ", probeWindow=" + probeWindow + ", slowStartFactor=" + slowStartFactor
                 + ", baseRttWindow=" + baseRttWindow + ", baseRttQuantile=" + baseRttQuantile + "]";
     }
@@ -419,6 +437,8 @@ public final class Vegas extends BoundedLimit {
      * @param limit             the current limit, within the limit's [min, max]
      * @param history           the success RTTs the baseline is read from (internal)
      * @param probe             the success RTTs of the probe window in progress (internal)
+     * @param level             the RTTs of the last probe at the current limit, which the next
+     *                          probe is judged together with while the limit holds (internal)
      * @param probeFloor        successes admitted at fewer in flight do not join the probe: the
      *                          limit, except for the first probe, which takes the first answers
      *                          whatever their concurrency (all of them are baseline material)
@@ -432,9 +452,10 @@ public final class Vegas extends BoundedLimit {
      *                          {@code lastDecreaseNanos} means nothing
      * @param step              the most slots the next probe that finds no queue may add after
      *                          slow start; doubles with each such probe in a row
-     * @param wall              the concurrency the last rate limit was admitted at ({@link
-     *                          Integer#MAX_VALUE} before any): growth closes in on it, then
-     *                          passes it one slot at a time, after several quiet probes each
+     * @param wall              what the last burst of rate limits said about the downstream's
+     *                          cap (internal): growth returns to the level it held, and passes
+     *                          it only one slot at a time, rarely
+     * @param proven            the limit of the last probe that ended (without a rate limit in it)
      * @param baseLevel         successes admitted at no more than this many in flight feed the
      *                          baseline; it starts at the initial limit and rises while
      *                          discovering
@@ -447,22 +468,23 @@ public final class Vegas extends BoundedLimit {
      *                          are not part of it
      * @param dropRate          the recent share of failed attempts
      */
-    public record State(int limit, RttHistory history, RttBatch probe, int probeFloor, double queue,
+    public record State(int limit, RttHistory history, RttBatch probe, RttHistory level, int probeFloor,
+                        double queue,
                         double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
-                        int step, int wall, int baseLevel, boolean discovering, int queuedInARow, boolean windowSet,
-                        long windowStartNanos,
+                        int step, Wall wall, int proven, int baseLevel, boolean discovering, int queuedInARow,
+                        boolean windowSet, long windowStartNanos,
                         double dropRate) implements LimitState {
 
-        State withWall(int nextWall) {
-            return new State(limit, history, probe, probeFloor, queue, baseRttNanos, probeRttNanos,
-                    lastDecreaseNanos, decreased, step, nextWall, baseLevel, discovering, queuedInARow, windowSet,
-                    windowStartNanos, dropRate);
+        State withWall(Wall nextWall) {
+            return new State(limit, history, probe, level, probeFloor, queue, baseRttNanos, probeRttNanos,
+                    lastDecreaseNanos, decreased, step, nextWall, proven, baseLevel, discovering, queuedInARow,
+                    windowSet, windowStartNanos, dropRate);
         }
 
         State with(RttBatch nextProbe, double rate) {
-            return new State(limit, history, nextProbe, probeFloor, queue, baseRttNanos, probeRttNanos,
-                    lastDecreaseNanos, decreased, step, wall, baseLevel, discovering, queuedInARow, windowSet,
-                    windowStartNanos, rate);
+            return new State(limit, history, nextProbe, level, probeFloor, queue, baseRttNanos, probeRttNanos,
+                    lastDecreaseNanos, decreased, step, wall, proven, baseLevel, discovering, queuedInARow,
+                    windowSet, windowStartNanos, rate);
         }
 
         /**
@@ -473,7 +495,8 @@ public final class Vegas extends BoundedLimit {
         public Map<String, Double> metrics() {
             return Map.of("queue", queue, "baseRtt", Samples.millis(baseRttNanos),
                     "probeRtt", Samples.millis(probeRttNanos), "limit", (double) limit,
-                    "step", (double) step, "wall", (double) wall, "slowStart", discovering ? 1.0 : 0.0, "dropRate", dropRate);
+                    "step", (double) step, "wall", (double) wall.refused(), "held", (double) wall.held(),
+                    "slowStart", discovering ? 1.0 : 0.0, "dropRate", dropRate);
         }
     }
 
@@ -488,7 +511,6 @@ public final class Vegas extends BoundedLimit {
         private double alphaShare = 0.1;
         private double betaShare = 0.2;
         private double decreaseFactor = 0.5;
-        private double dropTolerance = 0.05;
         private int probeWindow = 5;
         private double slowStartFactor = 1.5;
         private int baseRttWindow = 100;
@@ -542,17 +564,6 @@ public final class Vegas extends BoundedLimit {
          */
         public Builder decreaseFactor(double decreaseFactor) {
             this.decreaseFactor = decreaseFactor;
-            return this;
-        }
-
-        /**
-         * @param dropTolerance the share of recent attempts, 0 to 1, that may fail with drops
-         *                      before the limit is multiplied by {@code decreaseFactor} rather
-         *                      than reduced by one; 0 makes every drop multiplicative; default 0.05
-         * @return this builder
-         */
-        public Builder dropTolerance(double dropTolerance) {
-            this.dropTolerance = dropTolerance;
             return this;
         }
 

@@ -181,13 +181,13 @@ abstract class AdaptiveLimitContract {
         }
         fold.apply(storm.get(0));
         int afterFirst = fold.limit();
-        LimitState stateAfterFirst = fold.state();
         assertThat(afterFirst).isLessThan(40);
         for (Sample sample : storm.subList(1, storm.size())) {
             fold.apply(sample);
         }
+        // One decrease for the whole storm. The state may learn more from it (every refusal of a
+        // burst tells how many the downstream held), but nothing that moves the limit.
         assertThat(fold.limit()).isEqualTo(afterFirst);
-        assertThat(fold.state()).isEqualTo(stateAfterFirst);
 
         long afterStorm = start + Fold.nanos(10);
         fold.apply(new Sample(afterStorm, Fold.nanos(1), afterFirst, Outcome.rateLimited(Duration.ofMillis(100))));

@@ -39,6 +39,12 @@ final class Fold {
         return sample;
     }
 
+    /** Lets time pass without a sample: attempts from now on start later. */
+    Fold advance(double millis) {
+        now += nanos(millis);
+        return this;
+    }
+
     Fold success(double rttMillis) {
         return apply(next(Outcome.SUCCESS, nanos(rttMillis)));
     }

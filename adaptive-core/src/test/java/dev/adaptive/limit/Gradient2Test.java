@@ -1,11 +1,13 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.Outcome;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.time.Duration;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,49 +48,137 @@ class Gradient2Test extends AdaptiveLimitContract {
         assertThat(g.decreaseFactor()).isEqualTo(0.5);
         assertThat(g.probeWindow()).isEqualTo(3);
         assertThat(g.queueSize()).isEqualTo(2);
+        assertThat(g.dropTolerance()).isEqualTo(0.05);
         assertThat(g.name()).isEqualTo("gradient2");
     }
 
+    /** Out of slow start at 20: one window slower than the tolerance (the long average then is 10 ms). */
+    private static Fold steady() {
+        Fold fold = new Fold(Gradient2.builder().initialLimit(20).maxLimit(1_000).build()).successes(3, 10);
+        assertThat(state(fold).slowStart()).isTrue();
+        fold.successes(3, 12);
+        assertThat(state(fold).slowStart()).isFalse();
+        assertThat(state(fold).longRttNanos()).isEqualTo(Fold.nanos(10));
+        return fold;
+    }
+
     @Test
-    void aFlatWindowAddsQueueSizeTimesSmoothing() {
+    void slowStartAddsAQuarterSlotPerSuccessUntilAWindowIsSlowerThanTheTolerance() {
         Fold fold = new Fold(Gradient2.builder().initialLimit(10).build());
         fold.successes(2, 10);
         assertThat(state(fold).estimate()).isEqualTo(10.0);
         fold.success(10);
-        assertThat(state(fold).estimate()).isCloseTo(10.3, within(1e-9));
-        assertThat(fold.limit()).isEqualTo(10);
-        assertThat(fold.state().metrics()).containsOnlyKeys("shortRtt", "longRtt", "gradient", "limit");
+        assertThat(state(fold).estimate()).isCloseTo(10.75, within(1e-9));
+        fold.successes(3, 10);
+        assertThat(state(fold).estimate()).isCloseTo(11.5, within(1e-9));
+        assertThat(fold.state().metrics()).containsOnlyKeys("shortRtt", "longRtt", "gradient", "limit", "wall",
+                "held", "dropRate", "slowStart");
         assertThat(fold.metric("gradient")).isEqualTo(1.0);
+        // 11.4 ms is within the tolerance of 10: still slow start; 13 is not.
+        fold.successes(3, 11.4);
+        assertThat(fold.metric("slowStart")).isEqualTo(1.0);
+        fold.successes(3, 13);
+        assertThat(fold.metric("slowStart")).isZero();
+    }
+
+    @Test
+    void pastSlowStartAFlatWindowAddsQueueSizeTimesSmoothing() {
+        Fold fold = steady();
+        double before = state(fold).estimate();
+        fold.successes(3, 10);
+        assertThat(state(fold).estimate()).isCloseTo(before + 0.3, within(1e-9));
         assertThat(fold.metric("shortRtt")).isCloseTo(10.0, within(1e-9));
         assertThat(fold.metric("longRtt")).isCloseTo(10.0, within(1e-9));
     }
 
     @Test
-    void aSlowWindowFollowsTheGradientFormula() {
-        Fold fold = new Fold(Gradient2.builder().initialLimit(20).maxLimit(20).build()).successes(30, 10);
+    void aSlowWindowFollowsTheGradientFormulaWithoutEnteringTheLongAverage() {
+        Fold fold = steady();
         double before = state(fold).estimate();
         double longBefore = state(fold).longRttNanos();
-        fold.successes(3, 15);
+        fold.success(15).success(16).success(14);
         Gradient2.State s = state(fold);
-        double expectedGradient = 1.15 * s.longRttNanos() / Fold.nanos(15);
-        assertThat(s.longRttNanos()).isGreaterThan(longBefore);
+        double expectedGradient = 1.15 * longBefore / Fold.nanos(15);
+        assertThat(s.longRttNanos()).isEqualTo(longBefore);
+        assertThat(s.shortRttNanos()).isEqualTo(Fold.nanos(15));
         assertThat(s.gradient()).isCloseTo(expectedGradient, within(1e-9)).isLessThan(1.0);
         double newLimit = before * expectedGradient + 2;
         assertThat(s.estimate()).isCloseTo(before * 0.85 + newLimit * 0.15, within(1e-6)).isLessThan(before);
     }
 
     @Test
+    void theLongAverageDoesNotFollowTheClientsOwnQueueing() {
+        // A knee: each slot past 20 adds 4% of latency. Fed with every answer, the long average
+        // followed the client up the knee and the limit with it, into the hard cap beyond.
+        Fold fold = steady();
+        int highest = 0;
+        for (int i = 0; i < 5_000; i++) {
+            double over = Math.max(0, fold.limit() - 20) / 20.0;
+            fold.success(10 * (1 + 0.8 * over));
+            highest = Math.max(highest, fold.limit());
+        }
+        assertThat(state(fold).longRttNanos()).isLessThan(Fold.nanos(13));
+        assertThat(highest).isLessThan(35);
+    }
+
+    @Test
+    void oneSlowAnswerInAWindowIsNotCongestion() {
+        Fold fold = steady();
+        double before = state(fold).estimate();
+        fold.success(10).success(60).success(10);
+        assertThat(state(fold).estimate()).isGreaterThan(before);
+    }
+
+    @Test
     void theGradientNeverFallsBelowOneHalf() {
-        Fold fold = new Fold(Gradient2.builder().initialLimit(20).build()).successes(30, 10).successes(3, 1_000);
+        Fold fold = steady().successes(3, 1_000);
         assertThat(fold.metric("gradient")).isEqualTo(0.5);
     }
 
     @Test
-    void dropsHalveTheFractionalEstimate() {
-        Fold fold = new Fold(Gradient2.builder().initialLimit(21).build()).successes(2, 10).drop(10);
-        assertThat(state(fold).estimate()).isEqualTo(10.5);
-        assertThat(fold.limit()).isEqualTo(10);
-        assertThat(state(fold).shortRttCount()).isZero();
+    void anIsolatedDropDoesNotHalveTheLimitARunOfThemDoes() {
+        // Regression: every transient 500 halved the limit; at 1% of them (S4) it stayed near 10
+        // while the knee was at 64.
+        Fold fold = steady();
+        for (int i = 0; i < 10; i++) {
+            double before = state(fold).estimate();
+            fold.drop(10);
+            assertThat(state(fold).estimate()).isEqualTo(before);
+            fold.successes(60, 10);
+        }
+        Fold run = steady();
+        double before = state(run).estimate();
+        run.drop(10).drop(10).drop(10).drop(10).drop(10);
+        assertThat(state(run).estimate()).isEqualTo(before * 0.5);
+        assertThat(state(run).window().count()).isZero();
+    }
+
+    @Test
+    void answersAdmittedBeforeTheLastDecreaseDoNotJudgeTheNewLimit() {
+        Fold fold = steady();
+        long before = fold.now();
+        fold.rateLimited(2);
+        double halved = state(fold).estimate();
+        for (int i = 0; i < 30; i++) {
+            fold.apply(new Sample(before + i, Fold.nanos(40), 20, Outcome.SUCCESS));
+        }
+        assertThat(state(fold).estimate()).isEqualTo(halved);
+    }
+
+    @Test
+    void afterKRefusalsWithNInFlightGrowthReturnsToNMinusKAndStaysThere() {
+        Fold fold = new Fold(Gradient2.builder().initialLimit(40).maxLimit(1_000).build());
+        long start = fold.now();
+        for (int i = 0; i < 6; i++) {
+            fold.apply(new Sample(start, Fold.nanos(2) + i, 40, Outcome.rateLimited(Duration.ofSeconds(1))));
+        }
+        fold.advance(3);
+        assertThat(fold.metric("held")).isEqualTo(34.0);
+        for (int i = 0; i < 3_000; i++) {
+            fold.success(10);
+            assertThat(fold.limit()).isLessThanOrEqualTo(34);
+        }
+        assertThat(fold.limit()).isEqualTo(34);
     }
 
     @Test
@@ -96,21 +186,20 @@ class Gradient2Test extends AdaptiveLimitContract {
         Fold fold = new Fold(Gradient2.defaults()).successes(300, 100);
         double inflated = state(fold).longRttNanos();
         fold.successes(3, 10);
-        double ewmaOnly = inflated + (2.0 / 601) * 3 * (Fold.nanos(10) - inflated); // roughly, three EWMA steps
-        assertThat(state(fold).longRttNanos()).isLessThan(ewmaOnly * 0.96);
+        assertThat(state(fold).longRttNanos()).isLessThan(inflated * 0.96);
     }
 
     @Test
     void theLongAverageStartsAsAPlainMean() {
-        Fold fold = new Fold(Gradient2.defaults()).success(10).success(20);
-        assertThat(state(fold).longRttNanos()).isCloseTo(Fold.nanos(15), within(1e-3));
+        Fold fold = new Fold(Gradient2.defaults()).success(10).success(20).success(30);
+        assertThat(state(fold).longRttNanos()).isCloseTo(Fold.nanos(20), within(1e-3));
     }
 
     @Test
     void theEstimateStaysWithinBoundsSoDecreasesBiteAtOnce() {
         Fold fold = new Fold(Gradient2.builder().maxLimit(20).build()).successes(3_000, 10);
         assertThat(state(fold).estimate()).isEqualTo(20.0);
-        fold.drop(10);
+        fold.rateLimited(10);
         assertThat(fold.limit()).isEqualTo(10);
     }
 
@@ -124,7 +213,8 @@ class Gradient2Test extends AdaptiveLimitContract {
                 bad("decreaseFactor", "1.0", () -> Gradient2.builder().decreaseFactor(1).build()),
                 bad("decreaseFactor", "NaN", () -> Gradient2.builder().decreaseFactor(Double.NaN).build()),
                 bad("probeWindow", "0", () -> Gradient2.builder().probeWindow(0).build()),
-                bad("queueSize", "-1", () -> Gradient2.builder().queueSize(-1).build()));
+                bad("queueSize", "-1", () -> Gradient2.builder().queueSize(-1).build()),
+                bad("dropTolerance", "-0.1", () -> Gradient2.builder().dropTolerance(-0.1).build()));
     }
 
     static Arguments bad(String option, String value, ThrowingCallable build) {

@@ -93,7 +93,7 @@ class VegasTest extends AdaptiveLimitContract {
         fold.success(10);
         assertThat(fold.limit()).isEqualTo(30);
         assertThat(fold.state().metrics()).containsOnlyKeys("queue", "baseRtt", "probeRtt", "limit", "step",
-                "wall", "slowStart", "dropRate");
+                "wall", "held", "slowStart", "dropRate");
         assertThat(fold.metric("probeRtt")).isEqualTo(10.0);
         assertThat(fold.metric("baseRtt")).isEqualTo(10.0);
         assertThat(fold.metric("queue")).isEqualTo(0.0);
@@ -307,38 +307,61 @@ class VegasTest extends AdaptiveLimitContract {
         assertThat(fold.limit()).isEqualTo(69);
     }
 
+    /** A burst of {@code k} refusals of attempts admitted with {@code n} in flight, all at once. */
+    private static void burst(Fold fold, int n, int k) {
+        long start = fold.now();
+        for (int i = 0; i < k; i++) {
+            fold.apply(new Sample(start, Fold.nanos(2) + i, n, Outcome.rateLimited(Duration.ofSeconds(1))));
+        }
+        fold.advance(3);
+    }
+
+    /** Slow start from 20 to 45 on two flat probes: the level probed last is 30. */
+    private static Fold leapt() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(45);
+        return fold;
+    }
+
     @Test
-    void aRateLimitLeavesAWallThatGrowthClosesInOnButDoesNotRush() {
-        Fold fold = steady();
-        // Refused at 45 in flight: the limit halves, and growth will stop a tenth below 45.
-        fold.rateLimited(2);
+    void afterKRefusalsWithNInFlightGrowthReturnsToNMinusKAndStaysThere() {
+        // Seen over real HTTP on a flat cap: a leap of slow start, refused by k of the n in
+        // flight. The server held n - k; n itself, or a tenth below it, is still past the cap.
+        Fold fold = leapt();
+        burst(fold, 45, 8);
         assertThat(fold.limit()).isEqualTo(22);
         assertThat(fold.metric("wall")).isEqualTo(45.0);
-        // Quiet probes double the step: 23, 25, 29, 37, then 40, a tenth below the wall.
-        int[] expected = {23, 25, 29, 37, 40};
+        assertThat(fold.metric("held")).isEqualTo(37.0);
+        // Quiet probes double the step (23, 25, 29), then go straight to the level held.
+        int[] expected = {23, 25, 29, 37};
         for (int limit : expected) {
             probe(fold, 10);
             assertThat(fold.limit()).isEqualTo(limit);
         }
-        // Past it one slot at a time, each after eight quiet probes in a row: the five on the
-        // way up count, so three more here.
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 40; i++) {
             probe(fold, 10);
-            assertThat(fold.limit()).isEqualTo(40);
+            assertThat(fold.limit()).isEqualTo(37);
         }
-        probe(fold, 10);
-        assertThat(fold.limit()).isEqualTo(41);
-        for (int i = 0; i < 8; i++) {
+    }
+
+    @Test
+    void theLevelOfTheLastQuietProbeCountsAsHeld() {
+        // Steady at 45, probed there many times without a refusal: ten refusals at 45 say the
+        // server is full at 45, not that it held only 35.
+        Fold fold = steady();
+        burst(fold, 45, 10);
+        assertThat(fold.metric("held")).isEqualTo(44.0);
+        for (int i = 0; i < 12; i++) {
             probe(fold, 10);
-            assertThat(fold.limit()).isEqualTo(41);
         }
-        probe(fold, 10);
-        assertThat(fold.limit()).isEqualTo(42);
+        assertThat(fold.limit()).isEqualTo(44);
     }
 
     @Test
     void theWallIsTheLowestConcurrencyAnOverloadBurstWasRefusedAt() {
-        Fold fold = steady();
+        Fold fold = leapt();
         // A leap sent a burst; its refusals come back out of order: 45 first, then 41 and 43.
         long start = fold.now();
         fold.apply(new Sample(start, Fold.nanos(2), 45, Outcome.rateLimited(Duration.ofSeconds(1))));
@@ -346,16 +369,146 @@ class VegasTest extends AdaptiveLimitContract {
         assertThat(fold.metric("wall")).isEqualTo(45.0);
         fold.apply(new Sample(start, Fold.nanos(3), 41, Outcome.rateLimited(Duration.ofSeconds(1))));
         fold.apply(new Sample(start, Fold.nanos(4), 43, Outcome.rateLimited(Duration.ofSeconds(1))));
-        // No second halving for the same overload, but growth now stops a tenth below 41.
+        // No second halving for the same overload; three refusals with up to 45 in flight.
         assertThat(fold.limit()).isEqualTo(22);
         assertThat(fold.metric("wall")).isEqualTo(41.0);
-        for (int i = 0; i < 6; i++) {
-            probe(fold, 10);
-        }
-        assertThat(fold.limit()).isEqualTo(36);
+        assertThat(fold.metric("held")).isEqualTo(40.0);
         // A stale drop says nothing about the wall.
         fold.apply(new Sample(start, Fold.nanos(5), 30, Outcome.DROPPED));
         assertThat(fold.metric("wall")).isEqualTo(41.0);
+        assertThat(fold.metric("held")).isEqualTo(40.0);
+    }
+
+    @Test
+    void aSlotPastTheHeldLevelIsProbedOnlyOnceTheWallHasStoodForThirtyRetryAfters() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(10).maxLimit(1_000).build());
+        probe(fold, 10);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(23);
+        long refusedAt = fold.now();
+        burst(fold, 23, 3);
+        assertThat(fold.metric("held")).isEqualTo(20.0);
+        while (fold.now() - refusedAt < Duration.ofSeconds(30).toNanos() - Fold.nanos(150)) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isLessThanOrEqualTo(20);
+        }
+        assertThat(fold.limit()).isEqualTo(20);
+        for (int i = 0; i < 3; i++) {
+            probe(fold, 10);
+        }
+        assertThat(fold.limit()).isEqualTo(21);
+        // That probe ends without a refusal: 21 is held now, and 22 waits thirty Retry-Afters more.
+        long probedAt = fold.now();
+        probe(fold, 10);
+        assertThat(fold.metric("held")).isEqualTo(21.0);
+        while (fold.now() - probedAt < Duration.ofSeconds(29).toNanos()) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(21);
+        }
+    }
+
+    @Test
+    void aWallHeldAtMoreThanThirtyWaitsOneRetryAfterPerSlot() {
+        Fold fold = leapt();
+        long refusedAt = fold.now();
+        burst(fold, 45, 8);
+        while (fold.now() - refusedAt < Duration.ofSeconds(37).toNanos() - Fold.nanos(200)) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isLessThanOrEqualTo(37);
+        }
+        for (int i = 0; i < 3; i++) {
+            probe(fold, 10);
+        }
+        assertThat(fold.limit()).isEqualTo(38);
+    }
+
+    @Test
+    void aQuietProbeAtTheRefusedLevelForgetsTheWall() {
+        // Refused once at 40 with 40 in flight: held 39. 39 seconds later 40 is probed, ends
+        // without a refusal: the cap has moved, and growth goes on as if there had been no wall.
+        Fold fold = new Fold(Vegas.builder().initialLimit(40).maxLimit(1_000).build());
+        burst(fold, 40, 1);
+        assertThat(fold.metric("held")).isEqualTo(39.0);
+        long refusedAt = fold.now();
+        while (fold.now() - refusedAt < Duration.ofSeconds(41).toNanos() && fold.limit() < 40) {
+            probe(fold, 10);
+        }
+        assertThat(fold.limit()).isEqualTo(40);
+        probe(fold, 10);
+        assertThat(fold.metric("wall")).isEqualTo(Integer.MAX_VALUE);
+        for (int i = 0; i < 5; i++) {
+            probe(fold, 10);
+        }
+        assertThat(fold.limit()).isGreaterThan(45);
+    }
+
+    /**
+     * Regression: a slow-start probe that found a queue, taken into the baseline only because the
+     * baseline was still thin, raised the level whose probes feed the baseline for good; at
+     * S1's knee (base 40 ms, 50 ms at 12) the baseline then crept to 50 ms and the limit past the
+     * optimum.
+     */
+    @Test
+    void aQueuedProbeTakenIntoAThinBaselineDoesNotMakeItsLevelUnloaded() {
+        Fold fold = new Fold(Vegas.defaults());
+        probe(fold, 40);
+        probe(fold, 40);
+        assertThat(fold.limit()).isEqualTo(12);
+        for (int i = 0; i < 40; i++) {
+            probe(fold, 50);
+        }
+        assertThat(fold.metric("slowStart")).isZero();
+        assertThat(fold.metric("baseRtt")).isEqualTo(40.0);
+        assertThat(fold.limit()).isEqualTo(12);
+    }
+
+    @Test
+    void pastSlowStartAQueueBeyondHalfOfAlphaGrowsByOneSlotWhateverThePace() {
+        Fold fold = steady();
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(46);
+        // alpha' at 46 is 4.6: a queue of 3 is below it but near; the pace (2) would add two.
+        probe(fold, rttForQueue(46, 3));
+        assertThat(fold.limit()).isEqualTo(47);
+    }
+
+    @Test
+    void aProbeInTheBandStartsThePaceOfGrowthAgain() {
+        Fold fold = steady();
+        probe(fold, 10);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(48);
+        // In the band (alpha' 4.8 .. beta' 9.6) but within the noise of a spread-out window: hold.
+        double[] noisy = new double[24];
+        Arrays.fill(noisy, 0, 6, 5);
+        noisy[6] = rttForQueue(48, 6);
+        Arrays.fill(noisy, 7, 24, 40);
+        for (double rtt : noisy) {
+            fold.success(rtt);
+        }
+        assertThat(fold.limit()).isEqualTo(48);
+        assertThat(fold.metric("step")).isEqualTo(1.0);
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(49);
+    }
+
+    @Test
+    void whileTheLimitHoldsAProbeIsJudgedWithTheOneBeforeUnlessTheyDiffer() {
+        Fold fold = steady();
+        // Alone, this spread-out window reads a queue of 3.3, below alpha' (4.5): one slot more.
+        // With the probe before it at 45 (a queue of 6, within this one's noise) it reads 6: hold.
+        double[] lucky = new double[23];
+        Arrays.fill(lucky, 0, 6, 9.5);
+        lucky[6] = 10.8;
+        Arrays.fill(lucky, 7, 23, 13);
+        for (double rtt : lucky) {
+            fold.success(rtt);
+        }
+        assertThat(fold.limit()).isEqualTo(45);
+        assertThat(fold.metric("queue")).isCloseTo(6, within(0.01));
+        // A probe surely unlike the one before is judged alone: the downstream changed.
+        probe(fold, rttForQueue(45, 11.9));
+        assertThat(fold.limit()).isEqualTo(42);
     }
 
     @Test

@@ -32,7 +32,7 @@ public final class Trace {
         long seed = Options.positive(opts, "seed", 1);
         String name = "adaptive " + opts.getOrDefault("limit", "vegas");
         boolean decisions = opts.containsKey("decisions");
-        AdaptivePolicy policy = (AdaptivePolicy) Catalog.adaptive().stream().filter(p -> p.name().equals(name))
+        AdaptivePolicy policy = (AdaptivePolicy) Catalog.adaptive(scenario).stream().filter(p -> p.name().equals(name))
                 .findFirst().orElseThrow(() -> new IllegalArgumentException("limit must be vegas, aimd or gradient2: "
                         + opts.get("limit")));
         VirtualTime time = new VirtualTime();

@@ -20,7 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * transient probability that answer is a 500. Refused requests count as in flight for their
  * 2 ms, as on a real server that spends a little work on each refusal.
  *
- * <p>It records what the scenarios report: arrivals, 429s, 500s, the peak in-flight count, and
+ * <p>It records what the scenarios report: arrivals, 429s, 500s, the peak in-flight count, the
+ * number of rate-limit episodes (429s answered outside every window announced before them), and
  * arrivals strictly inside a Retry-After window {@code [t429, t429 + retryAfter]} it has already
  * announced (the ideal is 0), and of those the ones a client sent after it had read the 429
  * that opened the window, when the client says ({@link #call(long)}). Optionally it records
@@ -48,6 +49,7 @@ public final class FlakyServer {
     private long ok;
     private long tooMany;
     private long serverErrors;
+    private long rateLimitEpisodes;
     private long arrivalsDuringRetryAfter;
     private long arrivalsAfterClientKnew;
     private boolean clientCounts;
@@ -94,7 +96,7 @@ public final class FlakyServer {
         synchronized (this) {
             long now = ticker.nanoTime();
             arrivals++;
-            int window = earliestAnnouncedWindow(now);
+            int window = earliestOpenWindow(now, false);
             if (window >= 0) {
                 arrivalsDuringRetryAfter++;
             }
@@ -137,6 +139,9 @@ public final class FlakyServer {
             trace(now);
             if (response instanceof Response.TooManyRequests) {
                 tooMany++;
+                if (earliestOpenWindow(now, true) < 0) {
+                    rateLimitEpisodes++;
+                }
                 windowStarts.add(now);
             } else if (response instanceof Response.ServerError) {
                 serverErrors++;
@@ -147,14 +152,19 @@ public final class FlakyServer {
         answer.complete(response);
     }
 
-    /** @return the 0-based index of the earliest announced window open at {@code now}, or -1 */
-    private int earliestAnnouncedWindow(long now) {
+    /**
+     * @param sameInstant whether a window announced at {@code now} itself counts as open (for a
+     *                    429 joining a burst answered at one instant; an arrival at that instant
+     *                    was already on its way)
+     * @return the 0-based index of the earliest announced window open at {@code now}, or -1
+     */
+    private int earliestOpenWindow(long now, boolean sameInstant) {
         // Windows start in time order and have one length: the ones open now are the latest few
-        // that started strictly before now, and they end in the order they started.
+        // that started before now, and they end in the order they started.
         int earliest = -1;
         for (int i = windowStarts.size() - 1; i >= 0; i--) {
             long start = windowStarts.get(i);
-            if (start - now >= 0) {
+            if (start - now > 0 || (!sameInstant && start == now)) {
                 continue;
             }
             if (now - (start + retryAfterNanos) >= 0) {
@@ -173,7 +183,8 @@ public final class FlakyServer {
 
     /** @return a snapshot of the counters */
     public synchronized ServerStats stats() {
-        return new ServerStats(arrivals, ok, tooMany, serverErrors, peak, arrivalsDuringRetryAfter, inflight,
+        return new ServerStats(arrivals, ok, tooMany, serverErrors, peak, rateLimitEpisodes, arrivalsDuringRetryAfter,
+                inflight,
                 clientCounts ? arrivalsAfterClientKnew : -1);
     }
 

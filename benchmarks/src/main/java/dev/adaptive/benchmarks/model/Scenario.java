@@ -24,29 +24,76 @@ import java.util.Objects;
  * @param retries              client retry budget for errors (429s do not consume it)
  * @param guesses              three fixed concurrency guesses a user might make: below, near
  *                             and above the optimum
+ * @param clientMax            the {@code maxLimit} every adaptive policy runs with, and the top of
+ *                             the fixed sweep when that is above the default sweep;
+ *                             {@link #UNBOUNDED} leaves every policy at its own default
  */
 public record Scenario(String id, String name, int items, double baseMillis, int soft, int hard,
                        Duration retryAfter, double jitter, double tailProbability, double tailFactor,
-                       double transientProbability, double overCapErrorShare, int retries, List<Integer> guesses) {
+                       double transientProbability, double overCapErrorShare, int retries, List<Integer> guesses,
+                       int clientMax) {
 
     /** Over-cap refusals are answered after this long. */
     public static final Duration REFUSAL_LATENCY = Duration.ofMillis(2);
 
+    /** {@link #clientMax()} of a scenario that bounds no policy. */
+    public static final int UNBOUNDED = Integer.MAX_VALUE;
+
     /** S1 seed-basic: no noise at all, a hard cap at twice the soft knee. */
     public static final Scenario S1 = new Scenario("S1", "seed-basic", 400, 40, 8, 16, Duration.ofSeconds(1),
-            0, 0, 1, 0, 0.10, 3, List.of(6, 12, 20));
+            0, 0, 1, 0, 0.10, 3, List.of(6, 12, 20), UNBOUNDED);
     /** S2 seed-field: jitter, a slow tail and transient errors. */
     public static final Scenario S2 = new Scenario("S2", "seed-field", 300, 40, 8, 20, Duration.ofSeconds(1),
-            0.30, 0.03, 6, 0.01, 0.10, 5, List.of(6, 12, 24));
+            0.30, 0.03, 6, 0.01, 0.10, 5, List.of(6, 12, 24), UNBOUNDED);
     /** S4 low-latency: a fast downstream whose optimum is far above 20. */
     public static final Scenario S4 = new Scenario("S4", "low-latency", 3000, 5, 64, 128, Duration.ofSeconds(1),
-            0.30, 0.03, 6, 0.01, 0.10, 5, List.of(32, 90, 160));
+            0.30, 0.03, 6, 0.01, 0.10, 5, List.of(32, 90, 160), UNBOUNDED);
     /** S6 long-field: S2's server, ten times the items. */
     public static final Scenario S6 = new Scenario("S6", "long-field", 3000, 40, 8, 20, Duration.ofSeconds(1),
-            0.30, 0.03, 6, 0.01, 0.10, 5, List.of(6, 12, 24));
+            0.30, 0.03, 6, 0.01, 0.10, 5, List.of(6, 12, 24), UNBOUNDED);
     /** S3's server, for the real-HTTP scenario: 200 requests, soft 6, hard 12, {@code Retry-After: 1}. */
     public static final Scenario S3 = new Scenario("S3", "real-http", 200, 40, 6, 12, Duration.ofSeconds(1),
-            0, 0, 1, 0, 0, 3, List.of(6, 10, 16));
+            0, 0, 1, 0, 0, 3, List.of(6, 10, 16), UNBOUNDED);
+
+    /** S2's server with a tight knee and cap: soft 4, hard 8. */
+    public static final Scenario S2_TIGHT = S2.variant("S2-tight", "tight", 300, 40, 4, 8, List.of(3, 6, 12));
+    /** S2's server with a loose knee and cap: soft 24, hard 48 (optimum near 30). */
+    public static final Scenario S2_LOOSE = S2.variant("S2-loose", "loose", 300, 40, 24, 48, List.of(16, 32, 64));
+    /** S2's server five times slower: base 200 ms. */
+    public static final Scenario S2_SLOW = S2.variant("S2-slow", "slow", 300, 200, 8, 20, List.of(6, 12, 24));
+    /** S2's server four times faster: base 10 ms. */
+    public static final Scenario S2_FAST = S2.variant("S2-fast", "fast", 300, 10, 8, 20, List.of(6, 12, 24));
+    /** S1's server with a Retry-After of 30 s, 600 items: the price of meeting the cap once is large. */
+    public static final Scenario S7 = new Scenario("S7", "long-retry-after", 600, 40, 8, 16, Duration.ofSeconds(30),
+            0, 0, 1, 0, 0.10, 3, List.of(6, 12, 20), UNBOUNDED);
+    /** S4 with every adaptive policy bounded at 200 and the fixed sweep to 200, as a user might configure it. */
+    public static final Scenario S4_200 = new Scenario("S4-200", "low-latency-max-200", 3000, 5, 64, 128,
+            Duration.ofSeconds(1), 0.30, 0.03, 6, 0.01, 0.10, 5, List.of(32, 90, 160), 200);
+    /** Flat-cap F1: 50 ms at any load up to 10 in flight, then 429; 600 items. */
+    public static final Scenario F1 = flat("F1", "flat-cap-10", 600, 50, 10, List.of(5, 10, 20));
+    /** Flat-cap F2: a fast downstream, 10 ms up to 30 in flight; 3000 items. */
+    public static final Scenario F2 = flat("F2", "flat-cap-30", 3000, 10, 30, List.of(15, 30, 60));
+    /** Flat-cap F3: a slow downstream, 200 ms up to 4 in flight; 200 items. */
+    public static final Scenario F3 = flat("F3", "flat-cap-4", 200, 200, 4, List.of(2, 4, 8));
+    /** S3-flat, for the real-HTTP scenario: flat 25 ms up to 16 in flight, then 429 with {@code Retry-After: 1}; 300 requests. */
+    public static final Scenario S3_FLAT = new Scenario("S3-flat", "real-http-flat", 300, 25, 16, 16,
+            Duration.ofSeconds(1), 0, 0, 1, 0, 0, 3, List.of(8, 16, 24), UNBOUNDED);
+
+    /**
+     * Held out: shapes the engine was not tuned on. H1, a flat cap of 7 at 30 ms with a wide
+     * jitter (0.5) and a Retry-After of 2 s, 800 items.
+     */
+    public static final Scenario H1 = new Scenario("H1", "held-out-flat-7", 800, 30, 7, 7, Duration.ofSeconds(2),
+            0.5, 0, 1, 0, 0, 3, List.of(4, 7, 14), UNBOUNDED);
+    /** Held out: a flat cap of 50 at 20 ms, little jitter (0.1), a slow tail, 4000 items. */
+    public static final Scenario H2 = new Scenario("H2", "held-out-flat-50", 4000, 20, 50, 50, Duration.ofSeconds(1),
+            0.10, 0.02, 4, 0, 0, 3, List.of(25, 50, 100), UNBOUNDED);
+    /** Held out: a knee at 12 and a cap at 18, base 25 ms, 2% transient errors, all over-cap refusals 429, 1000 items. */
+    public static final Scenario H3 = new Scenario("H3", "held-out-knee", 1000, 25, 12, 18, Duration.ofSeconds(1),
+            0.30, 0.03, 6, 0.02, 0, 5, List.of(8, 14, 24), UNBOUNDED);
+
+    private static final List<Scenario> ALL = List.of(S1, S2, S3, S4, S6, S2_TIGHT, S2_LOOSE, S2_SLOW, S2_FAST, S7,
+            S4_200, F1, F2, F3, S3_FLAT, H1, H2, H3);
 
     /** Validates. */
     public Scenario {
@@ -77,11 +124,51 @@ public record Scenario(String id, String name, int items, double baseMillis, int
         if (retries < 0) {
             throw new IllegalArgumentException("retries must be >= 0: " + retries);
         }
+        if (clientMax < 1) {
+            throw new IllegalArgumentException("clientMax must be >= 1: " + clientMax);
+        }
     }
 
-    /** @return the virtual-time scenarios of the simulation, in order */
+    /**
+     * The flat-cap family: latency {@code base} times the jitter factor at every load up to the
+     * cap (soft = hard, so the knee never bends), 429 with {@code Retry-After: 1} past it; no
+     * tail, no transient errors, no over-cap 500s.
+     */
+    private static Scenario flat(String id, String name, int items, double baseMillis, int cap, List<Integer> guesses) {
+        return new Scenario(id, name, items, baseMillis, cap, cap, Duration.ofSeconds(1), 0.30, 0, 1, 0, 0, 3, guesses,
+                UNBOUNDED);
+    }
+
+    /** This scenario's noise, errors and retries with another size, latency, knee and cap. */
+    private Scenario variant(String id, String name, int items, double baseMillis, int soft, int hard,
+                             List<Integer> guesses) {
+        return new Scenario(id, name, items, baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor,
+                transientProbability, overCapErrorShare, retries, guesses, clientMax);
+    }
+
+    /** @return whether latency is flat up to the hard cap (soft = hard): the flat-cap family */
+    public boolean flat() {
+        return soft == hard;
+    }
+
+    /** @return the virtual-time scenarios of the main simulation, in order */
     public static List<Scenario> simulated() {
         return List.of(S1, S2, S4, S6);
+    }
+
+    /** @return the robustness curves: S2's server with one parameter changed, S7, and S4 bounded at 200 */
+    public static List<Scenario> robustness() {
+        return List.of(S2_TIGHT, S2_LOOSE, S2_SLOW, S2_FAST, S7, S4_200);
+    }
+
+    /** @return the flat-cap family in virtual time */
+    public static List<Scenario> flatCap() {
+        return List.of(F1, F2, F3);
+    }
+
+    /** @return the held-out shapes: two flat caps and a knee the engine was not tuned on */
+    public static List<Scenario> heldOut() {
+        return List.of(H1, H2, H3);
     }
 
     /**
@@ -90,12 +177,13 @@ public record Scenario(String id, String name, int items, double baseMillis, int
      * @throws IllegalArgumentException if there is no such scenario
      */
     public static Scenario byId(String id) {
-        for (Scenario s : List.of(S1, S2, S3, S4, S6)) {
+        for (Scenario s : ALL) {
             if (s.id.equalsIgnoreCase(id)) {
                 return s;
             }
         }
-        throw new IllegalArgumentException("scenario must be one of S1, S2, S3, S4, S6: " + id);
+        throw new IllegalArgumentException("scenario must be one of "
+                + ALL.stream().map(Scenario::id).collect(java.util.stream.Collectors.joining(", ")) + ": " + id);
     }
 
     /**
@@ -112,6 +200,6 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     /** @return a copy with a different number of items, for short smoke runs */
     public Scenario withItems(int items) {
         return new Scenario(id, name, items, baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor,
-                transientProbability, overCapErrorShare, retries, guesses);
+                transientProbability, overCapErrorShare, retries, guesses, clientMax);
     }
 }

@@ -21,6 +21,9 @@ import java.util.function.ToDoubleFunction;
  * @param okMedian       median items ok
  * @param failedMax      most items failed in any run
  * @param tooManyMedian  median 429s
+ * @param tooManyMax     most 429s in any run
+ * @param episodesMedian median rate-limit episodes (Retry-After pauses the client met)
+ * @param episodesMax    most rate-limit episodes in any run
  * @param errorsMedian   median 500s
  * @param peakMedian     median peak in-flight at the server
  * @param arrivalsMax    most arrivals during Retry-After in any run
@@ -29,7 +32,8 @@ import java.util.function.ToDoubleFunction;
  * @param runs           the runs, in seed order
  */
 public record Summary(String scenario, String policy, String family, double wallMedian, double wallSd, double ratio,
-                      double okMedian, int failedMax, double tooManyMedian, double errorsMedian, double peakMedian,
+                      double okMedian, int failedMax, double tooManyMedian, long tooManyMax, double episodesMedian,
+                      long episodesMax, double errorsMedian, double peakMedian,
                       long arrivalsMax, long knewMax, List<RunResult> runs) {
 
     /** Copies the runs. */
@@ -52,6 +56,9 @@ public record Summary(String scenario, String policy, String family, double wall
                 Stats.median(values(runs, r -> r.ok())),
                 (int) Stats.max(values(runs, r -> r.failed())),
                 Stats.median(values(runs, r -> r.server().tooMany())),
+                (long) Stats.max(values(runs, r -> r.server().tooMany())),
+                Stats.median(values(runs, r -> r.server().rateLimitEpisodes())),
+                (long) Stats.max(values(runs, r -> r.server().rateLimitEpisodes())),
                 Stats.median(values(runs, r -> r.server().serverErrors())),
                 Stats.median(values(runs, r -> r.server().peak())),
                 (long) Stats.max(values(runs, r -> r.server().arrivalsDuringRetryAfter())),
@@ -66,7 +73,7 @@ public record Summary(String scenario, String policy, String family, double wall
     /** @param oracleWall the oracle's median wall time @return a copy with the ratio set */
     public Summary withRatio(double oracleWall) {
         return new Summary(scenario, policy, family, wallMedian, wallSd, wallMedian / oracleWall, okMedian, failedMax,
-                tooManyMedian, errorsMedian, peakMedian, arrivalsMax, knewMax, runs);
+                tooManyMedian, tooManyMax, episodesMedian, episodesMax, errorsMedian, peakMedian, arrivalsMax, knewMax, runs);
     }
 
     /** @return the summary as JSON-ready maps, with every run */
@@ -80,6 +87,9 @@ public record Summary(String scenario, String policy, String family, double wall
         m.put("okMedian", okMedian);
         m.put("failedMax", failedMax);
         m.put("tooManyMedian", tooManyMedian);
+        m.put("tooManyMax", tooManyMax);
+        m.put("rateLimitEpisodesMedian", episodesMedian);
+        m.put("rateLimitEpisodesMax", episodesMax);
         m.put("serverErrorsMedian", errorsMedian);
         m.put("peakMedian", peakMedian);
         m.put("arrivalsDuringRetryAfterMax", arrivalsMax);
@@ -99,6 +109,7 @@ public record Summary(String scenario, String policy, String family, double wall
         m.put("unfinished", r.unfinished());
         m.put("arrivals", r.server().arrivals());
         m.put("tooMany", r.server().tooMany());
+        m.put("rateLimitEpisodes", r.server().rateLimitEpisodes());
         m.put("serverErrors", r.server().serverErrors());
         m.put("peak", r.server().peak());
         m.put("arrivalsDuringRetryAfter", r.server().arrivalsDuringRetryAfter());

@@ -23,6 +23,20 @@ public final class Catalog {
                 AdaptivePolicy.of(Gradient2.defaults()));
     }
 
+    /**
+     * @param scenario supplies the bound, {@link Scenario#clientMax()}
+     * @return Adaptive with each built-in algorithm at its defaults but for that {@code maxLimit}
+     */
+    public static List<Policy> adaptive(Scenario scenario) {
+        int max = scenario.clientMax();
+        if (max == Scenario.UNBOUNDED) {
+            return adaptive();
+        }
+        return List.of(AdaptivePolicy.of(Vegas.builder().maxLimit(max).build()),
+                AdaptivePolicy.of(Aimd.builder().maxLimit(max).build()),
+                AdaptivePolicy.of(Gradient2.builder().maxLimit(max).build()));
+    }
+
     /** @param maxFixed the sweep's upper end @return fixed concurrency c = 1..maxFixed */
     public static List<Policy> fixedSweep(int maxFixed) {
         List<Policy> out = new ArrayList<>();
@@ -37,7 +51,7 @@ public final class Catalog {
      * @return the Netflix limits, then Resilience4j and Failsafe at the scenario's three guesses
      */
     public static List<Policy> peers(Scenario scenario) {
-        List<Policy> out = new ArrayList<>(NetflixPolicy.all());
+        List<Policy> out = new ArrayList<>(NetflixPolicy.all(scenario.clientMax()));
         for (int c : scenario.guesses()) {
             out.add(new Resilience4jPolicy(c));
         }
@@ -47,10 +61,16 @@ public final class Catalog {
         return out;
     }
 
-    /** @param scenario the workload @return every policy of a full simulation of it */
+    /**
+     * @param scenario the workload
+     * @param maxFixed the sweep's upper end, raised to the scenario's {@link Scenario#clientMax()}
+     *                 when that is bounded and higher
+     * @return every policy of a full simulation of it
+     */
     public static List<Policy> all(Scenario scenario, int maxFixed) {
-        List<Policy> out = new ArrayList<>(adaptive());
-        out.addAll(fixedSweep(maxFixed));
+        List<Policy> out = new ArrayList<>(adaptive(scenario));
+        int sweep = scenario.clientMax() == Scenario.UNBOUNDED ? maxFixed : Math.max(maxFixed, scenario.clientMax());
+        out.addAll(fixedSweep(sweep));
         out.addAll(peers(scenario));
         return out;
     }

@@ -5,6 +5,7 @@ import com.netflix.concurrency.limits.limit.AIMDLimit;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limit.VegasLimit;
 import com.netflix.concurrency.limits.limit.WindowedLimit;
+import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.benchmarks.model.ServerErrorException;
 import dev.adaptive.benchmarks.model.TooManyRequestsException;
 
@@ -43,16 +44,28 @@ public final class NetflixPolicy implements Policy {
 
     /** @return the six configurations: Vegas, Gradient2, AIMD, each bare and inside a WindowedLimit */
     public static List<NetflixPolicy> all() {
+        return all(Scenario.UNBOUNDED);
+    }
+
+    /**
+     * @param max the largest limit, {@link Scenario#UNBOUNDED} for the library's defaults (Vegas
+     *            1000, Gradient2 and AIMD 200)
+     * @return the six configurations: Vegas, Gradient2, AIMD, each bare and inside a WindowedLimit
+     */
+    public static List<NetflixPolicy> all(int max) {
+        Supplier<Limit> vegas = max == Scenario.UNBOUNDED ? VegasLimit::newDefault
+                : () -> VegasLimit.newBuilder().maxConcurrency(max).build();
+        Supplier<Limit> gradient2 = max == Scenario.UNBOUNDED ? () -> Gradient2Limit.newBuilder().minLimit(1).build()
+                : () -> Gradient2Limit.newBuilder().minLimit(1).maxConcurrency(max).build();
+        Supplier<Limit> aimd = max == Scenario.UNBOUNDED ? () -> AIMDLimit.newBuilder().minLimit(1).build()
+                : () -> AIMDLimit.newBuilder().minLimit(1).maxLimit(max).build();
         return List.of(
-                new NetflixPolicy("netflix vegas", () -> VegasLimit.newDefault()),
-                new NetflixPolicy("netflix gradient2", () -> Gradient2Limit.newBuilder().minLimit(1).build()),
-                new NetflixPolicy("netflix aimd", () -> AIMDLimit.newBuilder().minLimit(1).build()),
-                new NetflixPolicy("netflix windowed vegas",
-                        () -> WindowedLimit.newBuilder().build(VegasLimit.newDefault())),
-                new NetflixPolicy("netflix windowed gradient2",
-                        () -> WindowedLimit.newBuilder().build(Gradient2Limit.newBuilder().minLimit(1).build())),
-                new NetflixPolicy("netflix windowed aimd",
-                        () -> WindowedLimit.newBuilder().build(AIMDLimit.newBuilder().minLimit(1).build())));
+                new NetflixPolicy("netflix vegas", vegas),
+                new NetflixPolicy("netflix gradient2", gradient2),
+                new NetflixPolicy("netflix aimd", aimd),
+                new NetflixPolicy("netflix windowed vegas", () -> WindowedLimit.newBuilder().build(vegas.get())),
+                new NetflixPolicy("netflix windowed gradient2", () -> WindowedLimit.newBuilder().build(gradient2.get())),
+                new NetflixPolicy("netflix windowed aimd", () -> WindowedLimit.newBuilder().build(aimd.get())));
     }
 
     @Override

@@ -136,6 +136,42 @@ class FlakyServerTest {
     }
 
     @Test
+    void aBurstOf429sInOneWindowIsOneEpisodeAndA429AfterTheWindowStartsAnother() {
+        FlakyServer f1 = new FlakyServer(Scenario.F1, time, time, 3, false);
+        for (int i = 0; i < 13; i++) {
+            f1.call(); // 10 admitted, 3 refused at the same instant
+        }
+        time.advance(Duration.ofMillis(1));
+        f1.call(); // refused 1 ms later, inside the window the first refusals will open
+        time.advance(Duration.ofMillis(500));
+        assertThat(f1.stats().tooMany()).isEqualTo(4);
+        assertThat(f1.stats().rateLimitEpisodes()).isEqualTo(1);
+        for (int i = 0; i < 11; i++) {
+            f1.call(); // 50 ms answers are long gone: 10 admitted, 1 refused, inside the window
+        }
+        time.advance(Duration.ofMillis(1_100)); // past the window of that last refusal
+        for (int i = 0; i < 11; i++) {
+            f1.call();
+        }
+        time.runUntilIdle();
+        assertThat(f1.stats().tooMany()).isEqualTo(6);
+        assertThat(f1.stats().rateLimitEpisodes()).isEqualTo(2);
+    }
+
+    @Test
+    void theFlatCapFamilyHasNoKneeBelowTheCap() {
+        for (Scenario f : Scenario.flatCap()) {
+            assertThat(f.flat()).as(f.id()).isTrue();
+            assertThat(f.congestedMillis(f.hard())).as(f.id()).isEqualTo(f.baseMillis());
+            assertThat(f.overCapErrorShare() + f.transientProbability() + f.tailProbability()).as(f.id()).isZero();
+        }
+        assertThat(Scenario.S3_FLAT.congestedMillis(16)).isEqualTo(25);
+        assertThat(Scenario.S2.flat()).isFalse();
+        assertThat(Scenario.byId("s2-loose")).isSameAs(Scenario.S2_LOOSE);
+        assertThat(Scenario.S2_LOOSE.jitter()).isEqualTo(Scenario.S2.jitter());
+    }
+
+    @Test
     void badScenariosFailNamingTheOption() {
         assertThatThrownBy(() -> Scenario.S2.withItems(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("items must be >= 1: 0");

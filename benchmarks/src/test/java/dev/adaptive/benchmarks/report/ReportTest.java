@@ -16,7 +16,7 @@ class ReportTest {
 
     private static RunResult run(long seed, double wall, int failed, long arrivals) {
         return new RunResult("p", "adaptive", "S2", seed, wall, 300 - failed, failed, 0,
-                new ServerStats(310, 300, 4, 6, 12, arrivals, 0, -1));
+                new ServerStats(310, 300, 4, 6, 12, 1, arrivals, 0, -1));
     }
 
     @Test
@@ -37,18 +37,34 @@ class ReportTest {
         assertThat(s.okMedian()).isEqualTo(300);
         String table = MarkdownTable.render(List.of(s), "p");
         assertThat(table).startsWith(MarkdownTable.HEADER)
-                .contains("| **p (oracle)** | 110 ± 10 | 1.10 | 300 | 2 | 4 | 6 | 12 | 7 |");
+                .contains("| **p (oracle)** | 110 ± 10 | 1.10 | 300 | 2 | 4 / 4 | 1 / 1 | 6 | 12 | 7 |");
+        String flat = MarkdownTable.render(List.of(s), "p", 55);
+        assertThat(flat).contains("| × oracle | × (oracle + Retry-After) |")
+                .contains("| **p (oracle)** | 110 ± 10 | 1.10 | 2.00 | 300 |");
+        assertThat(flat.lines().toList().get(1).split("\\|", -1)).hasSize(flat.lines().toList().get(0).split("\\|", -1).length);
     }
 
     @Test
-    void targetsNeedTheRatioAndZeroFailuresWhereTheIssueSaysSo() {
+    void targetsNeedTheRatioZeroFailuresAndTheBoundsOnPausesAnd429s() {
         Summary good = Summary.of(List.of(run(1, 105, 0, 0))).withRatio(100);
         Summary failing = Summary.of(List.of(run(1, 105, 1, 0))).withRatio(100);
-        assertThat(Target.of("S2").met(good)).isTrue();
-        assertThat(Target.of("S2").met(failing)).isFalse();
-        assertThat(Target.of("S4").met(failing)).isTrue();
-        assertThat(Target.of("S2").verdict(good)).endsWith("MET").doesNotContain("NOT MET");
-        assertThat(Target.of("S3")).isNull();
+        Summary arriving = Summary.of(List.of(run(1, 105, 0, 1))).withRatio(100);
+        Target s4 = Target.of("S4-200").get(0);
+        assertThat(s4.policy()).isEqualTo(Target.VEGAS);
+        assertThat(s4.met(good, 1000)).isTrue();
+        assertThat(s4.met(failing, 1000)).isFalse();
+        assertThat(s4.met(arriving, 1000)).isFalse();
+        assertThat(Target.of("S1").get(0).met(good, 1000)).as("1.05 > 1.03").isFalse();
+        assertThat(s4.verdict(good, 1000)).endsWith("MET").doesNotContain("NOT MET");
+        assertThat(Target.of("S3")).isEmpty();
+        // Flat cap: 105 ms against an oracle of 100 ms plus a Retry-After of 10 ms is 0.95 x, but
+        // the run had 4 x 429, one more than the bound.
+        Target f1 = Target.of("F1").get(0);
+        assertThat(f1.plusRetryAfter()).isTrue();
+        assertThat(f1.met(good, 10)).isFalse();
+        assertThat(f1.verdict(good, 10)).contains("0.95 × (oracle + Retry-After)", "4 × 429", "NOT MET");
+        assertThat(Target.of("F1")).extracting(Target::policy)
+                .containsExactly(Target.VEGAS, "adaptive aimd", "adaptive gradient2");
     }
 
     @Test

@@ -1,0 +1,130 @@
+package dev.adaptive.limit;
+
+import java.time.Duration;
+
+/**
+ * What the last burst of rate limits said about a downstream that refuses past a hard cap:
+ * the memory that keeps an adaptive limit from meeting the same cap again and again. Immutable.
+ *
+ * <p>A refusal admitted with {@code n} attempts in flight says that {@code n} was too many, so
+ * the cap is below the lowest such {@code n} ({@link #refused()}). It does not say the cap is
+ * just below it: the client's count runs ahead of the server's (requests on their way or queued
+ * in the client's HTTP stack), and a leap of the limit sends many requests at once. What the
+ * server did hold is read from the whole burst: after {@code k} refusals with up to {@code n}
+ * in flight, about {@code n - k} were admitted; and a level at which a whole probe ended without
+ * a refusal was held too. The larger of the two is {@link #held()}.
+ *
+ * <p>Growth with a wall: up to the held level as fast as the algorithm grows; from there one
+ * slot per decision up to one below the refused level, where it stops; the refused level
+ * itself is probed again only after the wall has stood for {@code refused × Retry-After}, so
+ * that the pauses a wrong probe costs (the whole window idle for one Retry-After) never exceed
+ * what one more slot would have earned in the meantime. A probe at or past the refused level
+ * that ends without a refusal means the cap has moved: the wall is forgotten.
+ *
+ * @param refused       the lowest concurrency the burst was refused at; {@link Integer#MAX_VALUE}
+ *                      when there is no wall
+ * @param held          the concurrency the downstream is known to have held, below {@code refused}
+ * @param refusals      the refusals of the burst so far, {@code k}
+ * @param top           the most attempts in flight at the admission of any of them, {@code n}
+ * @param proven        the highest level a whole probe ended at without a refusal before the burst
+ * @param sinceNanos    when the burst began (the end of its first refusal)
+ * @param waitNanos     the Retry-After the burst's first refusal announced, 0 if none
+ */
+record Wall(int refused, int held, int refusals, int top, int proven, long sinceNanos, long waitNanos) {
+
+    /** The wall stands for at least this many Retry-Afters before a slot past it is probed. */
+    private static final int MIN_PATIENCE = 30;
+
+    /** No wall: nothing was refused, or the last wall was disproved. */
+    static final Wall NONE = new Wall(Integer.MAX_VALUE, 0, 0, 0, 0, 0, 0);
+
+    /** @return whether there is a wall */
+    boolean standing() {
+        return refused != Integer.MAX_VALUE;
+    }
+
+    /**
+     * The first refusal of a burst.
+     *
+     * @param inflight   attempts in flight when the refused one was admitted, counting it
+     * @param proven     the highest level a whole probe ended at without a refusal
+     * @param nowNanos   when the refusal ended
+     * @param retryAfter what the refusal announced (zero when nothing)
+     * @param min        the limit's minimum: the wall never holds the limit below it
+     */
+    static Wall refusedAt(int inflight, int proven, long nowNanos, Duration retryAfter, int min) {
+        return new Wall(0, 0, 0, 0, proven, nowNanos, saturatedNanos(retryAfter))
+                .with(Math.max(min + 1, inflight), 1, inflight, min);
+    }
+
+    /**
+     * Another refusal of the same burst (admitted before the decrease the first one caused).
+     *
+     * @param inflight attempts in flight when it was admitted, counting it
+     * @param min      the limit's minimum
+     * @return the wall, lowered by what this refusal adds
+     */
+    Wall alsoRefusedAt(int inflight, int min) {
+        if (!standing()) {
+            return this;
+        }
+        return with(Math.min(refused, Math.max(min + 1, inflight)), refusals + 1, Math.max(top, inflight), min);
+    }
+
+    private Wall with(int nextRefused, int k, int n, int min) {
+        long held = Math.max((long) n - k, proven);
+        int boundedHeld = (int) Math.max(min, Math.min(nextRefused - 1L, held));
+        return new Wall(nextRefused, boundedHeld, k, n, proven, sinceNanos, waitNanos);
+    }
+
+    /**
+     * @return how long the wall stands before its refused level is probed again: one Retry-After
+     *         per refused slot, since a wrong probe idles the whole window for one Retry-After
+     */
+    long patienceNanos() {
+        return (long) Math.min(Long.MAX_VALUE, (double) waitNanos * Math.max(MIN_PATIENCE, held));
+    }
+
+    /**
+     * @param limit    the limit now
+     * @param next     what the algorithm would grow to
+     * @param nowNanos the time of the decision
+     * @param patient  whether the algorithm has seen enough quiet decisions in a row to probe
+     *                 the refused level, once the wall has stood long enough
+     * @return {@code next}, bounded by the wall
+     */
+    long bound(long limit, long next, long nowNanos, boolean patient) {
+        if (!standing() || next <= held) {
+            return next;
+        }
+        if (limit < held) {
+            return held;
+        }
+        if (limit == held && patient && nowNanos - sinceNanos >= patienceNanos()) {
+            return limit + 1;
+        }
+        return Math.max(limit, Math.min(next, held));
+    }
+
+    /**
+     * @param level    the concurrency a whole probe just ended at, without a refusal
+     * @param nowNanos when it ended
+     * @return no wall if the probe was at or past the refused level (the cap has moved); a wall
+     *         whose held level is {@code level} if it was above the held one (the probe of one more
+     *         slot succeeded, and the next waits for the patience again); else this
+     */
+    Wall afterQuietProbeAt(int level, long nowNanos) {
+        if (!standing() || level <= held) {
+            return this;
+        }
+        return level >= refused ? NONE : new Wall(refused, level, refusals, top, proven, nowNanos, waitNanos);
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return Math.max(0, d.toNanos());
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
+        }
+    }
+}

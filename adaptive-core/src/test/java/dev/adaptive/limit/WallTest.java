@@ -1,0 +1,69 @@
+package dev.adaptive.limit;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What a burst of refusals says about a cap, and how growth is bounded by it. */
+class WallTest {
+
+    private static final long S = 1_000_000_000L;
+
+    @Test
+    void afterKRefusalsWithNInFlightTheDownstreamHeldNMinusK() {
+        Wall wall = Wall.refusedAt(18, 12, 0, Duration.ofSeconds(1), 1);
+        assertThat(wall.refused()).isEqualTo(18);
+        assertThat(wall.held()).isEqualTo(17);
+        wall = wall.alsoRefusedAt(18, 1);
+        assertThat(wall.held()).isEqualTo(16);
+        // A third refusal says 15, but a whole probe at 16 ended without one: 16 was held.
+        Wall proven = Wall.refusedAt(18, 16, 0, Duration.ofSeconds(1), 1).alsoRefusedAt(18, 1).alsoRefusedAt(18, 1);
+        assertThat(proven.held()).isEqualTo(16);
+        // One admitted at fewer in flight lowers the refused level, and the held level stays below it.
+        Wall lower = wall.alsoRefusedAt(14, 1);
+        assertThat(lower.refused()).isEqualTo(14);
+        assertThat(lower.held()).isEqualTo(13);
+    }
+
+    @Test
+    void everyoneRefusedStillLeavesTheMinimum() {
+        Wall wall = Wall.refusedAt(3, 0, 0, Duration.ofSeconds(1), 2);
+        for (int i = 0; i < 5; i++) {
+            wall = wall.alsoRefusedAt(3, 2);
+        }
+        assertThat(wall.refused()).isEqualTo(3);
+        assertThat(wall.held()).isEqualTo(2);
+    }
+
+    @Test
+    void growthReturnsToTheHeldLevelAndPassesItOnlyAfterThePatience() {
+        Wall wall = Wall.refusedAt(18, 0, 0, Duration.ofSeconds(1), 1).alsoRefusedAt(18, 1);
+        assertThat(wall.held()).isEqualTo(16);
+        assertThat(wall.bound(9, 12, S, true)).isEqualTo(12);
+        assertThat(wall.bound(12, 18, S, true)).isEqualTo(16);
+        assertThat(wall.bound(16, 24, 29 * S, true)).isEqualTo(16);
+        assertThat(wall.bound(16, 24, 30 * S, false)).isEqualTo(16);
+        assertThat(wall.patienceNanos()).isEqualTo(30 * S);
+        assertThat(wall.bound(16, 24, 30 * S, true)).isEqualTo(17);
+        // That slot ended a probe without a refusal: held now, and the next waits thirty seconds more.
+        Wall after = wall.afterQuietProbeAt(17, 31 * S);
+        assertThat(after.held()).isEqualTo(17);
+        assertThat(after.bound(17, 20, 60 * S, true)).isEqualTo(17);
+        assertThat(after.bound(17, 20, 61 * S, true)).isEqualTo(18);
+        // A quiet probe at the refused level: the cap moved, the wall is gone.
+        assertThat(after.afterQuietProbeAt(18, 62 * S).standing()).isFalse();
+        assertThat(Wall.NONE.bound(17, 40, 0, true)).isEqualTo(40);
+    }
+
+    @Test
+    void aWallHeldAboveThirtyWaitsOneRetryAfterPerSlotAndHugeValuesSaturate() {
+        Wall wide = Wall.refusedAt(100, 90, 0, Duration.ofSeconds(2), 1);
+        assertThat(wide.held()).isEqualTo(99);
+        assertThat(wide.patienceNanos()).isEqualTo(99 * 2 * S);
+        Wall huge = Wall.refusedAt(Integer.MAX_VALUE - 1, 0, 0, Duration.ofSeconds(Long.MAX_VALUE), 1);
+        assertThat(huge.patienceNanos()).isEqualTo(Long.MAX_VALUE);
+        assertThat(huge.bound(5, 10, Long.MAX_VALUE, true)).isEqualTo(10);
+    }
+}
