@@ -80,7 +80,7 @@ class DocsExamplesTest {
                 public void configure() {
                     from("direct:orders")
                             .split(body()).parallelProcessing()
-                            .to("adaptive:orders-api?max=50");
+                            .to("adaptive:orders-api?maxLimit=50");
                     from("adaptive:orders-api").errorHandler(noErrorHandler())
                             .toD(api + "/orders/${body}?httpMethod=GET")
                             .convertBodyTo(String.class);

@@ -37,7 +37,7 @@ public final class CamelJavaDslExample {
                 public void configure() {
                     from("direct:orders")
                             .split(body()).parallelProcessing()
-                            .to("adaptive:orders-api?max=50");
+                            .to("adaptive:orders-api?maxLimit=50");
 
                     // One attempt per exchange; the pool retries, so no error handler here.
                     from("adaptive:orders-api").errorHandler(noErrorHandler())
