@@ -54,7 +54,7 @@ public class AdaptiveComponent extends DefaultComponent {
     private volatile Scheduler scheduler;
 
     @Metadata(label = "advanced", description = "The wall clock that HTTP-date Retry-After values are read against;"
-            + " waits always run on the component's scheduler. Default the system UTC clock.")
+            + " waits always run on the component's scheduler. Default: the system UTC clock.")
     private volatile Clock clock = Clock.systemUTC();
 
     @Metadata(description = "The defaults of every pool's options: camel.component.adaptive.max-limit=50 gives every"

@@ -46,7 +46,7 @@ public class PoolConfiguration implements Cloneable {
     private Algorithm algorithm = Algorithm.VEGAS;
 
     @UriParam(label = "common",
-            defaultValueNote = "5, moved into [minLimit, maxLimit]",
+            defaultValueNote = "5, moved between minLimit and maxLimit",
             description = "The concurrency limit before any attempt has finished; within [minLimit, maxLimit]. Default 5, moved into [minLimit, maxLimit] when unset. Not with algorithm=fixed.")
     private Integer initialLimit;
 
