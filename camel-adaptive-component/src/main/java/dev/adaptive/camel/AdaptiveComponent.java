@@ -1,6 +1,8 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.config.ConfigOption;
+import dev.adaptive.internal.Ascii;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import org.apache.camel.Endpoint;
@@ -64,7 +66,7 @@ public class AdaptiveComponent extends DefaultComponent {
     @Metadata(label = "advanced", description = "Named pools: pool options by pool name, as"
             + " camel.component.adaptive.pools.orders-api.max-limit=50 (the pool's name, a dot, the option). They"
             + " override the component's defaults and are overridden by options in a URI of the pool.")
-    private Map<String, Object> pools = new LinkedHashMap<>();
+    private Map<String, Object> pools = new NamedPools();
 
     private volatile StrictConfigurer endpointConfigurer;
     private volatile StrictConfigurer componentConfigurer;
@@ -120,7 +122,9 @@ public class AdaptiveComponent extends DefaultComponent {
      * @throws NullPointerException if {@code pools} is null
      */
     public void setPools(Map<String, Object> pools) {
-        this.pools = Objects.requireNonNull(pools, "pools");
+        NamedPools named = new NamedPools();
+        named.putAll(Objects.requireNonNull(pools, "pools"));
+        this.pools = named;
     }
 
     @Override
@@ -128,7 +132,7 @@ public class AdaptiveComponent extends DefaultComponent {
         StrictConfigurer c = endpointConfigurer;
         PropertyConfigurer generated = super.getEndpointPropertyConfigurer();
         if (c == null && generated != null) {
-            c = new StrictConfigurer(generated);
+            c = new StrictConfigurer(generated, null);
             endpointConfigurer = c;
         }
         return c != null ? c : generated;
@@ -139,7 +143,7 @@ public class AdaptiveComponent extends DefaultComponent {
         StrictConfigurer c = componentConfigurer;
         PropertyConfigurer generated = super.getComponentPropertyConfigurer();
         if (c == null && generated != null) {
-            c = new StrictConfigurer(generated);
+            c = new StrictConfigurer(generated, this);
             componentConfigurer = c;
         }
         return c != null ? c : generated;
@@ -229,23 +233,41 @@ public class AdaptiveComponent extends DefaultComponent {
     /** @return the options {@code pools} holds for this pool name, by option */
     private Map<String, Object> namedPool(String name) {
         Map<String, Object> out = new LinkedHashMap<>();
-        pools.forEach((key, value) -> {
-            int dot = key.lastIndexOf('.');
-            if (dot <= 0 || dot == key.length() - 1) {
-                throw new IllegalArgumentException("pools." + key + " must be pools.<pool name>.<option>, as"
-                        + " camel.component.adaptive.pools.orders-api.max-limit=50");
-            }
-            if (key.substring(0, dot).equals(name)) {
-                String option = key.substring(dot + 1);
-                if (PoolConfig.poolOption(option) == null) {
-                    throw new IllegalArgumentException("pools." + key + ": unknown pool option '" + option
-                            + "' (known: " + String.join(", ", ConfigOption.keys()) + ", "
-                            + PoolConfig.RATE_LIMIT_STATUS_CODES + ", " + PoolConfig.CLASSIFIER + ")");
-                }
-                out.put(option, value);
+        NamedPools.byPool(pools).forEach((pool, options) -> {
+            if (samePoolName(pool, name)) {
+                options.forEach((option, value) -> {
+                    if (PoolConfig.poolOption(option) == null) {
+                        throw new IllegalArgumentException("pools." + pool + "." + option + ": unknown pool option '"
+                                + option + "' (known: " + String.join(", ", ConfigOption.keys()) + ", "
+                                + PoolConfig.RATE_LIMIT_STATUS_CODES + ", " + PoolConfig.CLASSIFIER + ")");
+                    }
+                    out.put(option, reference(option, value));
+                });
             }
         });
         return out;
+    }
+
+    /** Resolves {@code #name} (or {@code #bean:name}) for the bean options of a named pool, as a URI would. */
+    private Object reference(String option, Object value) {
+        if (value instanceof String text && text.startsWith("#")) {
+            String name = text.startsWith("#bean:") ? text.substring(6) : text.substring(1);
+            Object bean = getCamelContext().getRegistry().lookupByName(name);
+            if (bean == null) {
+                throw new IllegalArgumentException(option + " names no bean in the registry: " + text);
+            }
+            return bean;
+        }
+        return value;
+    }
+
+    /**
+     * Pool names in {@code pools.<name>} match as Spring's and Camel Main's relaxed binding writes
+     * them: {@code orders-api} is also {@code ordersApi} and {@code ordersapi}.
+     */
+    private static boolean samePoolName(String configured, String name) {
+        return configured.equals(name)
+                || Ascii.equalsIgnoreCase(configured.replace("-", "").replace("_", ""), name.replace("-", "").replace("_", ""));
     }
 
     private static Map<String, Object> canonical(Map<String, Object> options) {
@@ -320,6 +342,17 @@ public class AdaptiveComponent extends DefaultComponent {
         Slot slot = slots.get(name);
         ExchangePool p = slot == null ? null : slot.pool;
         return p == null ? Optional.empty() : Optional.ofNullable(p.stats());
+    }
+
+    /**
+     * @param name a pool's name
+     * @return the core options the pool runs with (its URIs over its named configuration over the
+     *         component's), once it has taken its first exchange
+     */
+    public synchronized Optional<AdaptiveConfig> options(String name) {
+        Slot slot = slots.get(name);
+        PoolConfig fixed = slot == null ? null : slot.frozen;
+        return Optional.ofNullable(fixed == null ? null : fixed.core());
     }
 
     /** @return the names of the pools started so far, sorted */

@@ -21,9 +21,16 @@ import java.util.Optional;
 final class StrictConfigurer implements PropertyConfigurer, PropertyConfigurerGetter {
 
     private final PropertyConfigurer generated;
+    private final AdaptiveComponent component;
 
-    StrictConfigurer(PropertyConfigurer generated) {
+    /**
+     * @param generated the generated configurer
+     * @param component the component whose named pools ({@code pools.<name>.<option>}) this binds,
+     *                  or {@code null} for an endpoint configurer
+     */
+    StrictConfigurer(PropertyConfigurer generated, AdaptiveComponent component) {
         this.generated = generated;
+        this.component = component;
     }
 
     @Override
@@ -74,6 +81,10 @@ final class StrictConfigurer implements PropertyConfigurer, PropertyConfigurerGe
 
     @Override
     public Object getCollectionValueType(Object target, String name, boolean ignoreCase) {
+        if (component != null && "pools".equalsIgnoreCase(name)) {
+            // Camel's binding steps into pools.<name> through NamedPoolsConfigurer, found by this class.
+            return NamedPools.class;
+        }
         return getter().getCollectionValueType(target, name, ignoreCase);
     }
 
