@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Scenario S3 of SCENARIOS.md through the real camel-http component: 200 exchanges against a
+ * Scenario S3 of docs/benchmarks.md through the real camel-http component: 200 exchanges against a
  * loopback server with base 40 ms, soft cap 6, hard cap 12 and {@code Retry-After: 1} past it,
  * all sent at once from one thread into {@code adaptive:s3?maxLimit=50} (Vegas, initial 5).
  */
