@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -76,6 +78,21 @@ public final class Snippets {
         }
         URLClassLoader loader = new URLClassLoader(new URL[]{dir.toUri().toURL()}, Snippets.class.getClassLoader());
         return type.cast(loader.loadClass(className).getConstructor().newInstance());
+    }
+
+    /**
+     * @param page a page, relative to the repository root
+     * @return the rows of its tables that start with a name in backquotes, by that name (the first
+     *         row of a name wins): the second cell, trimmed, backquotes removed
+     */
+    public static Map<String, String> optionRows(String page) throws IOException {
+        Map<String, String> rows = new LinkedHashMap<>();
+        Matcher row = Pattern.compile("^\\| `(\\w+)` \\| ([^|]*) \\|", Pattern.MULTILINE)
+                .matcher(Files.readString(root().resolve(page)));
+        while (row.find()) {
+            rows.putIfAbsent(row.group(1), row.group(2).trim().replace("`", ""));
+        }
+        return rows;
     }
 
     /** @return the repository's root: the parent of the module a test runs in */

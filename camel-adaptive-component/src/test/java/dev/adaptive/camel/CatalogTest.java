@@ -1,6 +1,7 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.config.ConfigOption;
+import dev.adaptive.docs.Snippets;
 import dev.adaptive.internal.ConfigText;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CatalogCamelContext;
@@ -12,14 +13,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -86,12 +83,7 @@ class CatalogTest {
 
     @Test
     void theComponentPageListsEveryOptionOfTheCatalogWithItsDefault() throws Exception {
-        String page = Files.readString(Path.of("..", "docs", "camel.md"));
-        Map<String, String> documented = new LinkedHashMap<>();
-        Matcher row = Pattern.compile("^\\| `(\\w+)` \\| ([^|]*) \\|", Pattern.MULTILINE).matcher(page);
-        while (row.find()) {
-            documented.putIfAbsent(row.group(1), row.group(2).trim());
-        }
+        Map<String, String> documented = Snippets.optionRows("docs/camel.md");
         Set<String> options = new TreeSet<>(section("properties").keySet());
         options.addAll(section("componentProperties").keySet());
         options.removeAll(CAMELS_OWN);
@@ -100,7 +92,7 @@ class CatalogTest {
             Map<String, Object> p = property("properties", option) != null ? property("properties", option)
                     : property("componentProperties", option);
             assertThat(documented).as("a row for option %s in docs/camel.md", option).containsKey(option);
-            String cell = documented.get(option).replace("`", "");
+            String cell = documented.get(option);
             if (p.containsKey("defaultValue")) {
                 assertThat(cell).as("default of %s", option).startsWith(String.valueOf(p.get("defaultValue")));
             } else if (String.valueOf(p.get("description")).contains(NOTE)) {

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -87,20 +89,10 @@ class DocsExamplesTest {
         assertThat(stats.failed()).isZero();
     }
 
-    @Test
-    void theReadmeCamelSnippetRunsAsPrinted() throws Exception {
-        String snippet = Snippets.blocks("README.md", "## Camel", "java").get(0);
-        try (CamelContext camel = new DefaultCamelContext()) {
-            camel.addRoutes(routes(snippet));
-            camel.start();
-            assertHttpFollowsTheRules(camel, maxLimitOf(snippet));
-            runsOrders(camel, 40);
-        }
-    }
-
-    @Test
-    void theComponentPagesJavaExampleRunsAsPrinted() throws Exception {
-        String snippet = Snippets.blocks("docs/camel.md", "## Example", "java").get(0);
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"README.md, ## Camel", "docs/camel.md, ## Example"})
+    void theJavaRoutesRunAsPrinted(String page, String heading) throws Exception {
+        String snippet = Snippets.blocks(page, heading, "java").get(0);
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.addRoutes(routes(snippet));
             camel.start();

@@ -17,7 +17,7 @@ import io.vertx.core.json.JsonObject;
  */
 @DataObject
 @JsonGen(publicConverter = false)
-public class AdaptiveLimiterStats {
+public class AdaptiveLimiterStats extends JsonDataObject {
 
     private String name;
     private int limit;
@@ -44,7 +44,7 @@ public class AdaptiveLimiterStats {
         AdaptiveLimiterStatsConverter.fromJson(json, this);
     }
 
-    /** @return the figures as JSON */
+    @Override
     public JsonObject toJson() {
         JsonObject json = new JsonObject();
         AdaptiveLimiterStatsConverter.toJson(this, json);
@@ -289,18 +289,4 @@ public class AdaptiveLimiterStats {
         return this;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptiveLimiterStats other && toJson().equals(other.toJson());
-    }
-
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptiveLimiterStats" + toJson().encode();
-    }
 }

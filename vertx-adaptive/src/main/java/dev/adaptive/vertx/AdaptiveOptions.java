@@ -61,7 +61,7 @@ import java.util.Set;
  */
 @DataObject
 @JsonGen(publicConverter = false)
-public class AdaptiveOptions {
+public class AdaptiveOptions extends JsonDataObject {
 
     /** Default name: {@value}. */
     public static final String DEFAULT_NAME = "adaptive";
@@ -134,6 +134,7 @@ public class AdaptiveOptions {
     }
 
     /** @return the options set, under the keys the JSON constructor reads; an unset initialLimit is absent */
+    @Override
     public JsonObject toJson() {
         JsonObject json = new JsonObject();
         AdaptiveOptionsConverter.toJson(this, json);
@@ -485,20 +486,6 @@ public class AdaptiveOptions {
         return this;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptiveOptions other && toJson().equals(other.toJson());
-    }
-
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptiveOptions" + toJson().encode();
-    }
 
     /** Checks a duration in ms as the core checks that option. */
     private static long millis(ConfigOption option, long ms) {

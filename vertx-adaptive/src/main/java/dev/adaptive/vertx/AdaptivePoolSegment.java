@@ -10,7 +10,7 @@ import io.vertx.core.json.JsonObject;
  */
 @DataObject
 @JsonGen(publicConverter = false)
-public class AdaptivePoolSegment {
+public class AdaptivePoolSegment extends JsonDataObject {
 
     private int concurrency;
     private long durationMs;
@@ -24,7 +24,7 @@ public class AdaptivePoolSegment {
         AdaptivePoolSegmentConverter.fromJson(json, this);
     }
 
-    /** @return the figures as JSON */
+    @Override
     public JsonObject toJson() {
         JsonObject json = new JsonObject();
         AdaptivePoolSegmentConverter.toJson(this, json);
@@ -60,18 +60,4 @@ public class AdaptivePoolSegment {
         return this;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptivePoolSegment other && toJson().equals(other.toJson());
-    }
-
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptivePoolSegment" + toJson().encode();
-    }
 }

@@ -19,7 +19,7 @@ import io.vertx.core.json.JsonObject;
  */
 @DataObject
 @JsonGen(publicConverter = false)
-public class AdaptivePoolStats {
+public class AdaptivePoolStats extends JsonDataObject {
 
     private int finalConcurrency;
     private int maxConcurrencyReached;
@@ -47,7 +47,7 @@ public class AdaptivePoolStats {
         AdaptivePoolStatsConverter.fromJson(json, this);
     }
 
-    /** @return the figures as JSON */
+    @Override
     public JsonObject toJson() {
         JsonObject json = new JsonObject();
         AdaptivePoolStatsConverter.toJson(this, json);
@@ -301,18 +301,4 @@ public class AdaptivePoolStats {
         return this;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptivePoolStats other && toJson().equals(other.toJson());
-    }
-
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptivePoolStats" + toJson().encode();
-    }
 }

@@ -30,7 +30,7 @@ import java.util.Set;
  */
 @DataObject
 @JsonGen(publicConverter = false)
-public class AdaptiveProxyOptions {
+public class AdaptiveProxyOptions extends JsonDataObject {
 
     /** Default timeout of one forwarded attempt: the event bus's default, 30 s. */
     public static final long DEFAULT_REQUEST_TIMEOUT = DeliveryOptions.DEFAULT_TIMEOUT;
@@ -66,6 +66,7 @@ public class AdaptiveProxyOptions {
     }
 
     /** @return the options as the verticle's deployment config */
+    @Override
     public JsonObject toJson() {
         JsonObject json = new JsonObject();
         AdaptiveProxyOptionsConverter.toJson(this, json);
@@ -169,18 +170,4 @@ public class AdaptiveProxyOptions {
         return value;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptiveProxyOptions other && toJson().equals(other.toJson());
-    }
-
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptiveProxyOptions" + toJson().encode();
-    }
 }

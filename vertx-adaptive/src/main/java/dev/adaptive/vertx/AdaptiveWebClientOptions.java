@@ -32,7 +32,7 @@ import java.util.TreeSet;
  */
 @DataObject
 @JsonGen(publicConverter = false)
-public class AdaptiveWebClientOptions {
+public class AdaptiveWebClientOptions extends JsonDataObject {
 
     /** Default rate-limit statuses: 429. */
     public static final Set<Integer> DEFAULT_RATE_LIMIT_STATUSES = Set.of(429);
@@ -70,7 +70,7 @@ public class AdaptiveWebClientOptions {
                 KEYS), this);
     }
 
-    /** @return the options as JSON */
+    @Override
     public JsonObject toJson() {
         JsonObject json = new JsonObject();
         AdaptiveWebClientOptionsConverter.toJson(this, json);
@@ -145,18 +145,4 @@ public class AdaptiveWebClientOptions {
         return out;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptiveWebClientOptions other && toJson().equals(other.toJson());
-    }
-
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptiveWebClientOptions" + toJson().encode();
-    }
 }

@@ -2,16 +2,12 @@ package dev.adaptive.vertx;
 
 import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.config.ConfigOption;
+import dev.adaptive.docs.Snippets;
 import dev.adaptive.limit.Vegas;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -121,17 +117,12 @@ class AdaptiveOptionsTest {
 
     @Test
     void theVertxPageListsTheCoreOptionsWithTheCoresDefaultsInMilliseconds() throws Exception {
-        String page = Files.readString(Path.of("..", "docs", "vertx.md"));
-        Map<String, String> rows = new LinkedHashMap<>();
-        Matcher row = Pattern.compile("^\\| `(\\w+)` \\| ([^|]*) \\|", Pattern.MULTILINE).matcher(page);
-        while (row.find()) {
-            rows.putIfAbsent(row.group(1), row.group(2).trim());
-        }
+        Map<String, String> rows = Snippets.optionRows("docs/vertx.md");
         JsonObject defaults = new AdaptiveOptions().toJson();
         for (ConfigOption option : AdaptiveOptions.CORE_OPTIONS) {
             assertThat(rows).as("a row for %s in docs/vertx.md", option.key()).containsKey(option.key());
             Object value = defaults.getValue(option.key());
-            String cell = rows.get(option.key()).replace("`", "");
+            String cell = rows.get(option.key());
             if (value == null) {
                 assertThat(cell).as(option.key()).isEqualTo(option.defaultText().replace("`", ""));
             } else {
@@ -140,7 +131,7 @@ class AdaptiveOptionsTest {
         }
         for (String own : AdaptiveOptions.OWN.keySet()) {
             assertThat(rows).as("a row for %s in docs/vertx.md", own).containsKey(own);
-            assertThat(rows.get(own).replace("`", "")).as(own).startsWith(String.valueOf(defaults.getValue(own)));
+            assertThat(rows.get(own)).as(own).startsWith(String.valueOf(defaults.getValue(own)));
         }
     }
 
