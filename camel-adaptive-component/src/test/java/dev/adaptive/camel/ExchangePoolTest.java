@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.AcquireTimeoutException;
 import dev.adaptive.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.RejectedException;
@@ -176,6 +177,20 @@ class ExchangePoolTest {
                 .hasMessageContaining("maxQueueSize=2").hasMessageContaining("'p'");
         assertThat(pool.stats().rejected()).isEqualTo(1);
         assertThat(pool.stats().waiting()).isEqualTo(2);
+    }
+
+    @Test
+    void anExchangeThatWaitsLongerThanWaitTimeoutForASlotFailsWithAcquireTimeoutException() {
+        List<Runnable> held = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 1).set("waitTimeout", "100ms"),
+                held::add, e -> { });
+        submit(pool, "running");
+        Exchange queued = submit(pool, "queued");
+        time.advance(Duration.ofMillis(99));
+        assertThat(ended).doesNotContain(queued);
+        time.advance(Duration.ofMillis(1));
+        assertThat(ended).contains(queued);
+        assertThat(queued.getException()).isInstanceOf(AcquireTimeoutException.class);
     }
 
     @Test
