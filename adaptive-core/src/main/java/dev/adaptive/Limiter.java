@@ -3,6 +3,7 @@ package dev.adaptive;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Vegas;
+import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
@@ -39,13 +40,21 @@ import java.util.function.Consumer;
  */
 public final class Limiter {
 
-    /** Default cap on a Retry-After pause: 10 minutes. */
-    public static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofMinutes(10);
+    /** Default cap on a Retry-After pause: {@link RetryAfter#DEFAULT_MAX}, 10 minutes. */
+    public static final Duration DEFAULT_MAX_RETRY_AFTER = RetryAfter.DEFAULT_MAX;
+    /** Default limit before any sample: {@value}, moved into [minLimit, maxLimit]. */
+    public static final int DEFAULT_INITIAL_LIMIT = 5;
+    /** Default lowest limit: {@value}. */
+    public static final int DEFAULT_MIN_LIMIT = 1;
+    /** Default highest limit: {@value}. */
+    public static final int DEFAULT_MAX_LIMIT = 100;
+    /** Default bound on acquisitions waiting for a slot: {@value}. */
+    public static final int DEFAULT_MAX_QUEUE_SIZE = 10_000;
 
     private final LimiterCore core;
 
     private Limiter(Builder b) {
-        this.core = new LimiterCore(b.name, b.limit, b.ticker, b.scheduler, b.adapt, b.maxWaiters, b.waitTimeout,
+        this.core = new LimiterCore(b.name, b.limit, b.ticker, b.scheduler, b.adapt, b.maxQueueSize, b.waitTimeout,
                 b.maxRetryAfter, List.copyOf(b.traceListeners), List.copyOf(b.limitListeners));
     }
 
@@ -54,7 +63,10 @@ public final class Limiter {
         return new Builder();
     }
 
-    /** @return a limiter with every default: {@link Vegas}, real time, unbounded queue */
+    /**
+     * @return a limiter with every default: {@link Vegas} from 5 within [1, 100], real time, at most
+     *         {@value #DEFAULT_MAX_QUEUE_SIZE} acquisitions queued
+     */
     public static Limiter create() {
         return builder().build();
     }
@@ -66,7 +78,7 @@ public final class Limiter {
 
     /**
      * Queues for a slot. Never blocks. The future fails with {@link LimiterClosedException}
-     * after stop or abort, with {@link RejectedException} when {@code maxWaiters} are already
+     * after stop or abort, with {@link RejectedException} when {@code maxQueueSize} are already
      * queued, and with {@link AcquireTimeoutException} after the wait timeout. Cancelling the
      * future withdraws from the queue; a lease granted to a cancelled future is given back.
      *
@@ -235,15 +247,19 @@ public final class Limiter {
 
     /**
      * Builds a {@link Limiter}. Not thread-safe; {@link #build()} copies every option, so a
-     * builder may be reused.
+     * builder may be reused. {@link dev.adaptive.config.AdaptiveConfig#limiterBuilder()} gives
+     * one set from the options every face shares.
      */
     public static final class Builder {
+        private static final Limit DEFAULT_LIMIT = Vegas.builder().initialLimit(DEFAULT_INITIAL_LIMIT)
+                .minLimit(DEFAULT_MIN_LIMIT).maxLimit(DEFAULT_MAX_LIMIT).build();
+
         private String name = "limiter";
-        private Limit limit = Vegas.defaults();
+        private Limit limit = DEFAULT_LIMIT;
         private Ticker ticker = Ticker.system();
         private Scheduler scheduler = Scheduler.system();
         private Adapt adapt = Adapt.all();
-        private int maxWaiters = Integer.MAX_VALUE;
+        private int maxQueueSize = DEFAULT_MAX_QUEUE_SIZE;
         private Duration waitTimeout;
         private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
         private final List<TraceListener> traceListeners = new ArrayList<>();
@@ -270,7 +286,8 @@ public final class Limiter {
          * counts it in {@link LimiterStats#limitFailures()}; the release that carried the
          * sample still frees its slot.
          *
-         * @param limit the algorithm; default {@link Vegas#defaults()}
+         * @param limit the algorithm; default {@link Vegas} starting at {@value #DEFAULT_INITIAL_LIMIT}
+         *              within [{@value #DEFAULT_MIN_LIMIT}, {@value #DEFAULT_MAX_LIMIT}]
          * @return this
          */
         public Builder limit(Limit limit) {
@@ -317,14 +334,16 @@ public final class Limiter {
         }
 
         /**
-         * @param maxWaiters bound on queued acquisitions, at least 0; default unbounded
+         * @param maxQueueSize bound on acquisitions waiting for a slot, at least 0 (0: shed when
+         *                     full); default {@value #DEFAULT_MAX_QUEUE_SIZE}; beyond it
+         *                     {@link #acquire()} fails with {@link RejectedException}
          * @return this
          */
-        public Builder maxWaiters(int maxWaiters) {
-            if (maxWaiters < 0) {
-                throw new IllegalArgumentException("maxWaiters must be >= 0: " + maxWaiters);
+        public Builder maxQueueSize(int maxQueueSize) {
+            if (maxQueueSize < 0) {
+                throw new IllegalArgumentException("maxQueueSize must be >= 0: " + maxQueueSize);
             }
-            this.maxWaiters = maxWaiters;
+            this.maxQueueSize = maxQueueSize;
             return this;
         }
 
@@ -341,7 +360,7 @@ public final class Limiter {
         }
 
         /**
-         * @param maxRetryAfter cap on one Retry-After pause, positive; default 10 min
+         * @param maxRetryAfter cap on one Retry-After pause, positive; default {@link #DEFAULT_MAX_RETRY_AFTER}
          * @return this
          */
         public Builder maxRetryAfter(Duration maxRetryAfter) {

@@ -173,7 +173,7 @@ final class LimiterCore {
         }
         if (waiting.get() >= maxWaiters) {
             return CompletableFuture.failedFuture(new RejectedException(
-                    "limiter '" + name + "' has " + maxWaiters + " waiters queued (maxWaiters=" + maxWaiters + ")"));
+                    "limiter '" + name + "' has " + maxWaiters + " waiters queued (maxQueueSize=" + maxWaiters + ")"));
         }
         Waiter w = new Waiter();
         waiting.incrementAndGet();

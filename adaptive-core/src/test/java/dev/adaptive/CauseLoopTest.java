@@ -114,7 +114,7 @@ class CauseLoopTest {
     void aPoolRunWhoseItemsFailWithLoopsFinishes() {
         PoolRun<AdaptiveResult<Integer, Object>> run = AdaptivePool.of(List.of(1, 2, 3))
                 .withAlgorithm(FixedLimit.of(2)).withVirtualTime(time)
-                .withRetry(RetryPolicy.builder().retries(1).minDelay(Duration.ofMillis(10)).build())
+                .withRetryPolicy(RetryPolicy.builder().retries(1).minDelay(Duration.ofMillis(10)).build())
                 .process((item, ctx) -> CompletableFuture.failedFuture(loop()));
         time.runUntilIdle();
         AdaptiveResult<Integer, Object> r = run.join();

@@ -57,7 +57,7 @@ class ExecutorLifecycleProperties {
         Limiter.Builder lb = Limiter.builder().time(time).limit(algorithm(rnd, min, max))
                 .maxRetryAfter(MAX_RETRY_AFTER).traceListener(events::add);
         if (rnd.nextBoolean()) {
-            lb.maxWaiters(1 + rnd.nextInt(40));
+            lb.maxQueueSize(1 + rnd.nextInt(40));
         }
         if (rnd.nextBoolean()) {
             lb.waitTimeout(Duration.ofMillis(1 + rnd.nextInt(3000)));

@@ -172,12 +172,12 @@ class LimiterTest {
 
     @Test
     void boundedQueueRejectsWithClearMessage() {
-        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).time(time).maxWaiters(1).build();
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).time(time).maxQueueSize(1).build();
         limiter.acquire().join();
         limiter.acquire();
         assertThatThrownBy(() -> limiter.acquire().join())
                 .hasCauseInstanceOf(RejectedException.class)
-                .hasMessageContaining("maxWaiters=1");
+                .hasMessageContaining("maxQueueSize=1");
     }
 
     @Test
@@ -290,8 +290,8 @@ class LimiterTest {
 
     @Test
     void optionsAreValidatedWithTheirNameAndValue() {
-        assertThatThrownBy(() -> Limiter.builder().maxWaiters(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxWaiters must be >= 0: -1");
+        assertThatThrownBy(() -> Limiter.builder().maxQueueSize(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxQueueSize must be >= 0: -1");
         assertThatThrownBy(() -> Limiter.builder().waitTimeout(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitTimeout").hasMessageContaining("PT0S");
         assertThatThrownBy(() -> Limiter.builder().maxRetryAfter(Duration.ofSeconds(-1)))

@@ -24,7 +24,8 @@ class LimiterWaiterRemovalTest {
     private final VirtualTime time = new VirtualTime();
 
     private Limiter full() {
-        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).time(time).build();
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).time(time)
+                .maxQueueSize(Integer.MAX_VALUE).build(); // 100,000 waiters, past the default bound
         limiter.tryAcquire().orElseThrow();
         return limiter;
     }

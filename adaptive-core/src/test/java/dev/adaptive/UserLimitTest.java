@@ -220,7 +220,7 @@ class UserLimitTest {
             throw new AssertionError("fold bug");
         });
         PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(IntStream.range(0, 50).boxed().toList())
-                .withAlgorithm(broken).withVirtualTime(time).withRetry(RetryPolicy.none())
+                .withAlgorithm(broken).withVirtualTime(time).withRetryPolicy(RetryPolicy.none())
                 .process((item, ctx) -> {
                     if (item % 5 == 0) {
                         throw new IllegalStateException("sync failure " + item);

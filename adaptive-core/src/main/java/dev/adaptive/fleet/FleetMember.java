@@ -75,6 +75,11 @@ public final class FleetMember implements AutoCloseable {
 
     /** Default heartbeat period: 1 second. */
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(1);
+    /**
+     * The longest heartbeat (and TTL) taken: 365 days, far below the ~292 years a long of
+     * nanoseconds holds, so that no sum of times overflows.
+     */
+    public static final Duration MAX_HEARTBEAT = Duration.ofDays(365);
 
     private final Limiter limiter;
     private final Coordinator coordinator;
@@ -504,8 +509,7 @@ public final class FleetMember implements AutoCloseable {
      * {@link IllegalArgumentException} naming the option and the value.
      */
     public static final class Builder {
-        // Far below the ~292 years a long of nanoseconds holds, so that no sum of times overflows.
-        private static final Duration MAX_PERIOD = Duration.ofDays(365);
+        private static final Duration MAX_PERIOD = MAX_HEARTBEAT;
 
         private final Limiter limiter;
         private final Coordinator coordinator;

@@ -47,7 +47,7 @@ public final class ConcurrencyGuard {
     private ConcurrencyGuard(Builder b) {
         this.gradient = b.gradient;
         Limiter.Builder lb = Limiter.builder().name(b.name).limit(b.gradient).ticker(b.ticker).scheduler(b.scheduler)
-                .maxWaiters(0);
+                .maxQueueSize(0);
         b.traceListeners.forEach(lb::traceListener);
         this.limiter = lb.build();
     }

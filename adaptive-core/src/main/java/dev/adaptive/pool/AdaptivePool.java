@@ -30,8 +30,8 @@ import java.util.stream.Stream;
  *
  * <pre>{@code
  * AdaptiveResult<String, Integer> r = AdaptivePool.of(urls)
- *     .withConcurrency(5, 1, 50)
- *     .withRetry(RetryPolicy.builder().retries(3).exponential().jitter().build())
+ *     .withLimits(5, 1, 50)
+ *     .withRetryPolicy(RetryPolicy.builder().retries(3).exponential().jitter().build())
  *     .withTaskTimeout(Duration.ofSeconds(10))
  *     .process((url, ctx) -> http.getAsync(url, ctx))
  *     .join();
@@ -152,19 +152,19 @@ public final class AdaptivePool<T> {
      * Bounds of the default {@link dev.adaptive.limit.Vegas} algorithm; {@link #withAlgorithm}
      * takes precedence.
      *
-     * @param initial the starting limit; default 5; within [min, max]
-     * @param min     the lowest limit; default 1; at least 1
-     * @param max     the highest limit; default 100; at least min
+     * @param initialLimit the starting limit; default 5; within [minLimit, maxLimit]
+     * @param minLimit     the lowest limit; default 1; at least 1
+     * @param maxLimit     the highest limit; default 100; at least minLimit
      * @return this
      * @throws IllegalArgumentException naming the bound and its value
      */
-    public AdaptivePool<T> withConcurrency(int initial, int min, int max) {
-        options.concurrency(initial, min, max);
+    public AdaptivePool<T> withLimits(int initialLimit, int minLimit, int maxLimit) {
+        options.limits(initialLimit, minLimit, maxLimit);
         return this;
     }
 
     /**
-     * @param algorithm the limit algorithm, with its own bounds; wins over {@link #withConcurrency}
+     * @param algorithm the limit algorithm, with its own bounds; wins over {@link #withLimits}
      * @return this
      */
     public AdaptivePool<T> withAlgorithm(Limit algorithm) {
@@ -185,8 +185,8 @@ public final class AdaptivePool<T> {
      * @param policy retries, backoff, rate-limit budget, Retry-After cap; default {@link RetryPolicy#defaults()}
      * @return this
      */
-    public AdaptivePool<T> withRetry(RetryPolicy policy) {
-        options.retry(policy);
+    public AdaptivePool<T> withRetryPolicy(RetryPolicy policy) {
+        options.retryPolicy(policy);
         return this;
     }
 
@@ -230,8 +230,8 @@ public final class AdaptivePool<T> {
      * @param listener receives every trace event; may be called several times
      * @return this
      */
-    public AdaptivePool<T> withTrace(TraceListener listener) {
-        options.trace(listener);
+    public AdaptivePool<T> withTraceListener(TraceListener listener) {
+        options.traceListener(listener);
         return this;
     }
 

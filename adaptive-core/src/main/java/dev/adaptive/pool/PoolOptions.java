@@ -2,7 +2,9 @@ package dev.adaptive.pool;
 
 import dev.adaptive.Adapt;
 import dev.adaptive.Cancellation;
+import dev.adaptive.Limiter;
 import dev.adaptive.OutcomeClassifier;
+import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.RetryPolicy;
@@ -25,9 +27,10 @@ import java.util.concurrent.Executor;
  *
  * <p>Defaults ({@link #defaults()}):
  * <ul>
- *   <li>concurrency: {@link Vegas} starting at {@value #DEFAULT_INITIAL_CONCURRENCY}, between
- *       {@value #DEFAULT_MIN_CONCURRENCY} and {@value #DEFAULT_MAX_CONCURRENCY};
- *       {@link Builder#algorithm(Limit)} takes precedence over {@link Builder#concurrency};</li>
+ *   <li>limits: {@link Vegas} starting at {@value Limiter#DEFAULT_INITIAL_LIMIT}, between
+ *       {@value Limiter#DEFAULT_MIN_LIMIT} and {@value Limiter#DEFAULT_MAX_LIMIT}, as every face
+ *       ({@link AdaptiveConfig}); {@link Builder#algorithm(Limit)} takes precedence over
+ *       {@link Builder#limits};</li>
  *   <li>adapt on everything ({@link Adapt#all()});</li>
  *   <li>retry: {@link RetryPolicy#defaults()} (3 retries, exponential backoff 100 ms to 30 s,
  *       jitter 0.2, 10 rate-limit retries, Retry-After capped at 10 min);</li>
@@ -46,21 +49,15 @@ import java.util.concurrent.Executor;
  */
 public final class PoolOptions {
 
-    /** Default initial concurrency: 5. */
-    public static final int DEFAULT_INITIAL_CONCURRENCY = 5;
-    /** Default minimum concurrency: 1. */
-    public static final int DEFAULT_MIN_CONCURRENCY = 1;
-    /** Default maximum concurrency: 100. */
-    public static final int DEFAULT_MAX_CONCURRENCY = 100;
     /** Cap on the threads of the default blocking executor when the algorithm is unbounded: 1024. */
     public static final int MAX_DEFAULT_BLOCKING_THREADS = 1024;
 
     private static final PoolOptions DEFAULTS = builder().build();
 
     private final String name;
-    private final int initialConcurrency;
-    private final int minConcurrency;
-    private final int maxConcurrency;
+    private final int initialLimit;
+    private final int minLimit;
+    private final int maxLimit;
     private final Limit algorithm;
     private final Adapt adapt;
     private final RetryPolicy retryPolicy;
@@ -76,9 +73,9 @@ public final class PoolOptions {
 
     private PoolOptions(Builder b) {
         this.name = b.name;
-        this.initialConcurrency = b.initialConcurrency;
-        this.minConcurrency = b.minConcurrency;
-        this.maxConcurrency = b.maxConcurrency;
+        this.initialLimit = b.initialLimit;
+        this.minLimit = b.minLimit;
+        this.maxLimit = b.maxLimit;
         this.algorithm = b.algorithm;
         this.adapt = b.adapt;
         this.retryPolicy = b.retryPolicy;
@@ -110,14 +107,14 @@ public final class PoolOptions {
 
     /**
      * @return the algorithm a run uses: the one given to {@link Builder#algorithm}, or
-     *         {@link Vegas} with the {@link Builder#concurrency} bounds
+     *         {@link Vegas} with the {@link Builder#limits} bounds
      */
     public Limit limit() {
         if (algorithm != null) {
             return algorithm;
         }
-        return Vegas.builder().initialLimit(initialConcurrency).minLimit(minConcurrency)
-                .maxLimit(maxConcurrency).build();
+        return Vegas.builder().initialLimit(initialLimit).minLimit(minLimit)
+                .maxLimit(maxLimit).build();
     }
 
     /** @return the name, used in thread names and messages */
@@ -125,19 +122,19 @@ public final class PoolOptions {
         return name;
     }
 
-    /** @return the initial concurrency given to {@link Builder#concurrency} */
-    public int initialConcurrency() {
-        return initialConcurrency;
+    /** @return the initial limit given to {@link Builder#limits} */
+    public int initialLimit() {
+        return initialLimit;
     }
 
-    /** @return the minimum concurrency given to {@link Builder#concurrency} */
-    public int minConcurrency() {
-        return minConcurrency;
+    /** @return the lowest limit given to {@link Builder#limits} */
+    public int minLimit() {
+        return minLimit;
     }
 
-    /** @return the maximum concurrency given to {@link Builder#concurrency} */
-    public int maxConcurrency() {
-        return maxConcurrency;
+    /** @return the highest limit given to {@link Builder#limits} */
+    public int maxLimit() {
+        return maxLimit;
     }
 
     /** @return the algorithm given to {@link Builder#algorithm}, if any */
@@ -204,8 +201,8 @@ public final class PoolOptions {
     public String toString() {
         return "PoolOptions[name=" + name
                 + (algorithm != null ? ", algorithm=" + algorithm.name()
-                : ", concurrency=" + initialConcurrency + "/" + minConcurrency + ".." + maxConcurrency)
-                + ", adapt=" + adapt + ", retry=" + retryPolicy + ", taskTimeout=" + taskTimeout
+                : ", limits=" + initialLimit + "/" + minLimit + ".." + maxLimit)
+                + ", adapt=" + adapt + ", retryPolicy=" + retryPolicy + ", taskTimeout=" + taskTimeout
                 + ", deadline=" + deadline + ", maxPending=" + maxPending + "]";
     }
 
@@ -216,9 +213,9 @@ public final class PoolOptions {
      */
     public static final class Builder {
         private String name = "pool";
-        private int initialConcurrency = DEFAULT_INITIAL_CONCURRENCY;
-        private int minConcurrency = DEFAULT_MIN_CONCURRENCY;
-        private int maxConcurrency = DEFAULT_MAX_CONCURRENCY;
+        private int initialLimit = Limiter.DEFAULT_INITIAL_LIMIT;
+        private int minLimit = Limiter.DEFAULT_MIN_LIMIT;
+        private int maxLimit = Limiter.DEFAULT_MAX_LIMIT;
         private Limit algorithm;
         private Adapt adapt = Adapt.all();
         private RetryPolicy retryPolicy = RetryPolicy.defaults();
@@ -237,9 +234,9 @@ public final class PoolOptions {
 
         Builder from(PoolOptions o) {
             name = o.name;
-            initialConcurrency = o.initialConcurrency;
-            minConcurrency = o.minConcurrency;
-            maxConcurrency = o.maxConcurrency;
+            initialLimit = o.initialLimit;
+            minLimit = o.minLimit;
+            maxLimit = o.maxLimit;
             algorithm = o.algorithm;
             adapt = o.adapt;
             retryPolicy = o.retryPolicy;
@@ -271,34 +268,25 @@ public final class PoolOptions {
         }
 
         /**
-         * Bounds of the default {@link Vegas} algorithm. Ignored when {@link #algorithm(Limit)}
-         * is set.
+         * Bounds of the default {@link Vegas} algorithm, checked as every face checks them
+         * ({@link AdaptiveConfig}). Ignored when {@link #algorithm(Limit)} is set.
          *
-         * @param initial the starting limit; default 5; within [min, max]
-         * @param min     the lowest limit; default 1; at least 1
-         * @param max     the highest limit; default 100; at least min
+         * @param initialLimit the starting limit; default 5; within [minLimit, maxLimit]
+         * @param minLimit     the lowest limit; default 1; at least 1
+         * @param maxLimit     the highest limit; default 100; at least minLimit
          * @return this
          */
-        public Builder concurrency(int initial, int min, int max) {
-            if (min < 1) {
-                throw new IllegalArgumentException("minConcurrency must be >= 1: " + min);
-            }
-            if (max < min) {
-                throw new IllegalArgumentException("maxConcurrency must be >= minConcurrency (" + min + "): " + max);
-            }
-            if (initial < min || initial > max) {
-                throw new IllegalArgumentException("initialConcurrency must be within [minConcurrency, maxConcurrency] = ["
-                        + min + ", " + max + "]: " + initial);
-            }
-            this.initialConcurrency = initial;
-            this.minConcurrency = min;
-            this.maxConcurrency = max;
+        public Builder limits(int initialLimit, int minLimit, int maxLimit) {
+            AdaptiveConfig.builder().initialLimit(initialLimit).minLimit(minLimit).maxLimit(maxLimit).build();
+            this.initialLimit = initialLimit;
+            this.minLimit = minLimit;
+            this.maxLimit = maxLimit;
             return this;
         }
 
         /**
-         * @param algorithm the limit algorithm; takes precedence over {@link #concurrency}; default
-         *                  none ({@link Vegas} with the concurrency bounds)
+         * @param algorithm the limit algorithm; takes precedence over {@link #limits}; default
+         *                  none ({@link Vegas} with the {@link #limits} bounds)
          * @return this
          */
         public Builder algorithm(Limit algorithm) {
@@ -321,7 +309,7 @@ public final class PoolOptions {
          *               {@link RetryPolicy#none()} to never retry
          * @return this
          */
-        public Builder retry(RetryPolicy policy) {
+        public Builder retryPolicy(RetryPolicy policy) {
             this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy");
             return this;
         }
@@ -412,8 +400,8 @@ public final class PoolOptions {
          *                 may be called several times to add several
          * @return this
          */
-        public Builder trace(TraceListener listener) {
-            traceListeners.add(Objects.requireNonNull(listener, "trace"));
+        public Builder traceListener(TraceListener listener) {
+            traceListeners.add(Objects.requireNonNull(listener, "traceListener"));
             return this;
         }
 

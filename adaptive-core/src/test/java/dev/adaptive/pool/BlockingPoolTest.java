@@ -45,9 +45,9 @@ class BlockingPoolTest {
         Set<String> threads = ConcurrentHashMap.newKeySet();
         AdaptiveResult<Integer, Integer> r = AdaptivePool.of(0, 1, 2)
                 .withName(name)
-                .withConcurrency(3, 1, 3)
+                .withLimits(3, 1, 3)
                 .withTaskTimeout(Duration.ofMillis(100))
-                .withRetry(RetryPolicy.none())
+                .withRetryPolicy(RetryPolicy.none())
                 .processBlocking((Integer item, dev.adaptive.TaskContext ctx) -> {
                     threads.add(Thread.currentThread().getName());
                     try {
@@ -75,7 +75,7 @@ class BlockingPoolTest {
         Set<Thread> threads = ConcurrentHashMap.newKeySet();
         PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(IntStream.range(0, 200).boxed().toList())
                 .withName(name)
-                .withConcurrency(2, 1, 4)
+                .withLimits(2, 1, 4)
                 .processBlocking((Integer i, dev.adaptive.TaskContext ctx) -> {
                     threads.add(Thread.currentThread());
                     return i * i;
@@ -93,7 +93,7 @@ class BlockingPoolTest {
         CountDownLatch interrupted = new CountDownLatch(2);
         PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(IntStream.range(0, 10).iterator())
                 .withName(name)
-                .withConcurrency(2, 2, 2)
+                .withLimits(2, 2, 2)
                 .processBlocking((Integer i, dev.adaptive.TaskContext ctx) -> {
                     started.countDown();
                     try {
@@ -142,7 +142,7 @@ class BlockingPoolTest {
         ConcurrentHashMap<Integer, Integer> calls = new ConcurrentHashMap<>();
         AdaptiveResult<Integer, Integer> r = AdaptivePool.of(1, 2, 3)
                 .withName("blocking-retry")
-                .withRetry(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(1)).build())
+                .withRetryPolicy(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(1)).build())
                 .processBlocking((Integer i, dev.adaptive.TaskContext ctx) -> {
                     if (calls.merge(i, 1, Integer::sum) < 2) {
                         throw new IllegalStateException("first call fails");
@@ -161,7 +161,7 @@ class BlockingPoolTest {
                 .get(GENEROUS_SECONDS, TimeUnit.SECONDS);
         assertThat(async.resultsInInputOrder()).isEqualTo(input.stream().map(i -> i + 1).toList());
         AdaptiveResult<Integer, String> blocking = Adaptive.mapBlocking(input, String::valueOf,
-                        PoolOptions.builder().name("map-blocking").concurrency(2, 1, 3).build())
+                        PoolOptions.builder().name("map-blocking").limits(2, 1, 3).build())
                 .get(GENEROUS_SECONDS, TimeUnit.SECONDS);
         assertThat(blocking.resultsInInputOrder()).isEqualTo(input.stream().map(String::valueOf).toList());
         assertThat(blocking.allSucceeded()).isTrue();

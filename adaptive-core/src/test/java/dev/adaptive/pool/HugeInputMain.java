@@ -30,7 +30,7 @@ public final class HugeInputMain {
         AtomicLong succeeded = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicLong sum = new AtomicLong();
-        PoolStats s = pool.withConcurrency(4, 1, 16)
+        PoolStats s = pool.withLimits(4, 1, 16)
                 .stream((Long i, TaskContext ctx) -> CompletableFuture.completedFuture(i),
                         PoolListener.<Long, Long>of(r -> {
                             succeeded.incrementAndGet();

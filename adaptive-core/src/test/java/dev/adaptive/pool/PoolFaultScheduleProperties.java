@@ -69,7 +69,7 @@ class PoolFaultScheduleProperties {
 
         AdaptivePool<Integer> pool = h.traced(AdaptivePool.of(IntStream.range(0, n).boxed().toArray(Integer[]::new)))
                 .withAlgorithm(algorithm(rnd, min, max))
-                .withRetry(RetryPolicy.builder().retries(retries).maxRateLimitRetries(rateLimitRetries)
+                .withRetryPolicy(RetryPolicy.builder().retries(retries).maxRateLimitRetries(rateLimitRetries)
                         .minDelay(Duration.ofMillis(20)).maxDelay(Duration.ofSeconds(1)).jitter(0.5)
                         .maxRetryAfter(MAX_RETRY_AFTER).random(rnd::nextDouble).build());
         boolean timeouts = rnd.nextInt(3) > 0;

@@ -75,8 +75,8 @@ class PoolHttpFaultsTest {
                 return true;
             };
             PoolRun<AdaptiveResult<Integer, String>> run = AdaptivePool.of(IntStream.range(0, n).boxed().toList())
-                    .withConcurrency(4, 1, 16)
-                    .withRetry(RetryPolicy.builder().retries(6).exponential().minDelay(Duration.ofMillis(50))
+                    .withLimits(4, 1, 16)
+                    .withRetryPolicy(RetryPolicy.builder().retries(6).exponential().minDelay(Duration.ofMillis(50))
                             .maxDelay(Duration.ofMillis(400)).build())
                     .withTaskTimeout(Duration.ofSeconds(5))
                     .process((i, ctx) -> get(client, port, "/item/" + i, ctx.cancellation()::onCancel));
@@ -111,7 +111,7 @@ class PoolHttpFaultsTest {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         int p = port;
         AdaptiveResult<Integer, String> r = AdaptivePool.of(1, 2, 3)
-                .withRetry(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(10)).maxDelay(Duration.ofMillis(20)).build())
+                .withRetryPolicy(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(10)).maxDelay(Duration.ofMillis(20)).build())
                 .process((i, ctx) -> get(client, p, "/" + i, ctx.cancellation()::onCancel))
                 .toCompletableFuture().get(60, TimeUnit.SECONDS);
         assertThat(r.successes()).isEmpty();
@@ -140,7 +140,7 @@ class PoolHttpFaultsTest {
             int n = 24;
             PoolRun<AdaptiveResult<Integer, String>> run = AdaptivePool.of(IntStream.range(0, n).boxed().toList())
                     .withAlgorithm(FixedLimit.of(4)) // a leaked slot would stall the run after four
-                    .withRetry(RetryPolicy.builder().retries(1).minDelay(Duration.ofMillis(10)).maxDelay(Duration.ofMillis(20)).build())
+                    .withRetryPolicy(RetryPolicy.builder().retries(1).minDelay(Duration.ofMillis(10)).maxDelay(Duration.ofMillis(20)).build())
                     .withTaskTimeout(Duration.ofMillis(300))
                     .process((i, ctx) -> get(client, loris.getLocalPort(), "/" + i, ctx.cancellation()::onCancel));
             AdaptiveResult<Integer, String> r = run.toCompletableFuture().get(120, TimeUnit.SECONDS);

@@ -166,7 +166,7 @@ class PoolInputsTest {
             try {
                 PoolStats s = AdaptivePool.of(IntStream.range(0, n).iterator())
                         .withVirtualTime(new VirtualTime())
-                        .withConcurrency(1, 1, 4)
+                        .withLimits(1, 1, 4)
                         .stream((Integer i, dev.adaptive.TaskContext ctx) -> CompletableFuture.completedFuture(i),
                                 PoolListener.<Integer, Integer>of(r -> { }, e -> { }))
                         .join();

@@ -60,7 +60,7 @@ class PoolInvariantsTest {
         };
         h.traced(pool)
                 .withAlgorithm(algorithm(rnd))
-                .withRetry(RetryPolicy.builder().retries(retries).maxRateLimitRetries(rateLimitRetries)
+                .withRetryPolicy(RetryPolicy.builder().retries(retries).maxRateLimitRetries(rateLimitRetries)
                         .minDelay(Duration.ofMillis(50)).maxDelay(Duration.ofSeconds(2)).jitter(0.3)
                         .maxRetryAfter(Duration.ofMillis(800)).random(rnd::nextDouble).build());
         if (timeouts) {
@@ -147,8 +147,8 @@ class PoolInvariantsTest {
                     completers.schedule(() -> stop.complete(null), 20 + seeds.nextInt(60), TimeUnit.MILLISECONDS);
                 }
                 PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(new CountingIterator(n))
-                        .withConcurrency(4, 1, 16)
-                        .withRetry(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(1))
+                        .withLimits(4, 1, 16)
+                        .withRetryPolicy(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(1))
                                 .maxDelay(Duration.ofMillis(5)).maxRetryAfter(Duration.ofMillis(5)).build())
                         .withCancellation(stop)
                         .process((item, ctx) -> {

@@ -1,5 +1,6 @@
 package dev.adaptive.pool;
 
+import dev.adaptive.Limiter;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Vegas;
@@ -24,14 +25,14 @@ class PoolOptionsTest {
     private final VirtualPoolHarness h = new VirtualPoolHarness();
 
     @Test
-    void badConcurrencyNamesTheBoundAndTheValue() {
+    void badLimitsNameTheBoundAndTheValue() {
         AdaptivePool<String> pool = AdaptivePool.of("a");
-        assertThatThrownBy(() -> pool.withConcurrency(1, 0, 5)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("minConcurrency must be >= 1: 0");
-        assertThatThrownBy(() -> pool.withConcurrency(5, 1, 3)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("initialConcurrency must be within [minConcurrency, maxConcurrency] = [1, 3]: 5");
-        assertThatThrownBy(() -> pool.withConcurrency(2, 4, 3)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("maxConcurrency must be >= minConcurrency (4): 3");
+        assertThatThrownBy(() -> pool.withLimits(1, 0, 5)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minLimit must be >= 1: 0");
+        assertThatThrownBy(() -> pool.withLimits(5, 1, 3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("initialLimit must be within [minLimit, maxLimit] = [1, 3]: 5");
+        assertThatThrownBy(() -> pool.withLimits(2, 4, 3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxLimit must be >= minLimit (4): 3");
     }
 
     @Test
@@ -71,33 +72,33 @@ class PoolOptionsTest {
     }
 
     @Test
-    void withConcurrencyBuildsVegasWithThoseBoundsAndWithAlgorithmWins() {
+    void withLimitsBuildsVegasWithThoseBoundsAndWithAlgorithmWins() {
         PoolRun<AdaptiveResult<String, Object>> vegas = AdaptivePool.of("a").withVirtualTime(h.time)
-                .withConcurrency(7, 2, 9).process(h.scripted((item, attempt) -> Reply.ok(10, item)));
+                .withLimits(7, 2, 9).process(h.scripted((item, attempt) -> Reply.ok(10, item)));
         assertThat(vegas.limiter().algorithm()).isInstanceOfSatisfying(Vegas.class, v -> {
             assertThat(v.initialLimit()).isEqualTo(7);
             assertThat(v.minLimit()).isEqualTo(2);
             assertThat(v.maxLimit()).isEqualTo(9);
         });
         PoolRun<AdaptiveResult<String, Object>> fixed = AdaptivePool.of("a").withVirtualTime(h.time)
-                .withConcurrency(7, 2, 9).withAlgorithm(FixedLimit.of(3))
+                .withLimits(7, 2, 9).withAlgorithm(FixedLimit.of(3))
                 .process(h.scripted((item, attempt) -> Reply.ok(10, item)));
         assertThat(fixed.limiter().limit()).isEqualTo(3);
         PoolOptions defaults = PoolOptions.defaults();
         assertThat(defaults.limit()).isInstanceOfSatisfying(Vegas.class, v -> {
-            assertThat(v.initialLimit()).isEqualTo(PoolOptions.DEFAULT_INITIAL_CONCURRENCY);
-            assertThat(v.maxLimit()).isEqualTo(PoolOptions.DEFAULT_MAX_CONCURRENCY);
+            assertThat(v.initialLimit()).isEqualTo(Limiter.DEFAULT_INITIAL_LIMIT);
+            assertThat(v.maxLimit()).isEqualTo(Limiter.DEFAULT_MAX_LIMIT);
         });
         h.time.runUntilIdle();
     }
 
     @Test
     void optionsRoundTripThroughToBuilder() {
-        PoolOptions o = PoolOptions.builder().name("x").concurrency(3, 1, 4).maxPending(9)
+        PoolOptions o = PoolOptions.builder().name("x").limits(3, 1, 4).maxPending(9)
                 .taskTimeout(Duration.ofSeconds(2)).deadline(Duration.ofMinutes(1)).time(new VirtualTime()).build();
         PoolOptions copy = o.toBuilder().build();
         assertThat(copy.name()).isEqualTo("x");
-        assertThat(copy.maxConcurrency()).isEqualTo(4);
+        assertThat(copy.maxLimit()).isEqualTo(4);
         assertThat(copy.maxPending()).isEqualTo(9);
         assertThat(copy.taskTimeout()).contains(Duration.ofSeconds(2));
         assertThat(copy.deadline()).contains(Duration.ofMinutes(1));
@@ -110,7 +111,7 @@ class PoolOptionsTest {
     private AdaptiveResult<String, Object> oneRateLimitThenOk(RateLimitedException first, Duration maxRetryAfter) {
         PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a"))
                 .withAlgorithm(FixedLimit.of(1))
-                .withRetry(noJitter().retries(0).maxRetryAfter(maxRetryAfter).build())
+                .withRetryPolicy(noJitter().retries(0).maxRetryAfter(maxRetryAfter).build())
                 .process(h.scripted((item, attempt) -> attempt == 1 ? Reply.fail(10, first) : Reply.ok(10, "ok")));
         return h.finish(run);
     }
@@ -141,7 +142,7 @@ class PoolOptionsTest {
                     local.time.clock(Instant.parse("2025-01-01T00:00:00Z")));
             PoolRun<AdaptiveResult<String, Object>> run = local.traced(AdaptivePool.of("a"))
                     .withAlgorithm(FixedLimit.of(1))
-                    .withRetry(noJitter().retries(0).build())
+                    .withRetryPolicy(noJitter().retries(0).build())
                     .process(local.scripted((item, attempt) -> attempt == 1 ? Reply.fail(10, e) : Reply.ok(10, "ok")));
             AdaptiveResult<String, Object> r = local.finish(run);
             assertThat(r.results()).as(hostile).containsExactly("ok");

@@ -157,7 +157,7 @@ class PoolOutputsTest {
     void publisherOutputRespectsDemandAndBoundsIntake() {
         PoolPublisher<Integer, Object> publisher = h.traced(AdaptivePool.of(IntStream.range(0, 40).iterator()))
                 .withAlgorithm(FixedLimit.of(4))
-                .withRetry(RetryPolicy.none())
+                .withRetryPolicy(RetryPolicy.none())
                 .publish(h.scripted((item, attempt) -> item == 7
                         ? Reply.fail(10, new IllegalArgumentException("bad item")) : Reply.ok(10, item)));
         Collector c = new Collector();

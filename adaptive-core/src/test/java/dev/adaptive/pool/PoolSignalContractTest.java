@@ -51,7 +51,7 @@ class PoolSignalContractTest {
     void rateLimitPausesTheWholePoolUntilRetryAfterAndDoesNotConsumeRetries() {
         PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a", "b", "c"))
                 .withAlgorithm(FixedLimit.of(2))
-                .withRetry(noJitter().retries(0).build())
+                .withRetryPolicy(noJitter().retries(0).build())
                 .process(h.scripted((item, attempt) -> item.equals("a") && attempt == 1
                         ? Reply.fail(10, new RateLimitedException(Duration.ofSeconds(1)))
                         : Reply.ok(10, item)));
@@ -88,7 +88,7 @@ class PoolSignalContractTest {
     void rateLimitBudgetIsCappedByMaxRateLimitRetries() {
         PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a"))
                 .withAlgorithm(FixedLimit.of(1))
-                .withRetry(noJitter().retries(5).maxRateLimitRetries(2).build())
+                .withRetryPolicy(noJitter().retries(5).maxRateLimitRetries(2).build())
                 .process(h.scripted((item, attempt) -> Reply.fail(10, new RateLimitedException(Duration.ofSeconds(1)))));
         AdaptiveResult<String, Object> r = h.finish(run);
 
@@ -109,7 +109,7 @@ class PoolSignalContractTest {
         IllegalStateException last = new IllegalStateException("third");
         PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("flaky", "broken"))
                 .withAlgorithm(FixedLimit.of(2))
-                .withRetry(noJitter().retries(2).build())
+                .withRetryPolicy(noJitter().retries(2).build())
                 .process(h.scripted((item, attempt) -> item.equals("flaky")
                         ? (attempt < 3 ? Reply.fail(10, new IllegalStateException("try " + attempt)) : Reply.ok(10, "ok"))
                         : Reply.fail(10, attempt == 3 ? last : new IllegalStateException("again"))));
@@ -139,7 +139,7 @@ class PoolSignalContractTest {
         // random() = 1.0 - tiny: the delay is stretched by almost the full jitter of 0.5
         PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a"))
                 .withAlgorithm(FixedLimit.of(1))
-                .withRetry(noJitter().retries(1).jitter(0.5).random(() -> 0.0).build())
+                .withRetryPolicy(noJitter().retries(1).jitter(0.5).random(() -> 0.0).build())
                 .process(h.scripted((item, attempt) -> attempt == 1
                         ? Reply.fail(10, new IllegalStateException("x")) : Reply.ok(10, "ok")));
         h.finish(run);
@@ -153,7 +153,7 @@ class PoolSignalContractTest {
         PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("slow"))
                 .withAlgorithm(FixedLimit.of(1))
                 .withTaskTimeout(Duration.ofMillis(200))
-                .withRetry(noJitter().constant().retries(1).build())
+                .withRetryPolicy(noJitter().constant().retries(1).build())
                 .process(h.scripted((item, attempt) -> Reply.hang()));
         AdaptiveResult<String, Object> r = h.finish(run);
 
@@ -177,7 +177,7 @@ class PoolSignalContractTest {
         PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("missing", "flaky"))
                 .withAlgorithm(FixedLimit.of(2))
                 .withClassifier((result, error) -> error instanceof IllegalArgumentException ? Outcome.IGNORED : null)
-                .withRetry(noJitter().retries(3).retryOn(RetryClassifier.on(IllegalStateException.class)).build())
+                .withRetryPolicy(noJitter().retries(3).retryOn(RetryClassifier.on(IllegalStateException.class)).build())
                 .process(h.scripted((item, attempt) -> item.equals("missing")
                         ? Reply.fail(10, new IllegalArgumentException("404"))
                         : attempt == 1 ? Reply.fail(10, new IllegalStateException("503")) : Reply.ok(10, "ok")));
@@ -199,7 +199,7 @@ class PoolSignalContractTest {
     void stopPoolExceptionStopsDispatchCancelsInFlightAndEndsTheRestAsErrors() {
         PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(0, 1, 2, 3, 4, 5))
                 .withAlgorithm(FixedLimit.of(2))
-                .withRetry(noJitter().retries(3).build())
+                .withRetryPolicy(noJitter().retries(3).build())
                 .process(h.scripted((item, attempt) -> item == 1
                         ? Reply.fail(50, new StopPoolException("quota gone"))
                         : Reply.ok(100, item)));

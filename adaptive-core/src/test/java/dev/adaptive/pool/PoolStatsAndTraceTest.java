@@ -24,7 +24,7 @@ class PoolStatsAndTraceTest {
         PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(0, 1, 2, 3))
                 .withAlgorithm(Aimd.builder().initialLimit(4).minLimit(1).maxLimit(4).decreaseFactor(0.5)
                         .stabilityWindow(100).build())
-                .withRetry(noJitter().build())
+                .withRetryPolicy(noJitter().build())
                 .process(h.scripted((item, attempt) -> item == 0 && attempt == 1
                         ? Reply.fail(100, new RateLimitedException(Duration.ofMillis(400)))
                         : Reply.ok(100, item)));
@@ -88,7 +88,7 @@ class PoolStatsAndTraceTest {
     @Test
     void aLiveSnapshotIncludesTheOpenStretch() {
         PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(0, 1))
-                .withConcurrency(2, 1, 2)
+                .withLimits(2, 1, 2)
                 .process(h.scripted((item, attempt) -> Reply.ok(1000, item)));
         h.time.advance(Duration.ofMillis(250));
         PoolStats live = run.snapshot();

@@ -121,7 +121,7 @@ class PoolStopTest {
     @Test
     void poolRunCancelStopsRetriesWaitingForTheirBackoff() {
         PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(items(1)))
-                .withRetry(RetryPolicy.builder().retries(5).constant().minDelay(Duration.ofSeconds(10)).noJitter().build())
+                .withRetryPolicy(RetryPolicy.builder().retries(5).constant().minDelay(Duration.ofSeconds(10)).noJitter().build())
                 .process(h.scripted((item, attempt) -> Reply.fail(10, new IllegalStateException("down"))));
         h.time.advance(Duration.ofSeconds(1));
         assertThat(run.isDone()).isFalse();
@@ -144,7 +144,7 @@ class PoolStopTest {
         List<TaskContext> innerContexts = new CopyOnWriteArrayList<>();
         PoolRun<AdaptiveResult<String, Object>> outer = h.traced(AdaptivePool.of("batch"))
                 .withTaskTimeout(Duration.ofMillis(300))
-                .withRetry(RetryPolicy.none())
+                .withRetryPolicy(RetryPolicy.none())
                 .process((batch, ctx) -> AdaptivePool.of(items(4))
                         .withVirtualTime(h.time)
                         .withAlgorithm(FixedLimit.of(1))

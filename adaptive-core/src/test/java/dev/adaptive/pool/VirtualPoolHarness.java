@@ -57,7 +57,7 @@ final class VirtualPoolHarness {
     }
 
     <T> AdaptivePool<T> traced(AdaptivePool<T> pool) {
-        return pool.withVirtualTime(time).withTrace(events::add);
+        return pool.withVirtualTime(time).withTraceListener(events::add);
     }
 
     /** A processor driven by {@code script(item, attempt)}. */

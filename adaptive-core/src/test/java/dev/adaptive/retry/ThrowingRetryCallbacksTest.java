@@ -101,7 +101,7 @@ class ThrowingRetryCallbacksTest {
     void aPoolRunFinishesWhenItsClassifierThrowsAnError() {
         PoolRun<AdaptiveResult<Integer, Object>> run = AdaptivePool.of(List.of(1, 2, 3, 4))
                 .withAlgorithm(FixedLimit.of(2)).withVirtualTime(time)
-                .withRetry(policy(throwing(new AssertionError("classifier"))))
+                .withRetryPolicy(policy(throwing(new AssertionError("classifier"))))
                 .process((item, ctx) -> CompletableFuture.failedFuture(new IllegalStateException("down " + item)));
         time.runUntilIdle();
         assertThat(run.isDone()).isTrue();

@@ -68,7 +68,7 @@ class CamelFleetTest {
     }
 
     private static String uri(int member) {
-        return "adaptive:api?algorithm=fixed&max=" + CEILING + "&coordinator=#fleet&fleetKey=payments-api"
+        return "adaptive:api?algorithm=fixed&maxLimit=" + CEILING + "&coordinator=#fleet&fleetKey=payments-api"
                 + "&fleetNodeId=app-" + member + "&fleetHeartbeat=200ms";
     }
 

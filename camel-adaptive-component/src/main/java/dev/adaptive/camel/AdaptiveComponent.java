@@ -1,14 +1,23 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.config.AdaptiveConfig;
+import dev.adaptive.config.ConfigOption;
+import dev.adaptive.internal.Ascii;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import org.apache.camel.Endpoint;
 import org.apache.camel.spi.ExecutorServiceManager;
+import org.apache.camel.spi.Metadata;
+import org.apache.camel.spi.PropertyConfigurer;
 import org.apache.camel.support.DefaultComponent;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -27,6 +36,16 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
  * Stopping the component fails what its pools still hold with
  * {@link AdaptivePoolStoppedException} and shuts every thread down.
  *
+ * <p>Pool options come from three places, the nearer winning, option by option: the URIs of the
+ * pool's endpoints ({@code adaptive:orders-api?maxLimit=50}), the named pool's configuration
+ * ({@code camel.component.adaptive.pools.orders-api.max-limit=50}, {@link #setPools}) and the
+ * component's defaults for every pool ({@code camel.component.adaptive.max-limit=50},
+ * {@link #setConfiguration}). Each option has one value per pool: two endpoints that set it
+ * differently, or an endpoint created after the pool took its first exchange that would change
+ * it, fail with {@link IllegalArgumentException} naming the option, both values and their
+ * sources. A single {@link dev.adaptive.fleet.Coordinator} bean in the registry is autowired as
+ * the component's default {@code coordinator}.
+ *
  * <p>Thread-safe.
  */
 @org.apache.camel.spi.annotations.Component("adaptive")
@@ -35,7 +54,22 @@ public class AdaptiveComponent extends DefaultComponent {
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
     private volatile ScheduledExecutorService timer;
     private volatile Scheduler scheduler;
+
+    @Metadata(label = "advanced", description = "The wall clock that HTTP-date Retry-After values are read against;"
+            + " waits always run on the component's scheduler. Default: the system UTC clock.")
     private volatile Clock clock = Clock.systemUTC();
+
+    @Metadata(description = "The defaults of every pool's options: camel.component.adaptive.max-limit=50 gives every"
+            + " pool that sets no maxLimit of its own (in a named pool or a URI) a maximum of 50.")
+    private PoolConfiguration configuration = new PoolConfiguration();
+
+    @Metadata(label = "advanced", description = "Named pools: pool options by pool name, as"
+            + " camel.component.adaptive.pools.orders-api.max-limit=50 (the pool's name, a dot, the option). They"
+            + " override the component's defaults and are overridden by options in a URI of the pool.")
+    private Map<String, Object> pools = new NamedPools();
+
+    private volatile StrictConfigurer endpointConfigurer;
+    private volatile StrictConfigurer componentConfigurer;
 
     /** Creates the component; Camel does so on first use of {@code adaptive:}. */
     public AdaptiveComponent() {
@@ -58,7 +92,61 @@ public class AdaptiveComponent extends DefaultComponent {
      * @throws NullPointerException if {@code clock} is null
      */
     public void setClock(Clock clock) {
-        this.clock = java.util.Objects.requireNonNull(clock, "clock");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** @return the defaults of every pool's options; only those set on it apply */
+    public PoolConfiguration getConfiguration() {
+        return configuration;
+    }
+
+    /**
+     * @param configuration the defaults of every pool's options, below a named pool's and a URI's
+     * @throws NullPointerException if {@code configuration} is null
+     */
+    public void setConfiguration(PoolConfiguration configuration) {
+        this.configuration = Objects.requireNonNull(configuration, "configuration");
+    }
+
+    /**
+     * @return the named pools' options, keyed {@code <pool name>.<option>} (a name may hold dots:
+     *         the option is what follows the last one)
+     */
+    public Map<String, Object> getPools() {
+        return pools;
+    }
+
+    /**
+     * @param pools the named pools' options, keyed {@code <pool name>.<option>}, each value text
+     *              or typed as in a URI
+     * @throws NullPointerException if {@code pools} is null
+     */
+    public void setPools(Map<String, Object> pools) {
+        NamedPools named = new NamedPools();
+        named.putAll(Objects.requireNonNull(pools, "pools"));
+        this.pools = named;
+    }
+
+    @Override
+    public PropertyConfigurer getEndpointPropertyConfigurer() {
+        StrictConfigurer c = endpointConfigurer;
+        PropertyConfigurer generated = super.getEndpointPropertyConfigurer();
+        if (c == null && generated != null) {
+            c = new StrictConfigurer(generated, null);
+            endpointConfigurer = c;
+        }
+        return c != null ? c : generated;
+    }
+
+    @Override
+    public PropertyConfigurer getComponentPropertyConfigurer() {
+        StrictConfigurer c = componentConfigurer;
+        PropertyConfigurer generated = super.getComponentPropertyConfigurer();
+        if (c == null && generated != null) {
+            c = new StrictConfigurer(generated, this);
+            componentConfigurer = c;
+        }
+        return c != null ? c : generated;
     }
 
     @Override
@@ -79,38 +167,132 @@ public class AdaptiveComponent extends DefaultComponent {
         AdaptiveEndpoint e = (AdaptiveEndpoint) endpoint;
         Duration timeout = e.getTimeout();
         if (timeout == null || timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must be a duration >= 0: " + timeout);
+            throw new IllegalArgumentException("timeout must be a duration >= 0: " + e.timeoutSpelling());
         }
         bind(e);
     }
 
     /**
-     * Checks an endpoint's pool options against those the pool already has.
+     * Checks an endpoint's pool options against those the pool's other endpoints set, and against
+     * the pool's options in force if it is running; then adds them to the pool's.
      *
-     * @throws IllegalArgumentException on a bad option, or options that conflict with the pool's
+     * @throws IllegalArgumentException on a bad option, or options that conflict
      */
     private synchronized void bind(AdaptiveEndpoint e) {
-        Slot slot = slots.computeIfAbsent(e.getName(), n -> new Slot());
-        if (!e.hasPoolOptions()) {
-            return;
+        String name = e.getName();
+        Slot slot = slots.computeIfAbsent(name, n -> new Slot());
+        Map<String, Object> mine = canonical(e.getConfiguration().options());
+        List<String> clashes = new ArrayList<>();
+        mine.forEach((option, value) -> {
+            Source already = slot.fromUris.get(option);
+            if (already != null && !same(option, already.value(), value)) {
+                clashes.add(option + "=" + already.value() + " (" + already.uri() + ") vs " + value);
+            }
+        });
+        if (!clashes.isEmpty()) {
+            throw new IllegalArgumentException("adaptive pool '" + name + "': " + e.getEndpointUri() + " sets "
+                    + String.join(", ", clashes) + ". A pool option has one value per pool: set it on one endpoint,"
+                    + " the same on every endpoint, or in camel.component.adaptive.pools." + name + ".*");
         }
-        PoolConfig mine = e.poolConfig();
-        PoolConfig fixed = slot.config;
-        String fixedBy = slot.definedBy;
-        if (fixed == null && slot.frozen != null) {
-            fixed = slot.frozen;
-            fixedBy = "its defaults, as it took exchanges before any endpoint set options";
+        Map<String, Object> uris = uriOptions(slot);
+        uris.putAll(mine);
+        PoolConfig config = effective(name, uris);
+        if (slot.frozen != null && !slot.frozen.equals(config)) {
+            throw new IllegalArgumentException("adaptive pool '" + name + "' already runs with its options fixed ("
+                    + slot.frozenBy + "); " + e.getEndpointUri() + " would change "
+                    + String.join(", ", slot.frozen.differences(config)) + " (running vs here). A pool's options are"
+                    + " fixed when it takes its first exchange: set them before, on any of its endpoints, or in"
+                    + " camel.component.adaptive.pools." + name + ".*");
         }
-        if (fixed == null) {
-            slot.config = mine;
-            slot.definedBy = e.getEndpointUri();
-            return;
+        mine.forEach((option, value) -> slot.fromUris.putIfAbsent(option, new Source(value, e.getEndpointUri())));
+    }
+
+    /**
+     * @param name       a pool's name
+     * @param uriOptions the options its endpoints' URIs set
+     * @return its options: the component's defaults, overridden by the named pool's, overridden by the URIs'
+     */
+    private PoolConfig effective(String name, Map<String, Object> uriOptions) {
+        Map<String, Object> defaults = canonical(configuration.options());
+        Map<String, Object> named = canonical(namedPool(name));
+        String nodeId = ConfigOption.FLEET_NODE_ID.key();
+        String coordinator = ConfigOption.COORDINATOR.key();
+        if (!named.containsKey(nodeId) && !uriOptions.containsKey(nodeId) && defaults.get(nodeId) == null
+                && !named.containsKey(coordinator) && !uriOptions.containsKey(coordinator)) {
+            // The component's coordinator (autowired when the registry holds one) is the fleet of the
+            // pools that name themselves in it; a pool without fleetNodeId runs alone.
+            defaults.remove(coordinator);
         }
-        if (!fixed.equals(mine)) {
-            throw new IllegalArgumentException("adaptive pool '" + e.getName() + "' is already configured by "
-                    + fixedBy + "; " + e.getEndpointUri() + " conflicts: " + String.join(", ", fixed.differences(mine))
-                    + " (already vs here). Set the pool's options on one endpoint, or the same on every endpoint.");
+        return PoolConfig.builder()
+                .setAll(defaults)
+                .setAll(named)
+                .setAll(uriOptions)
+                .build();
+    }
+
+    /** @return the options {@code pools} holds for this pool name, by option */
+    private Map<String, Object> namedPool(String name) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        NamedPools.byPool(pools).forEach((pool, options) -> {
+            if (samePoolName(pool, name)) {
+                options.forEach((option, value) -> {
+                    if (PoolConfig.poolOption(option) == null) {
+                        throw new IllegalArgumentException("pools." + pool + "." + option + ": unknown pool option '"
+                                + option + "' (known: " + String.join(", ", ConfigOption.keys()) + ", "
+                                + PoolConfig.RATE_LIMIT_STATUS_CODES + ", " + PoolConfig.CLASSIFIER + ")");
+                    }
+                    out.put(option, reference(option, value));
+                });
+            }
+        });
+        return out;
+    }
+
+    /** Resolves {@code #name} (or {@code #bean:name}) for the bean options of a named pool, as a URI would. */
+    private Object reference(String option, Object value) {
+        if (value instanceof String text && text.startsWith("#")) {
+            String name = text.startsWith("#bean:") ? text.substring(6) : text.substring(1);
+            Object bean = getCamelContext().getRegistry().lookupByName(name);
+            if (bean == null) {
+                throw new IllegalArgumentException(option + " names no bean in the registry: " + text);
+            }
+            return bean;
         }
+        return value;
+    }
+
+    /**
+     * Pool names in {@code pools.<name>} match as Spring's and Camel Main's relaxed binding writes
+     * them: {@code orders-api} is also {@code ordersApi} and {@code ordersapi}.
+     */
+    private static boolean samePoolName(String configured, String name) {
+        return configured.equals(name)
+                || Ascii.equalsIgnoreCase(configured.replace("-", "").replace("_", ""), name.replace("-", "").replace("_", ""));
+    }
+
+    private static Map<String, Object> canonical(Map<String, Object> options) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        options.forEach((k, v) -> out.put(PoolConfig.poolOption(k), v));
+        return out;
+    }
+
+    private static Map<String, Object> uriOptions(Slot slot) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        slot.fromUris.forEach((k, s) -> out.put(k, s.value()));
+        return out;
+    }
+
+    /** Compares two values of one option as read: {@code 1s} is {@code 1000}, beans by identity. */
+    private static boolean same(String option, Object a, Object b) {
+        Optional<ConfigOption> core = ConfigOption.find(option);
+        if (core.isPresent()) {
+            return core.get().kind() == ConfigOption.Kind.BEAN ? a == b
+                    : Objects.equals(core.get().read(a), core.get().read(b));
+        }
+        if (PoolConfig.CLASSIFIER.equals(option)) {
+            return a == b;
+        }
+        return PoolConfig.builder().set(option, a).build().equals(PoolConfig.builder().set(option, b).build());
     }
 
     /**
@@ -132,11 +314,20 @@ public class AdaptiveComponent extends DefaultComponent {
         return slot.pool;
     }
 
+    /** @return a pool's options: fixed if it runs, else as its configuration and URIs give them now */
+    synchronized PoolConfig configOf(String name) {
+        Slot slot = slots.computeIfAbsent(name, n -> new Slot());
+        return slot.frozen != null ? slot.frozen : effective(name, uriOptions(slot));
+    }
+
     /** Fixes a pool's options for good: called when its first exchange arrives. */
     private synchronized PoolConfig freeze(String name) {
         Slot slot = slots.get(name);
         if (slot.frozen == null) {
-            slot.frozen = slot.config != null ? slot.config : PoolConfig.builder().build();
+            slot.frozen = effective(name, uriOptions(slot));
+            slot.frozenBy = slot.fromUris.isEmpty() ? "the component's configuration"
+                    : "set by " + String.join(", ", new TreeSet<>(slot.fromUris.values().stream().map(Source::uri)
+                    .toList())) + " and the component's configuration";
         }
         return slot.frozen;
     }
@@ -151,6 +342,17 @@ public class AdaptiveComponent extends DefaultComponent {
         Slot slot = slots.get(name);
         ExchangePool p = slot == null ? null : slot.pool;
         return p == null ? Optional.empty() : Optional.ofNullable(p.stats());
+    }
+
+    /**
+     * @param name a pool's name
+     * @return the core options the pool runs with (its URIs over its named configuration over the
+     *         component's), once it has taken its first exchange
+     */
+    public synchronized Optional<AdaptiveConfig> options(String name) {
+        Slot slot = slots.get(name);
+        PoolConfig fixed = slot == null ? null : slot.frozen;
+        return Optional.ofNullable(fixed == null ? null : fixed.core());
     }
 
     /** @return the names of the pools started so far, sorted */
@@ -199,11 +401,15 @@ public class AdaptiveComponent extends DefaultComponent {
         super.doStop();
     }
 
+    /** An option a URI set, and the URI. */
+    private record Source(Object value, String uri) {
+    }
+
     /** What the component knows of one name; guarded by the component's monitor. */
     private static final class Slot {
-        PoolConfig config;
-        String definedBy;
+        final Map<String, Source> fromUris = new LinkedHashMap<>();
         PoolConfig frozen;
+        String frozenBy;
         volatile ExchangePool pool;
         ExecutorService workers;
     }

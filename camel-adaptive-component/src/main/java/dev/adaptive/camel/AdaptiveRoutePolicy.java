@@ -4,13 +4,13 @@ import dev.adaptive.Outcome;
 import dev.adaptive.guard.ConcurrencyGuard;
 import dev.adaptive.guard.GuardLease;
 import dev.adaptive.guard.GuardStats;
+import dev.adaptive.retry.RetryAfter;
 import org.apache.camel.Consumer;
 import org.apache.camel.Exchange;
 import org.apache.camel.Route;
 import org.apache.camel.support.RoutePolicySupport;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,7 +63,7 @@ public final class AdaptiveRoutePolicy extends RoutePolicySupport {
         this.guard = b.guard != null ? b.guard : ConcurrencyGuard.create();
         this.resumeRatio = b.resumeRatio;
         this.classifier = b.classifier;
-        this.defaultReading = new HttpStatusClassifier(Set.of(429, 503), Duration.ofMinutes(10), Clock.systemUTC());
+        this.defaultReading = new HttpStatusClassifier(Set.of(429, 503), RetryAfter.DEFAULT_MAX, Clock.systemUTC());
         // Per instance: an exchange may pass through several routes that each have a policy.
         this.leaseKey = "AdaptiveRoutePolicyLease@" + Integer.toHexString(System.identityHashCode(this));
     }

@@ -112,17 +112,12 @@ final class ExchangePool {
     }
 
     private Engine build(PoolConfig config) {
-        Limiter.Builder lb = Limiter.builder()
+        // The core's options (limit, adapt, queue bound, wait timeout, Retry-After cap, trace) as every face applies them.
+        Limiter limiter = config.core().limiterBuilder()
                 .name("adaptive:" + name)
-                .limit(config.limit())
-                .adapt(config.adapt())
-                .maxRetryAfter(config.maxRetryAfter())
                 .ticker(ticker)
-                .scheduler(scheduler);
-        if (config.traceListener() != null) {
-            lb.traceListener(config.traceListener());
-        }
-        Limiter limiter = lb.build();
+                .scheduler(scheduler)
+                .build();
         FleetMember fleet = null;
         if (config.coordinator() != null) {
             // Joining sets the limiter's ceiling to 0 until the fleet grants a share.

@@ -53,7 +53,7 @@ class CamelHttpFaultsTest extends CamelTestSupport {
                 HttpComponent http = getContext().getComponent("http", HttpComponent.class);
                 http.setAutomaticRetriesDisabled(true);
                 http.setConnectionsPerRoute(32);
-                from("adaptive:loris?algorithm=fixed&max=4&retries=1&minDelay=10ms&maxDelay=20ms&taskTimeout=300ms")
+                from("adaptive:loris?algorithm=fixed&maxLimit=4&retries=1&minDelay=10ms&maxDelay=20ms&taskTimeout=300ms")
                         .errorHandler(noErrorHandler())
                         .toD("http://127.0.0.1:" + loris.getLocalPort() + "/x/${body}?socketTimeout=60000")
                         .convertBodyTo(String.class);

@@ -92,7 +92,7 @@ class ContextStopTest extends CamelTestSupport {
             @Override
             public void configure() {
                 from("direct:callers").routeId("callers")
-                        .to("adaptive:" + pool + "?algorithm=fixed&max=" + SLOTS + "&retries=0");
+                        .to("adaptive:" + pool + "?algorithm=fixed&maxLimit=" + SLOTS + "&retries=0");
                 RouteDefinition consumer = from("adaptive:" + pool).routeId(pool).errorHandler(noErrorHandler());
                 blockingSteps.accept(consumer);
             }

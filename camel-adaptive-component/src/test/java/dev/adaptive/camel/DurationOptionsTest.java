@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class DurationOptionsTest extends CamelTestSupport {
 
     private static final List<String> OPTIONS = List.of("minDelay", "maxDelay", "maxRetryAfter", "taskTimeout",
-            "fleetHeartbeat", "timeout");
+            "waitTimeout", "fleetHeartbeat", "timeout");
 
     private static final String GARBAGE = "must be a duration: milliseconds (500), numbers with units from d to ms"
             + " in that order (1h30m15s, 500ms) or ISO-8601 (PT1S)";
@@ -113,9 +113,10 @@ class DurationOptionsTest extends CamelTestSupport {
 
     @Test
     void everyDurationOptionIsReadByTheSameRules() {
-        List<Function<AdaptiveEndpoint, Duration>> getters = List.of(AdaptiveEndpoint::getMinDelay,
-                AdaptiveEndpoint::getMaxDelay, AdaptiveEndpoint::getMaxRetryAfter, AdaptiveEndpoint::getTaskTimeout,
-                AdaptiveEndpoint::getFleetHeartbeat, AdaptiveEndpoint::getTimeout);
+        List<Function<AdaptiveEndpoint, Duration>> getters = List.of(e -> e.getConfiguration().getMinDelay(),
+                e -> e.getConfiguration().getMaxDelay(), e -> e.getConfiguration().getMaxRetryAfter(),
+                e -> e.getConfiguration().getTaskTimeout(), e -> e.getConfiguration().getWaitTimeout(),
+                e -> e.getConfiguration().getFleetHeartbeat(), AdaptiveEndpoint::getTimeout);
         for (int i = 0; i < OPTIONS.size(); i++) {
             String option = OPTIONS.get(i);
             AdaptiveEndpoint e = context.getEndpoint("adaptive:each" + i + "?" + option + "=1m30s"
@@ -134,7 +135,7 @@ class DurationOptionsTest extends CamelTestSupport {
         assertThatThrownBy(() -> context.getEndpoint("adaptive:across?maxRetryAfter=0ms"))
                 .rootCause().hasMessage("maxRetryAfter must be a positive duration: 0ms");
         assertThatThrownBy(() -> context.getEndpoint("adaptive:across?fleetHeartbeat=366d"))
-                .rootCause().hasMessage("fleetHeartbeat must be at most PT8760H: 366d");
+                .rootCause().hasMessage("fleetHeartbeat must be at most 365d: 366d");
     }
 
     @Test

@@ -44,10 +44,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  */
 class EndpointOptionFuzzTest {
 
-    private static final List<String> INTS = List.of("min", "max", "initial", "retries", "maxRateLimitRetries",
-            "maxQueueSize");
+    private static final List<String> INTS = List.of("minLimit", "maxLimit", "initialLimit", "retries",
+            "maxRateLimitRetries", "maxQueueSize");
     private static final List<String> DURATIONS = List.of("minDelay", "maxDelay", "maxRetryAfter", "taskTimeout",
-            "fleetHeartbeat", "timeout");
+            "waitTimeout", "fleetHeartbeat", "timeout");
     private static final List<String> OTHERS = List.of("jitter", "algorithm", "backoff", "fleetOutagePolicy",
             "rateLimitStatusCodes", "adaptOnLatency", "adaptOnErrors", "adaptOnRateLimit", "classifier",
             "traceListener", "coordinator", "fleetKey", "fleetNodeId");
@@ -130,7 +130,7 @@ class EndpointOptionFuzzTest {
 
     /** The pool these options describe is built and takes an exchange through its consumer. */
     private static void takesAnExchange(String uri, AdaptiveEndpoint endpoint) {
-        PoolConfig config = endpoint.hasPoolOptions() ? endpoint.poolConfig() : PoolConfig.builder().build();
+        PoolConfig config = endpoint.poolConfig();
         VirtualTime time = new VirtualTime();
         ExchangePool pool = new ExchangePool(endpoint.getName(), () -> config, time, time, Runnable::run,
                 Clock.systemUTC());

@@ -10,6 +10,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import dev.adaptive.config.AdaptiveConfig;
+import dev.adaptive.config.Algorithm;
+import dev.adaptive.retry.Backoff;
+
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,13 +35,13 @@ class EndpointOptionsTest extends CamelTestSupport {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "max=0                            | max must be >= min (1): 0",
-        "min=0                            | min must be >= 1: 0",
-        "min=5&max=3                      | max must be >= min (5): 3",
-        "initial=200                      | initial must be within [min, max] = [1, 100]: 200",
-        "algorithm=fixed&initial=3        | initial has no meaning with algorithm=fixed",
+        "maxLimit=0                       | maxLimit must be >= 1: 0",
+        "minLimit=0                       | minLimit must be >= 1: 0",
+        "minLimit=5&maxLimit=3            | maxLimit must be >= minLimit (5): 3",
+        "initialLimit=200                 | initialLimit must be within [minLimit, maxLimit] = [1, 100]: 200",
+        "algorithm=fixed&initialLimit=3   | initialLimit has no meaning with algorithm=fixed",
         "algorithm=cubic                  | algorithm must be one of vegas|aimd|gradient2|fixed: cubic",
-        "backoff=fibonacci                | backoff must be one of exponential|linear|constant: fibonacci",
+        "backoff=fibonacci                | backoff must be one of constant|linear|exponential: fibonacci",
         "jitter=1.5                       | jitter must be within [0, 1]: 1.5",
         "retries=-1                       | retries must be >= 0: -1",
         "maxRateLimitRetries=-2           | maxRateLimitRetries must be >= 0: -2",
@@ -49,23 +53,37 @@ class EndpointOptionsTest extends CamelTestSupport {
         "rateLimitStatusCodes=429,soon    | rateLimitStatusCodes must be comma-separated status codes; 'soon' is not one",
         "rateLimitStatusCodes=429,700     | rateLimitStatusCodes must hold status codes within [100, 599]; 700 is not",
         "timeout=PT-1S                    | timeout must be a duration >= 0: PT-1S",
-        "fleetNodeId=n1                   | fleetNodeId has no meaning without coordinator: n1",
         "fleetKey=payments                | fleetKey has no meaning without coordinator: payments",
         "coordinator=#fleet               | fleetNodeId must be set when coordinator is",
         "coordinator=#fleet&fleetNodeId=n&fleetKey=%20 | fleetKey must not be blank",
         "fleetHeartbeat=0                 | fleetHeartbeat must be a positive duration: 0",
         // Found by EndpointOptionFuzzTest: accepted here, refused by the fleet member at the first exchange.
-        "fleetHeartbeat=P366D             | fleetHeartbeat must be at most PT8760H: P366D",
+        "fleetHeartbeat=P366D             | fleetHeartbeat must be at most 365d: P366D",
         "fleetOutagePolicy=sometimes      | fleetOutagePolicy must be one of failClosed|localOnly: sometimes",
         // Names match in any ASCII case, and no non-ASCII look-alike (dotless i, long s) stands for a letter.
         "algorithm=f%C4%B1xed             | algorithm must be one of vegas|aimd|gradient2|fixed: fıxed",
-        "backoff=con%C5%BFtant            | backoff must be one of exponential|linear|constant: conſtant",
+        "backoff=con%C5%BFtant            | backoff must be one of constant|linear|exponential: conſtant",
         "fleetOutagePolicy=fa%C4%B1lClosed | fleetOutagePolicy must be one of failClosed|localOnly: faılClosed",
+        // Whole numbers are ASCII digits, as in every face: Camel's converter would throw a bare NumberFormatException.
+        "maxLimit=5.5                     | maxLimit must be a whole number: 5.5",
+        "waitTimeout=abc                  | waitTimeout must be a duration",
     })
     void aBadOptionFailsNamingTheOptionAndTheValue(String query, String message) {
         assertThatThrownBy(() -> context.getEndpoint("adaptive:bad?" + query))
                 .isInstanceOf(ResolveEndpointFailedException.class)
                 .rootCause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+    }
+
+    @Test
+    void theRegistrysOneCoordinatorIsTheFleetOfThePoolsThatNameThemselvesInIt() {
+        // The registry holds one Coordinator: it is autowired as the component's default.
+        AdaptiveComponent component = context.getComponent("adaptive", AdaptiveComponent.class);
+        assertThat(component.getConfiguration().getCoordinator()).isSameAs(context.getRegistry().lookupByName("fleet"));
+        PoolConfig member = context.getEndpoint("adaptive:member?fleetNodeId=n1", AdaptiveEndpoint.class).poolConfig();
+        assertThat(member.coordinator()).isSameAs(context.getRegistry().lookupByName("fleet"));
+        assertThat(member.fleetNodeId()).isEqualTo("n1");
+        // A pool without fleetNodeId runs alone.
+        assertThat(context.getEndpoint("adaptive:alone", AdaptiveEndpoint.class).poolConfig().coordinator()).isNull();
     }
 
     @Test
@@ -83,20 +101,25 @@ class EndpointOptionsTest extends CamelTestSupport {
 
     @Test
     void optionsAreParsedWithCamelsDurationsAndBeanReferences() {
-        AdaptiveEndpoint e = context.getEndpoint("adaptive:parsed?algorithm=AIMD&initial=4&min=2&max=40"
+        AdaptiveEndpoint e = context.getEndpoint("adaptive:parsed?algorithm=AIMD&initialLimit=4&minLimit=2&maxLimit=40"
                 + "&minDelay=250ms&maxDelay=PT2S&taskTimeout=1500&timeout=5s&backoff=linear&jitter=0.1"
                 + "&retries=5&maxRateLimitRetries=7&maxRetryAfter=1m&maxQueueSize=50&rateLimitStatusCodes=429"
                 + "&adaptOnLatency=false&classifier=#myClassifier", AdaptiveEndpoint.class);
 
-        assertThat(e.getMinDelay()).isEqualTo(Duration.ofMillis(250));
-        assertThat(e.getMaxDelay()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(e.getTaskTimeout()).isEqualTo(Duration.ofMillis(1500));
+        PoolConfiguration o = e.getConfiguration();
+        assertThat(o.getMinDelay()).isEqualTo(Duration.ofMillis(250));
+        assertThat(o.getMaxDelay()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(o.getTaskTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(e.getTimeout()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(e.getMaxRetryAfter()).isEqualTo(Duration.ofMinutes(1));
-        assertThat(e.getClassifier()).isSameAs(classifier);
+        assertThat(o.getMaxRetryAfter()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(o.getClassifier()).isSameAs(classifier);
+        assertThat(o.getAlgorithm()).isEqualTo(Algorithm.AIMD);
+        assertThat(o.getBackoff()).isEqualTo(Backoff.Kind.LINEAR);
+        // What the URI set, as typed: messages quote it so.
+        assertThat(o.options()).containsEntry("minDelay", "250ms").containsEntry("algorithm", "AIMD");
         PoolConfig config = e.poolConfig();
-        assertThat(config.algorithm()).isEqualTo("aimd");
-        assertThat(config.initial()).isEqualTo(4);
+        assertThat(config.core().algorithm()).isEqualTo(Algorithm.AIMD);
+        assertThat(config.core().initialLimit()).isEqualTo(4);
         assertThat(config.limit().maxLimit()).isEqualTo(40);
         assertThat(config.adapt().onLatency()).isFalse();
         assertThat(config.rateLimitStatusCodes()).containsExactly(429);
@@ -106,17 +129,18 @@ class EndpointOptionsTest extends CamelTestSupport {
 
     @Test
     void theDefaultsAreThoseTheComponentPageLists() {
-        PoolConfig config = context.getEndpoint("adaptive:defaults?max=100", AdaptiveEndpoint.class).poolConfig();
+        PoolConfig config = context.getEndpoint("adaptive:defaults?maxLimit=100", AdaptiveEndpoint.class).poolConfig();
         assertThat(config).isEqualTo(PoolConfig.builder().build());
-        assertThat(config.algorithm()).isEqualTo("vegas");
-        assertThat(config.initial()).isEqualTo(5);
-        assertThat(config.min()).isEqualTo(1);
-        assertThat(config.max()).isEqualTo(100);
-        assertThat(config.retries()).isEqualTo(3);
-        assertThat(config.minDelay()).isEqualTo(Duration.ofMillis(100));
-        assertThat(config.maxDelay()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(config.jitter()).isEqualTo(0.2);
-        assertThat(config.maxRateLimitRetries()).isEqualTo(10);
+        assertThat(config.core()).isEqualTo(AdaptiveConfig.defaults());
+        assertThat(config.core().algorithm()).isEqualTo(Algorithm.VEGAS);
+        assertThat(config.core().effectiveInitialLimit()).isEqualTo(5);
+        assertThat(config.core().minLimit()).isEqualTo(1);
+        assertThat(config.core().maxLimit()).isEqualTo(100);
+        assertThat(config.core().retries()).isEqualTo(3);
+        assertThat(config.core().minDelay()).isEqualTo(Duration.ofMillis(100));
+        assertThat(config.core().maxDelay()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.core().jitter()).isEqualTo(0.2);
+        assertThat(config.core().maxRateLimitRetries()).isEqualTo(10);
         assertThat(config.maxRetryAfter()).isEqualTo(Duration.ofMinutes(10));
         assertThat(config.taskTimeout()).isNull();
         assertThat(config.maxQueueSize()).isEqualTo(10_000);
@@ -126,22 +150,26 @@ class EndpointOptionsTest extends CamelTestSupport {
     }
 
     @Test
-    void endpointsOfOnePoolMustNotContradictEachOther() {
-        context.getEndpoint("adaptive:shared?max=10&retries=2");
-        // Joins: sets nothing, or the same effective options.
+    void eachPoolOptionHasOneValuePerPoolWhicheverEndpointSetsIt() {
+        context.getEndpoint("adaptive:shared?maxLimit=10&retries=2");
+        // Joins: sets nothing, the same values, or options no other endpoint set.
         context.getEndpoint("adaptive:shared");
-        context.getEndpoint("adaptive:shared?retries=2&max=10&timeout=1s");
-        context.getEndpoint("adaptive:shared?max=10&retries=2&algorithm=vegas");
+        context.getEndpoint("adaptive:shared?retries=2&maxLimit=10&timeout=1s");
+        context.getEndpoint("adaptive:shared?maxLimit=10");
+        context.getEndpoint("adaptive:shared?minDelay=250ms");
+        context.getEndpoint("adaptive:shared?minDelay=250");   // the same duration, spelled otherwise
 
-        assertThatThrownBy(() -> context.getEndpoint("adaptive:shared?max=20&retries=2"))
+        assertThatThrownBy(() -> context.getEndpoint("adaptive:shared?maxLimit=20&retries=2"))
                 .isInstanceOf(ResolveEndpointFailedException.class)
                 .rootCause().isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("adaptive pool 'shared' is already configured by adaptive://shared?max=10&retries=2")
-                .hasMessageContaining("max=10 vs 20");
-        assertThatThrownBy(() -> context.getEndpoint("adaptive:shared?max=10"))
-                .rootCause().hasMessageContaining("retries=2 vs 3");
+                .hasMessageContaining("adaptive pool 'shared': adaptive://shared?maxLimit=20&retries=2 sets maxLimit=10"
+                        + " (adaptive://shared?maxLimit=10&retries=2) vs 20");
+        PoolConfig config = context.getEndpoint("adaptive:shared", AdaptiveEndpoint.class).poolConfig();
+        assertThat(config.core().maxLimit()).isEqualTo(10);
+        assertThat(config.core().retries()).isEqualTo(2);
+        assertThat(config.core().minDelay()).isEqualTo(Duration.ofMillis(250));
         // Other names are other pools.
-        context.getEndpoint("adaptive:other?max=20");
+        context.getEndpoint("adaptive:other?maxLimit=20");
     }
 
     @Test
@@ -154,9 +182,11 @@ class EndpointOptionsTest extends CamelTestSupport {
         });
         assertThat(template.requestBody("adaptive:early", "x")).isEqualTo("ok");
 
-        assertThatThrownBy(() -> context.getEndpoint("adaptive:early?max=7"))
-                .rootCause().hasMessageContaining("already configured by its defaults")
-                .hasMessageContaining("max=100 vs 7");
+        assertThatThrownBy(() -> context.getEndpoint("adaptive:early?maxLimit=7"))
+                .rootCause().hasMessageContaining("adaptive pool 'early' already runs with its options fixed")
+                .hasMessageContaining("would change maxLimit=100 vs 7");
+        // An endpoint that changes nothing still joins.
+        context.getEndpoint("adaptive:early?maxLimit=100");
     }
 
     @Test
@@ -167,7 +197,7 @@ class EndpointOptionsTest extends CamelTestSupport {
                 from("adaptive:late").setBody(constant("ok"));
             }
         });
-        assertThat(template.requestBody("adaptive:late?algorithm=fixed&max=3", "x")).isEqualTo("ok");
+        assertThat(template.requestBody("adaptive:late?algorithm=fixed&maxLimit=3", "x")).isEqualTo("ok");
         PoolStats stats = context.getComponent("adaptive", AdaptiveComponent.class).stats("late").orElseThrow();
         assertThat(stats.limit()).isEqualTo(3);
     }

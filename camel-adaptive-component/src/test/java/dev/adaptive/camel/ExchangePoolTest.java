@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.AcquireTimeoutException;
 import dev.adaptive.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.RejectedException;
@@ -42,7 +43,7 @@ class ExchangePoolTest {
     }
 
     private ExchangePool pool(UnaryOperator<PoolConfig.Builder> options, Executor workers, Processor route) {
-        PoolConfig config = options.apply(PoolConfig.builder().jitter(0)).build();
+        PoolConfig config = options.apply(PoolConfig.builder().set("jitter", 0)).build();
         ExchangePool pool = new ExchangePool("p", () -> config, time, time, workers, Clock.systemUTC());
         if (route != null) {
             pool.attach(this, AsyncProcessorConverterHelper.convert(route));
@@ -69,7 +70,7 @@ class ExchangePoolTest {
     void aRateLimitPausesTheWholePoolUntilItsRetryAfter() {
         List<String> log = new ArrayList<>();
         AtomicInteger calls = new AtomicInteger();
-        ExchangePool pool = pool(o -> o.algorithm("fixed").max(2), Runnable::run, e -> {
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 2), Runnable::run, e -> {
             log.add(e.getIn().getBody(String.class) + "@" + time.elapsed().toMillis());
             if (calls.getAndIncrement() == 0) {
                 throw new RateLimitedException(Duration.ofSeconds(5));
@@ -97,7 +98,7 @@ class ExchangePoolTest {
     @Test
     void failedAttemptsAreRetriedAfterTheBackoffEachOnAFreshCopy() {
         List<String> seen = new ArrayList<>();
-        ExchangePool pool = pool(o -> o.retries(3).minDelay(Duration.ofMillis(100)), Runnable::run, e -> {
+        ExchangePool pool = pool(o -> o.set("retries", 3).set("minDelay", Duration.ofMillis(100)), Runnable::run, e -> {
             int attempt = e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class);
             seen.add(e.getIn().getBody(String.class) + "/" + e.getIn().getHeader("touched") + "@"
                     + time.elapsed().toMillis());
@@ -123,7 +124,7 @@ class ExchangePoolTest {
     @Test
     void whenRetriesRunOutTheCallerGetsTheLastAttemptsExceptionItself() {
         List<Exception> thrown = new ArrayList<>();
-        ExchangePool pool = pool(o -> o.retries(1).minDelay(Duration.ofMillis(10)), Runnable::run, e -> {
+        ExchangePool pool = pool(o -> o.set("retries", 1).set("minDelay", Duration.ofMillis(10)), Runnable::run, e -> {
             IllegalStateException failure = new IllegalStateException("boom " + thrown.size());
             thrown.add(failure);
             throw failure;
@@ -141,7 +142,7 @@ class ExchangePoolTest {
     @Test
     void anAttemptPastItsTaskTimeoutIsAbandonedItsThreadInterruptedAndRetried() {
         List<Runnable> held = new ArrayList<>();
-        ExchangePool pool = pool(o -> o.retries(1).minDelay(Duration.ZERO).taskTimeout(Duration.ofSeconds(1)),
+        ExchangePool pool = pool(o -> o.set("retries", 1).set("minDelay", Duration.ZERO).set("taskTimeout", Duration.ofSeconds(1)),
                 held::add, e -> { });
 
         Exchange x = submit(pool, "x");
@@ -162,7 +163,7 @@ class ExchangePoolTest {
     @Test
     void aFullQueueRefusesAtOnceWithAClearException() {
         List<Runnable> held = new ArrayList<>();
-        ExchangePool pool = pool(o -> o.algorithm("fixed").max(1).maxQueueSize(2), held::add, e -> { });
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 1).set("maxQueueSize", 2), held::add, e -> { });
 
         submit(pool, "running");
         submit(pool, "queued-1");
@@ -179,9 +180,23 @@ class ExchangePoolTest {
     }
 
     @Test
+    void anExchangeThatWaitsLongerThanWaitTimeoutForASlotFailsWithAcquireTimeoutException() {
+        List<Runnable> held = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 1).set("waitTimeout", "100ms"),
+                held::add, e -> { });
+        submit(pool, "running");
+        Exchange queued = submit(pool, "queued");
+        time.advance(Duration.ofMillis(99));
+        assertThat(ended).doesNotContain(queued);
+        time.advance(Duration.ofMillis(1));
+        assertThat(ended).contains(queued);
+        assertThat(queued.getException()).isInstanceOf(AcquireTimeoutException.class);
+    }
+
+    @Test
     void closingFailsEveryExchangeStillOnItsWayExactlyOnce() {
         List<Runnable> held = new ArrayList<>();
-        ExchangePool pool = pool(o -> o.algorithm("fixed").max(1), held::add, e -> { });
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 1), held::add, e -> { });
         Exchange running = submit(pool, "running");
         Exchange queued = submit(pool, "queued");
 
@@ -200,7 +215,7 @@ class ExchangePoolTest {
     @Test
     void aTimedOutShutdownFailsQueuedExchangesButLetsRunningAttemptsFinish() {
         List<Runnable> held = new ArrayList<>();
-        ExchangePool pool = pool(o -> o.algorithm("fixed").max(1), held::add, e -> e.getIn().setBody("done"));
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 1), held::add, e -> e.getIn().setBody("done"));
         Exchange running = submit(pool, "running");
         Exchange queued = submit(pool, "queued");
 
@@ -220,7 +235,7 @@ class ExchangePoolTest {
         // "Connection pool shut down", which reached the caller as if the downstream had failed.
         List<Runnable> held = new ArrayList<>();
         IllegalStateException closedUnderIt = new IllegalStateException("Connection pool shut down");
-        ExchangePool pool = pool(o -> o.algorithm("fixed").max(1).retries(0), held::add, e -> {
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 1).set("retries", 0), held::add, e -> {
             throw closedUnderIt;
         });
         Exchange running = submit(pool, "running");
@@ -273,7 +288,7 @@ class ExchangePoolTest {
             }
             return e.getException() != null ? Outcome.IGNORED : null;
         };
-        ExchangePool pool = pool(o -> o.classifier(custom).retries(0), Runnable::run, e -> {
+        ExchangePool pool = pool(o -> o.set("classifier", custom).set("retries", 0), Runnable::run, e -> {
             if (calls.getAndIncrement() == 0) {
                 throw new IllegalArgumentException("not about capacity");
             }

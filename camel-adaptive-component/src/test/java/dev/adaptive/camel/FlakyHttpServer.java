@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real HTTP server on 127.0.0.1 (ephemeral port) that behaves like the flaky API model of
- * SCENARIOS.md, for integration tests through camel-http.
+ * docs/benchmarks.md, for integration tests through camel-http.
  *
  * <p>{@code GET /flaky}: let {@code n} be the requests in flight at arrival, counting the new
  * one. Past {@code hard}: a 429 with {@code Retry-After} after 2 ms (or a 500 for the over-cap
@@ -42,7 +42,7 @@ final class FlakyHttpServer implements AutoCloseable {
     record Model(double baseMs, int soft, int hard, int retryAfterSeconds, double jitter, double tailProbability,
                  double tailFactor, double transientProbability, double overCap500Share, long seed) {
 
-        /** S3 of SCENARIOS.md: base 40 ms, soft 6, hard 12, Retry-After 1 s, nothing random. */
+        /** S3 of docs/benchmarks.md: base 40 ms, soft 6, hard 12, Retry-After 1 s, nothing random. */
         static Model s3() {
             return new Model(40, 6, 12, 1, 0, 0, 1, 0, 0, 1);
         }

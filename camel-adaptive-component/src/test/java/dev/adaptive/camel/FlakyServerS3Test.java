@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Scenario S3 of SCENARIOS.md through the real camel-http component: 200 exchanges against a
+ * Scenario S3 of docs/benchmarks.md through the real camel-http component: 200 exchanges against a
  * loopback server with base 40 ms, soft cap 6, hard cap 12 and {@code Retry-After: 1} past it,
- * all sent at once from one thread into {@code adaptive:s3?max=50} (Vegas, initial 5).
+ * all sent at once from one thread into {@code adaptive:s3?maxLimit=50} (Vegas, initial 5).
  */
 class FlakyServerS3Test extends CamelTestSupport {
 
@@ -66,7 +66,7 @@ class FlakyServerS3Test extends CamelTestSupport {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void everyExchangeCompletesBelowTheHardCapAndNothingArrivesDuringRetryAfter() throws Exception {
         long start = System.nanoTime();
-        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:s3?max=50&traceListener=#pauses", ITEMS,
+        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:s3?maxLimit=50&traceListener=#pauses", ITEMS,
                 i -> "item-" + i, Map.of());
         List<Exchange> done = batch.await(100);
         long wallMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);

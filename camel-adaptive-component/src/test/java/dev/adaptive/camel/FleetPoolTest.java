@@ -37,8 +37,8 @@ class FleetPoolTest {
     }
 
     private ExchangePool node(String id, Executor workers, Processor route) {
-        PoolConfig config = PoolConfig.builder().algorithm("fixed").max(6).coordinator(coordinator)
-                .fleetNodeId(id).fleetHeartbeat(Duration.ofMillis(100)).build();
+        PoolConfig config = PoolConfig.builder().set("algorithm", "fixed").set("maxLimit", 6).set("coordinator", coordinator)
+                .set("fleetNodeId", id).set("fleetHeartbeat", Duration.ofMillis(100)).build();
         ExchangePool pool = new ExchangePool("backend", () -> config, time, time, workers,
                 time.clock(Instant.parse("2025-03-01T12:00:00Z")));
         pool.attach(this, AsyncProcessorConverterHelper.convert(route));

@@ -26,7 +26,7 @@ class JmxTest extends CamelTestSupport {
         return new RouteBuilder() {
             @Override
             public void configure() {
-                from("direct:in").to("adaptive:jmx?algorithm=fixed&max=4");
+                from("direct:in").to("adaptive:jmx?algorithm=fixed&maxLimit=4");
                 from("adaptive:jmx").setBody(constant("ok"));
             }
         };
@@ -41,7 +41,7 @@ class JmxTest extends CamelTestSupport {
         MBeanServer mbeans = context.getManagementStrategy().getManagementAgent().getMBeanServer();
         Set<ObjectName> endpoints = mbeans.queryNames(new ObjectName("org.apache.camel:type=endpoints,*"), null);
         ObjectName producer = endpoints.stream()
-                .filter(n -> ObjectName.unquote(n.getKeyProperty("name")).equals("adaptive://jmx?algorithm=fixed&max=4"))
+                .filter(n -> ObjectName.unquote(n.getKeyProperty("name")).equals("adaptive://jmx?algorithm=fixed&maxLimit=4"))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no MBean for the producer endpoint in " + endpoints));
         ObjectName consumer = endpoints.stream()

@@ -62,7 +62,7 @@ class NonBlockingTest extends CamelTestSupport {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int before = threads.getThreadCount();
 
-        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:one?algorithm=fixed&max=1", EXCHANGES,
+        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:one?algorithm=fixed&maxLimit=1", EXCHANGES,
                 i -> i, Map.of());
         assertThat(firstEntered.await(30, TimeUnit.SECONDS)).isTrue();
 

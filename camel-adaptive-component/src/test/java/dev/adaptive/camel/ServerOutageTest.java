@@ -39,10 +39,10 @@ class ServerOutageTest extends CamelTestSupport {
     private static final int ANSWERED_BEFORE_THE_OUTAGE = 40;
     private static final int REFUSED_BEFORE_THE_RESTART = 30;
     private static final int RETRIES = 8;
-    private static final String POOL = "adaptive:outage?min=1&max=8&retries=" + RETRIES
+    private static final String POOL = "adaptive:outage?minLimit=1&maxLimit=8&retries=" + RETRIES
             + "&minDelay=20ms&maxDelay=1s&classifier=#refusals";
     /** The same server through a pool that never retries: what the outage does to an exchange with no budget. */
-    private static final String ONCE = "adaptive:once?max=4&retries=0";
+    private static final String ONCE = "adaptive:once?maxLimit=4&retries=0";
     private static final int SENT_DURING_THE_OUTAGE = 10;
 
     private final RestartableHttpServer server = new RestartableHttpServer();

@@ -80,7 +80,7 @@ class ShutdownTest extends CamelTestSupport {
     @Test
     void queuedExchangesStillRunBeforeTheConsumerRouteStops() throws Exception {
         context.getShutdownStrategy().setTimeout(60);
-        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:slow?algorithm=fixed&max=1", EXCHANGES,
+        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:slow?algorithm=fixed&maxLimit=1", EXCHANGES,
                 i -> i, Map.of());
         assertThat(firstEntered.await(30, TimeUnit.SECONDS)).isTrue();
         AdaptiveConsumer consumer = (AdaptiveConsumer) context.getRoute("slow").getConsumer();
@@ -107,7 +107,7 @@ class ShutdownTest extends CamelTestSupport {
     @Test
     void whenTheShutdownTimesOutEveryHeldExchangeFailsWithAClearException() throws Exception {
         context.getShutdownStrategy().setTimeout(1);
-        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:slow?algorithm=fixed&max=1", EXCHANGES,
+        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:slow?algorithm=fixed&maxLimit=1", EXCHANGES,
                 i -> i, Map.of());
         assertThat(firstEntered.await(30, TimeUnit.SECONDS)).isTrue();
 

@@ -79,7 +79,7 @@ class SynchronousTest extends CamelTestSupport {
 
     @Test
     void exchangesThatWaitForASlotRunOnWorkersAndAllComplete() throws Exception {
-        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:where?synchronous=true&max=2&initial=2", 40,
+        AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:where?synchronous=true&maxLimit=2&initialLimit=2", 40,
                 i -> "x" + i, Map.of());
         assertThat(batch.await(30)).hasSize(40).allSatisfy(e -> assertThat(e.getException()).isNull());
         batch.stop();

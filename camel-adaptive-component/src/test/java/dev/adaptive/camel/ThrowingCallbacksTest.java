@@ -60,8 +60,8 @@ class ThrowingCallbacksTest {
         ExchangeClassifier broken = e -> {
             throw new AssertionError("classifier bug");
         };
-        ExchangePool pool = pool(PoolConfig.builder().jitter(0).retries(0).maxRateLimitRetries(0)
-                .classifier(broken).build());
+        ExchangePool pool = pool(PoolConfig.builder().set("jitter", 0).set("retries", 0).set("maxRateLimitRetries", 0)
+                .set("classifier", broken).build());
         Exchange e = submit(pool);
         assertThat(e.getException()).isInstanceOf(dev.adaptive.RateLimitedException.class);
         assertThat(pool.stats().rateLimitEvents()).as("the 429 header still read").isEqualTo(1);
@@ -98,7 +98,7 @@ class ThrowingCallbacksTest {
                 return store.subscribePauses(key, listener);
             }
         };
-        PoolConfig config = PoolConfig.builder().algorithm("fixed").max(2).coordinator(flaky).fleetNodeId("n1")
+        PoolConfig config = PoolConfig.builder().set("algorithm", "fixed").set("maxLimit", 2).set("coordinator", flaky).set("fleetNodeId", "n1")
                 .build();
         ExchangePool pool = new ExchangePool("p", () -> config, time, time, Runnable::run, Clock.systemUTC());
         AtomicInteger routed = new AtomicInteger();

@@ -31,13 +31,19 @@ public final class CamelJavaDslExample {
         try (ExampleTarget where = ExampleTarget.fromArgs(args);
              CamelContext camel = new DefaultCamelContext()) {
             String api = where.baseUrl();
-            camel.getComponent("http", HttpComponent.class).setAutomaticRetriesDisabled(true);
+            // camel-http retries 429s itself on http and https unless told not to, and must have at least
+            // maxLimit connections per host (application.properties: camel.component.http.*, camel.component.https.*)
+            for (String scheme : List.of("http", "https")) {
+                HttpComponent http = camel.getComponent(scheme, HttpComponent.class);
+                http.setAutomaticRetriesDisabled(true);
+                http.setConnectionsPerRoute(50);
+            }
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
                     from("direct:orders")
                             .split(body()).parallelProcessing()
-                            .to("adaptive:orders-api?max=50");
+                            .to("adaptive:orders-api?maxLimit=50");
 
                     // One attempt per exchange; the pool retries, so no error handler here.
                     from("adaptive:orders-api").errorHandler(noErrorHandler())

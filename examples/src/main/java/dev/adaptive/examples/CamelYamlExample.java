@@ -36,8 +36,13 @@ public final class CamelYamlExample {
             Properties props = new Properties();
             props.setProperty("api.url", where.baseUrl());
             camel.getPropertiesComponent().setInitialProperties(props);
-            // In application.properties: camel.component.http.automatic-retries-disabled=true
-            camel.getComponent("http", HttpComponent.class).setAutomaticRetriesDisabled(true);
+            // camel-http retries 429s itself on http and https unless told not to, and must have at least
+            // maxLimit connections per host (application.properties: camel.component.http.*, camel.component.https.*)
+            for (String scheme : List.of("http", "https")) {
+                HttpComponent http = camel.getComponent(scheme, HttpComponent.class);
+                http.setAutomaticRetriesDisabled(true);
+                http.setConnectionsPerRoute(50);
+            }
             PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveMandatoryResource(camel, ROUTES));
             camel.start();
 

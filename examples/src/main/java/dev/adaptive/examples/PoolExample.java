@@ -31,9 +31,9 @@ public final class PoolExample {
             List<Integer> ids = IntStream.range(0, 100).boxed().toList();
 
             AdaptiveResult<Integer, String> result = AdaptivePool.of(ids)
-                    .withConcurrency(5, 1, 50)                       // initial, min, max
+                    .withLimits(5, 1, 50)                       // initial, min, max
                     .adaptOn(Adapt.latency().errors().rateLimit())
-                    .withRetry(RetryPolicy.builder().retries(3).exponential().jitter().build())
+                    .withRetryPolicy(RetryPolicy.builder().retries(3).exponential().jitter().build())
                     .withTaskTimeout(Duration.ofSeconds(10))
                     // Http.get fails the stage with RateLimitedException on a 429
                     .process((id, ctx) -> Http.get(http, where.target().uri(id)))

@@ -48,4 +48,10 @@ class StandaloneExamplesTest {
         String out = Console.capture(() -> CamelYamlExample.main(new String[0]));
         assertThat(out).containsPattern("camel yaml: 50 ok, 0 failed, limit \\d+ \\(max reached \\d+\\), \\d+ rate-limit events");
     }
+
+    @Test
+    void camelMainExample() throws Exception {
+        String out = Console.capture(() -> CamelMainExample.main(new String[0]));
+        assertThat(out).containsPattern("camel main: 50 ok, 0 failed, limit \\d+ \\(max reached \\d+\\), \\d+ rate-limit events");
+    }
 }

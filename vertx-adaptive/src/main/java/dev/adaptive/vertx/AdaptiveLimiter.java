@@ -85,7 +85,7 @@ public interface AdaptiveLimiter {
      * @param <T>  the result type
      * @return the final result or the last failure, delivered on the caller's context; fails with
      *         {@link LimiterClosedException} if the limiter is closed before the call completes,
-     *         with {@link dev.adaptive.RejectedException} when {@code maxWaiters} calls are queued
+     *         with {@link dev.adaptive.RejectedException} when {@code maxQueueSize} calls are queued
      */
     <T> Future<T> execute(Supplier<Future<T>> task);
 

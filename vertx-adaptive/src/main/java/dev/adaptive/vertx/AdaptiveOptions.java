@@ -1,86 +1,70 @@
 package dev.adaptive.vertx;
 
+import dev.adaptive.config.AdaptiveConfig;
+import dev.adaptive.config.Algorithm;
+import dev.adaptive.config.ConfigOption;
+import dev.adaptive.internal.ConfigText;
+import dev.adaptive.retry.Backoff;
+import io.vertx.codegen.annotations.DataObject;
+import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
 
-import java.util.Locale;
+import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
 /**
  * The options of an {@link AdaptiveLimiter}, as a Vert.x data object: fluent setters, a copy
- * constructor, and JSON both ways ({@link #AdaptiveOptions(JsonObject)} / {@link #toJson()}),
- * so a verticle can be configured from its deployment config. Durations are in milliseconds.
+ * constructor, and JSON both ways through the converter vertx-codegen generates, so a verticle
+ * can be configured from its deployment config. The limiter options are the core's
+ * ({@link AdaptiveConfig}: the same names, defaults, checks and messages as the Camel component's
+ * URI options); durations are whole milliseconds here, as Vert.x options are, and the JSON
+ * constructor also takes them as text ({@code "5s"}, {@code "PT0.5S"}) read as every face reads
+ * durations. Its own options: {@code name} and the stats publication.
  *
  * <table>
  *   <caption>Options, JSON keys and defaults</caption>
  *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
  *   <tr><td>name</td><td>{@value #DEFAULT_NAME}</td><td>names the limiter in stats and errors</td></tr>
- *   <tr><td>algorithm</td><td>{@value #DEFAULT_ALGORITHM}</td><td>{@code vegas}, {@code aimd},
- *       {@code gradient2} or {@code fixed} (stays at initialLimit)</td></tr>
- *   <tr><td>initialLimit</td><td>{@value #DEFAULT_INITIAL_LIMIT}, moved into [min, max] unless set</td>
- *       <td>calls in flight before any sample</td></tr>
- *   <tr><td>minLimit / maxLimit</td><td>{@value #DEFAULT_MIN_LIMIT} / unbounded</td><td>bounds of the limit</td></tr>
- *   <tr><td>maxWaiters</td><td>unbounded</td><td>calls that may queue for a slot; more are rejected</td></tr>
- *   <tr><td>waitTimeout</td><td>0 (none)</td><td>how long one call may queue</td></tr>
- *   <tr><td>taskTimeout</td><td>0 (none)</td><td>per attempt; a timeout is a drop and is retried</td></tr>
- *   <tr><td>retries</td><td>{@value #DEFAULT_RETRIES}</td><td>retries after errors and timeouts</td></tr>
- *   <tr><td>backoff</td><td>{@value #DEFAULT_BACKOFF}</td><td>{@code exponential}, {@code linear} or {@code constant}</td></tr>
- *   <tr><td>minDelay / maxDelay</td><td>{@value #DEFAULT_MIN_DELAY} / {@value #DEFAULT_MAX_DELAY}</td><td>backoff bounds</td></tr>
- *   <tr><td>jitter</td><td>{@value #DEFAULT_JITTER}</td><td>backoff spread either way, in [0, 1]</td></tr>
- *   <tr><td>maxRateLimitRetries</td><td>{@value #DEFAULT_MAX_RATE_LIMIT_RETRIES}</td><td>retries after
- *       rate-limit answers; they do not consume {@code retries}</td></tr>
- *   <tr><td>maxRetryAfter</td><td>{@value #DEFAULT_MAX_RETRY_AFTER} (10 min)</td><td>cap on one Retry-After pause</td></tr>
+ *   <tr><td>algorithm</td><td>vegas</td><td>{@code vegas}, {@code aimd}, {@code gradient2} or
+ *       {@code fixed} (exactly maxLimit)</td></tr>
+ *   <tr><td>initialLimit</td><td>unset: 5, moved into [minLimit, maxLimit]</td><td>calls in flight before any sample</td></tr>
+ *   <tr><td>minLimit / maxLimit</td><td>1 / 100</td><td>bounds of the limit</td></tr>
+ *   <tr><td>maxQueueSize</td><td>10000</td><td>calls that may wait for a slot; more are rejected</td></tr>
+ *   <tr><td>waitTimeout</td><td>0 (none)</td><td>how long one call may wait for a slot, ms</td></tr>
+ *   <tr><td>taskTimeout</td><td>0 (none)</td><td>per attempt, ms; a timeout is a drop and is retried</td></tr>
+ *   <tr><td>retries</td><td>3</td><td>retries after errors and timeouts</td></tr>
+ *   <tr><td>backoff</td><td>exponential</td><td>{@code exponential}, {@code linear} or {@code constant}</td></tr>
+ *   <tr><td>minDelay / maxDelay</td><td>100 / 30000</td><td>backoff bounds, ms</td></tr>
+ *   <tr><td>jitter</td><td>0.2</td><td>backoff spread either way, in [0, 1]</td></tr>
+ *   <tr><td>maxRateLimitRetries</td><td>10</td><td>retries after rate-limit answers; they do not consume {@code retries}</td></tr>
+ *   <tr><td>maxRetryAfter</td><td>600000 (10 min)</td><td>cap on one Retry-After pause, ms</td></tr>
  *   <tr><td>adaptOnLatency / adaptOnErrors / adaptOnRateLimit</td><td>true</td><td>which signals move the limit</td></tr>
  *   <tr><td>statsAddress</td><td>{@value #DEFAULT_STATS_ADDRESS}</td><td>event-bus address stats are
  *       published to; {@code null} turns publication off</td></tr>
- *   <tr><td>statsLocalOnly</td><td>{@value #DEFAULT_STATS_LOCAL_ONLY}</td><td>publish to this node only,
- *       not across the cluster</td></tr>
- *   <tr><td>statsInterval</td><td>{@value #DEFAULT_STATS_INTERVAL}</td><td>period of publication; 0 publishes on change only</td></tr>
+ *   <tr><td>statsLocalOnly</td><td>{@value #DEFAULT_STATS_LOCAL_ONLY}</td><td>publish to this node only</td></tr>
+ *   <tr><td>statsInterval</td><td>{@value #DEFAULT_STATS_INTERVAL}</td><td>period of publication, ms; 0 on change only</td></tr>
  *   <tr><td>statsOnChange</td><td>{@value #DEFAULT_STATS_ON_CHANGE}</td><td>also publish when the limit
  *       moves or a Retry-After pause opens</td></tr>
  * </table>
  *
  * <p>Each setter checks its own value and throws {@link IllegalArgumentException} naming the
  * option and the value; relations between options (such as {@code minLimit <= maxLimit}) are
- * checked when the limiter is created. The JSON constructor rejects unknown keys and values of
- * the wrong type the same way, so a typo in a deployment config fails the deployment.
+ * checked by {@link #toConfig()}, which the limiter calls when it is created. The JSON
+ * constructor rejects unknown keys, naming the key, and values of the wrong type the same way,
+ * so a typo in a deployment config fails the deployment. {@link #toJson()} writes exactly what
+ * was set: an unset {@code initialLimit} stays unset, so options read back from their JSON equal
+ * the original and behave as it does.
  *
  * <p>Not thread-safe: configure it, then hand it over; the limiter copies it.
  */
-public class AdaptiveOptions {
+@DataObject
+@JsonGen(publicConverter = false)
+public class AdaptiveOptions extends JsonDataObject {
 
     /** Default name: {@value}. */
     public static final String DEFAULT_NAME = "adaptive";
-    /** Default algorithm: {@value}. */
-    public static final String DEFAULT_ALGORITHM = "vegas";
-    /** Default initial limit: {@value}. */
-    public static final int DEFAULT_INITIAL_LIMIT = 5;
-    /** Default minimum limit: {@value}. */
-    public static final int DEFAULT_MIN_LIMIT = 1;
-    /** Default maximum limit: {@link Integer#MAX_VALUE}, unbounded. */
-    public static final int DEFAULT_MAX_LIMIT = Integer.MAX_VALUE;
-    /** Default bound on queued calls: {@link Integer#MAX_VALUE}, unbounded. */
-    public static final int DEFAULT_MAX_WAITERS = Integer.MAX_VALUE;
-    /** Default wait timeout: {@value} ms, none. */
-    public static final long DEFAULT_WAIT_TIMEOUT = 0;
-    /** Default task timeout: {@value} ms, none. */
-    public static final long DEFAULT_TASK_TIMEOUT = 0;
-    /** Default retries after errors: {@value}. */
-    public static final int DEFAULT_RETRIES = 3;
-    /** Default backoff: {@value}. */
-    public static final String DEFAULT_BACKOFF = "exponential";
-    /** Default base delay of the backoff: {@value} ms. */
-    public static final long DEFAULT_MIN_DELAY = 100;
-    /** Default cap of the backoff: {@value} ms. */
-    public static final long DEFAULT_MAX_DELAY = 30_000;
-    /** Default jitter: {@value}. */
-    public static final double DEFAULT_JITTER = 0.2;
-    /** Default retries after rate-limit answers: {@value}. */
-    public static final int DEFAULT_MAX_RATE_LIMIT_RETRIES = 10;
-    /** Default cap on a Retry-After pause: {@value} ms. */
-    public static final long DEFAULT_MAX_RETRY_AFTER = 600_000;
-    /** Default: the limit moves on latency, errors and rate limits. */
-    public static final boolean DEFAULT_ADAPT = true;
     /** Default stats address: {@value}. */
     public static final String DEFAULT_STATS_ADDRESS = "vertx.adaptive";
     /** Default: stats are published to this node only: {@value}. */
@@ -90,35 +74,38 @@ public class AdaptiveOptions {
     /** Default: stats are also published on change: {@value}. */
     public static final boolean DEFAULT_STATS_ON_CHANGE = true;
 
-    /** The algorithms {@link #setAlgorithm(String)} accepts. */
-    public static final Set<String> ALGORITHMS = Set.of("vegas", "aimd", "gradient2", "fixed");
-    /** The backoffs {@link #setBackoff(String)} accepts. */
-    public static final Set<String> BACKOFFS = Set.of("exponential", "linear", "constant");
+    /** The options of the core's model this face takes; the fleet's are {@code FleetMember}'s here. */
+    static final Set<ConfigOption> CORE_OPTIONS = Set.of(ConfigOption.ALGORITHM, ConfigOption.INITIAL_LIMIT,
+            ConfigOption.MIN_LIMIT, ConfigOption.MAX_LIMIT, ConfigOption.MAX_QUEUE_SIZE, ConfigOption.WAIT_TIMEOUT,
+            ConfigOption.TASK_TIMEOUT, ConfigOption.RETRIES, ConfigOption.BACKOFF, ConfigOption.MIN_DELAY,
+            ConfigOption.MAX_DELAY, ConfigOption.JITTER, ConfigOption.MAX_RATE_LIMIT_RETRIES,
+            ConfigOption.MAX_RETRY_AFTER, ConfigOption.ADAPT_ON_LATENCY, ConfigOption.ADAPT_ON_ERRORS,
+            ConfigOption.ADAPT_ON_RATE_LIMIT);
+    /** The options of this face alone. */
+    static final Map<String, StrictJson.Shape> OWN = Map.of("name", StrictJson.Shape.TEXT,
+            "statsAddress", StrictJson.Shape.NULLABLE_TEXT, "statsLocalOnly", StrictJson.Shape.BOOLEAN,
+            "statsInterval", StrictJson.Shape.MILLIS, "statsOnChange", StrictJson.Shape.BOOLEAN);
 
-    private static final Set<String> KEYS = Set.of("name", "algorithm", "initialLimit", "minLimit", "maxLimit",
-            "maxWaiters", "waitTimeout", "taskTimeout", "retries", "backoff", "minDelay", "maxDelay", "jitter",
-            "maxRateLimitRetries", "maxRetryAfter", "adaptOnLatency", "adaptOnErrors", "adaptOnRateLimit",
-            "statsAddress", "statsLocalOnly", "statsInterval", "statsOnChange");
+    private static final AdaptiveConfig DEFAULTS = AdaptiveConfig.defaults();
 
     private String name = DEFAULT_NAME;
-    private String algorithm = DEFAULT_ALGORITHM;
-    private int initialLimit = DEFAULT_INITIAL_LIMIT;
-    private boolean initialLimitSet;
-    private int minLimit = DEFAULT_MIN_LIMIT;
-    private int maxLimit = DEFAULT_MAX_LIMIT;
-    private int maxWaiters = DEFAULT_MAX_WAITERS;
-    private long waitTimeout = DEFAULT_WAIT_TIMEOUT;
-    private long taskTimeout = DEFAULT_TASK_TIMEOUT;
-    private int retries = DEFAULT_RETRIES;
-    private String backoff = DEFAULT_BACKOFF;
-    private long minDelay = DEFAULT_MIN_DELAY;
-    private long maxDelay = DEFAULT_MAX_DELAY;
-    private double jitter = DEFAULT_JITTER;
-    private int maxRateLimitRetries = DEFAULT_MAX_RATE_LIMIT_RETRIES;
-    private long maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
-    private boolean adaptOnLatency = DEFAULT_ADAPT;
-    private boolean adaptOnErrors = DEFAULT_ADAPT;
-    private boolean adaptOnRateLimit = DEFAULT_ADAPT;
+    private String algorithm = ConfigText.enumName(DEFAULTS.algorithm());
+    private Integer initialLimit;
+    private int minLimit = DEFAULTS.minLimit();
+    private int maxLimit = DEFAULTS.maxLimit();
+    private int maxQueueSize = DEFAULTS.maxQueueSize();
+    private long waitTimeout = DEFAULTS.waitTimeout().toMillis();
+    private long taskTimeout = DEFAULTS.taskTimeout().toMillis();
+    private int retries = DEFAULTS.retries();
+    private String backoff = ConfigText.enumName(DEFAULTS.backoff());
+    private long minDelay = DEFAULTS.minDelay().toMillis();
+    private long maxDelay = DEFAULTS.maxDelay().toMillis();
+    private double jitter = DEFAULTS.jitter();
+    private int maxRateLimitRetries = DEFAULTS.maxRateLimitRetries();
+    private long maxRetryAfter = DEFAULTS.maxRetryAfter().toMillis();
+    private boolean adaptOnLatency = DEFAULTS.adaptOnLatency();
+    private boolean adaptOnErrors = DEFAULTS.adaptOnErrors();
+    private boolean adaptOnRateLimit = DEFAULTS.adaptOnRateLimit();
     private String statsAddress = DEFAULT_STATS_ADDRESS;
     private boolean statsLocalOnly = DEFAULT_STATS_LOCAL_ONLY;
     private long statsInterval = DEFAULT_STATS_INTERVAL;
@@ -131,69 +118,47 @@ public class AdaptiveOptions {
     /** @param other the options to copy */
     public AdaptiveOptions(AdaptiveOptions other) {
         this(Objects.requireNonNull(other, "other").toJson());
-        this.initialLimitSet = other.initialLimitSet;
     }
 
     /**
      * @param json options as produced by {@link #toJson()}; missing keys keep their defaults
-     * @throws IllegalArgumentException on an unknown key, a value of the wrong type or out of range
+     * @throws IllegalArgumentException on an unknown key (naming it), a value of the wrong type
+     *         or out of range (naming the option and the value)
      */
     public AdaptiveOptions(JsonObject json) {
-        Objects.requireNonNull(json, "json");
-        for (String key : json.fieldNames()) {
-            if (!KEYS.contains(key)) {
-                throw new IllegalArgumentException("unknown option '" + key + "' (known: " + KEYS + ")");
-            }
+        AdaptiveOptionsConverter.fromJson(StrictJson.check(Objects.requireNonNull(json, "json"), CORE_OPTIONS, OWN),
+                this);
+        if (json.containsKey("statsAddress") && json.getValue("statsAddress") == null) {
+            statsAddress = null;   // "off", which the generated converter leaves at the default
         }
-        if (json.containsKey("name")) setName(Json.string(json, "name"));
-        if (json.containsKey("algorithm")) setAlgorithm(Json.string(json, "algorithm"));
-        if (json.containsKey("initialLimit")) setInitialLimit(Json.integer(json, "initialLimit"));
-        if (json.containsKey("minLimit")) setMinLimit(Json.integer(json, "minLimit"));
-        if (json.containsKey("maxLimit")) setMaxLimit(Json.integer(json, "maxLimit"));
-        if (json.containsKey("maxWaiters")) setMaxWaiters(Json.integer(json, "maxWaiters"));
-        if (json.containsKey("waitTimeout")) setWaitTimeout(Json.longValue(json, "waitTimeout"));
-        if (json.containsKey("taskTimeout")) setTaskTimeout(Json.longValue(json, "taskTimeout"));
-        if (json.containsKey("retries")) setRetries(Json.integer(json, "retries"));
-        if (json.containsKey("backoff")) setBackoff(Json.string(json, "backoff"));
-        if (json.containsKey("minDelay")) setMinDelay(Json.longValue(json, "minDelay"));
-        if (json.containsKey("maxDelay")) setMaxDelay(Json.longValue(json, "maxDelay"));
-        if (json.containsKey("jitter")) setJitter(Json.doubleValue(json, "jitter"));
-        if (json.containsKey("maxRateLimitRetries")) setMaxRateLimitRetries(Json.integer(json, "maxRateLimitRetries"));
-        if (json.containsKey("maxRetryAfter")) setMaxRetryAfter(Json.longValue(json, "maxRetryAfter"));
-        if (json.containsKey("adaptOnLatency")) setAdaptOnLatency(Json.bool(json, "adaptOnLatency"));
-        if (json.containsKey("adaptOnErrors")) setAdaptOnErrors(Json.bool(json, "adaptOnErrors"));
-        if (json.containsKey("adaptOnRateLimit")) setAdaptOnRateLimit(Json.bool(json, "adaptOnRateLimit"));
-        if (json.containsKey("statsAddress")) setStatsAddress(Json.nullableString(json, "statsAddress"));
-        if (json.containsKey("statsLocalOnly")) setStatsLocalOnly(Json.bool(json, "statsLocalOnly"));
-        if (json.containsKey("statsInterval")) setStatsInterval(Json.longValue(json, "statsInterval"));
-        if (json.containsKey("statsOnChange")) setStatsOnChange(Json.bool(json, "statsOnChange"));
     }
 
-    /** @return every option, under the keys the JSON constructor reads */
+    /** @return the options set, under the keys the JSON constructor reads; an unset initialLimit is absent */
+    @Override
     public JsonObject toJson() {
-        return new JsonObject()
-                .put("name", name)
-                .put("algorithm", algorithm)
-                .put("initialLimit", getInitialLimit())
-                .put("minLimit", minLimit)
-                .put("maxLimit", maxLimit)
-                .put("maxWaiters", maxWaiters)
-                .put("waitTimeout", waitTimeout)
-                .put("taskTimeout", taskTimeout)
-                .put("retries", retries)
-                .put("backoff", backoff)
-                .put("minDelay", minDelay)
-                .put("maxDelay", maxDelay)
-                .put("jitter", jitter)
-                .put("maxRateLimitRetries", maxRateLimitRetries)
-                .put("maxRetryAfter", maxRetryAfter)
-                .put("adaptOnLatency", adaptOnLatency)
-                .put("adaptOnErrors", adaptOnErrors)
-                .put("adaptOnRateLimit", adaptOnRateLimit)
-                .put("statsAddress", statsAddress)
-                .put("statsLocalOnly", statsLocalOnly)
-                .put("statsInterval", statsInterval)
-                .put("statsOnChange", statsOnChange);
+        JsonObject json = new JsonObject();
+        AdaptiveOptionsConverter.toJson(this, json);
+        if (statsAddress == null) {
+            json.putNull("statsAddress");
+        }
+        return json;
+    }
+
+    /**
+     * @return the limiter options as the core's model, relations between them checked
+     * @throws IllegalArgumentException naming the first rule that fails, the option and its value
+     */
+    public AdaptiveConfig toConfig() {
+        return AdaptiveConfig.builder()
+                .set(ConfigOption.ALGORITHM, algorithm)
+                .initialLimit(initialLimit)
+                .minLimit(minLimit).maxLimit(maxLimit).maxQueueSize(maxQueueSize)
+                .waitTimeout(Duration.ofMillis(waitTimeout)).taskTimeout(Duration.ofMillis(taskTimeout))
+                .retries(retries).set(ConfigOption.BACKOFF, backoff)
+                .minDelay(Duration.ofMillis(minDelay)).maxDelay(Duration.ofMillis(maxDelay)).jitter(jitter)
+                .maxRateLimitRetries(maxRateLimitRetries).maxRetryAfter(Duration.ofMillis(maxRetryAfter))
+                .adaptOnLatency(adaptOnLatency).adaptOnErrors(adaptOnErrors).adaptOnRateLimit(adaptOnRateLimit)
+                .build();
     }
 
     /** @return the name */
@@ -213,37 +178,33 @@ public class AdaptiveOptions {
         return this;
     }
 
-    /** @return the algorithm */
+    /** @return the algorithm, by its option name */
     public String getAlgorithm() {
         return algorithm;
     }
 
     /**
-     * @param algorithm one of {@link #ALGORITHMS}, case-insensitive
+     * @param algorithm {@code vegas}, {@code aimd}, {@code gradient2} or {@code fixed}, ASCII
+     *                  letters in any case
      * @return this
      */
     public AdaptiveOptions setAlgorithm(String algorithm) {
-        this.algorithm = oneOf("algorithm", algorithm, ALGORITHMS);
+        this.algorithm = ConfigText.enumName(ConfigText.enumValue("algorithm", algorithm, Algorithm.class));
         return this;
     }
 
-    /**
-     * @return the initial limit; when never set, the default moved into [minLimit, maxLimit]
-     */
-    public int getInitialLimit() {
-        if (initialLimitSet) {
-            return initialLimit;
-        }
-        return Math.max(minLimit, Math.min(initialLimit, maxLimit));
+    /** @return the initial limit as set, or {@code null} when left to its default (5, moved into [minLimit, maxLimit]) */
+    public Integer getInitialLimit() {
+        return initialLimit;
     }
 
     /**
-     * @param initialLimit calls in flight before any sample, at least 1
+     * @param initialLimit calls in flight before any sample, at least 1; {@code null} for the default
      * @return this
      */
-    public AdaptiveOptions setInitialLimit(int initialLimit) {
-        this.initialLimit = atLeast("initialLimit", initialLimit, 1);
-        this.initialLimitSet = true;
+    public AdaptiveOptions setInitialLimit(Integer initialLimit) {
+        AdaptiveConfig.builder().initialLimit(initialLimit);
+        this.initialLimit = initialLimit;
         return this;
     }
 
@@ -257,7 +218,8 @@ public class AdaptiveOptions {
      * @return this
      */
     public AdaptiveOptions setMinLimit(int minLimit) {
-        this.minLimit = atLeast("minLimit", minLimit, 1);
+        AdaptiveConfig.builder().minLimit(minLimit);
+        this.minLimit = minLimit;
         return this;
     }
 
@@ -267,25 +229,27 @@ public class AdaptiveOptions {
     }
 
     /**
-     * @param maxLimit the largest limit, at least 1 (and at least minLimit, checked at creation)
+     * @param maxLimit the largest limit (with {@code fixed}: the limit), at least 1 and minLimit
      * @return this
      */
     public AdaptiveOptions setMaxLimit(int maxLimit) {
-        this.maxLimit = atLeast("maxLimit", maxLimit, 1);
+        AdaptiveConfig.builder().maxLimit(maxLimit);
+        this.maxLimit = maxLimit;
         return this;
     }
 
-    /** @return the bound on queued calls */
-    public int getMaxWaiters() {
-        return maxWaiters;
+    /** @return the bound on calls waiting for a slot */
+    public int getMaxQueueSize() {
+        return maxQueueSize;
     }
 
     /**
-     * @param maxWaiters calls that may queue for a slot, at least 0
+     * @param maxQueueSize calls that may wait for a slot, at least 0
      * @return this
      */
-    public AdaptiveOptions setMaxWaiters(int maxWaiters) {
-        this.maxWaiters = atLeast("maxWaiters", maxWaiters, 0);
+    public AdaptiveOptions setMaxQueueSize(int maxQueueSize) {
+        AdaptiveConfig.builder().maxQueueSize(maxQueueSize);
+        this.maxQueueSize = maxQueueSize;
         return this;
     }
 
@@ -295,11 +259,11 @@ public class AdaptiveOptions {
     }
 
     /**
-     * @param waitTimeout how long one call may queue, in ms, at least 0 (none)
+     * @param waitTimeout how long one call may wait for a slot, in ms, at least 0 (none)
      * @return this
      */
     public AdaptiveOptions setWaitTimeout(long waitTimeout) {
-        this.waitTimeout = atLeast("waitTimeout", waitTimeout, 0);
+        this.waitTimeout = millis(ConfigOption.WAIT_TIMEOUT, waitTimeout);
         return this;
     }
 
@@ -313,7 +277,7 @@ public class AdaptiveOptions {
      * @return this
      */
     public AdaptiveOptions setTaskTimeout(long taskTimeout) {
-        this.taskTimeout = atLeast("taskTimeout", taskTimeout, 0);
+        this.taskTimeout = millis(ConfigOption.TASK_TIMEOUT, taskTimeout);
         return this;
     }
 
@@ -327,21 +291,22 @@ public class AdaptiveOptions {
      * @return this
      */
     public AdaptiveOptions setRetries(int retries) {
-        this.retries = atLeast("retries", retries, 0);
+        AdaptiveConfig.builder().retries(retries);
+        this.retries = retries;
         return this;
     }
 
-    /** @return the backoff kind */
+    /** @return the backoff kind, by its option name */
     public String getBackoff() {
         return backoff;
     }
 
     /**
-     * @param backoff one of {@link #BACKOFFS}, case-insensitive
+     * @param backoff {@code exponential}, {@code linear} or {@code constant}, ASCII letters in any case
      * @return this
      */
     public AdaptiveOptions setBackoff(String backoff) {
-        this.backoff = oneOf("backoff", backoff, BACKOFFS);
+        this.backoff = ConfigText.enumName(ConfigText.enumValue("backoff", backoff, Backoff.Kind.class));
         return this;
     }
 
@@ -355,7 +320,7 @@ public class AdaptiveOptions {
      * @return this
      */
     public AdaptiveOptions setMinDelay(long minDelay) {
-        this.minDelay = atLeast("minDelay", minDelay, 0);
+        this.minDelay = millis(ConfigOption.MIN_DELAY, minDelay);
         return this;
     }
 
@@ -365,11 +330,11 @@ public class AdaptiveOptions {
     }
 
     /**
-     * @param maxDelay the backoff's cap in ms, at least 0 (and at least minDelay, checked at creation)
+     * @param maxDelay the backoff's cap in ms, at least 0 (and at least minDelay, checked by {@link #toConfig()})
      * @return this
      */
     public AdaptiveOptions setMaxDelay(long maxDelay) {
-        this.maxDelay = atLeast("maxDelay", maxDelay, 0);
+        this.maxDelay = millis(ConfigOption.MAX_DELAY, maxDelay);
         return this;
     }
 
@@ -383,9 +348,7 @@ public class AdaptiveOptions {
      * @return this
      */
     public AdaptiveOptions setJitter(double jitter) {
-        if (!(jitter >= 0 && jitter <= 1)) {
-            throw new IllegalArgumentException("jitter must be in [0, 1]: " + jitter);
-        }
+        AdaptiveConfig.builder().jitter(jitter);
         this.jitter = jitter;
         return this;
     }
@@ -400,7 +363,8 @@ public class AdaptiveOptions {
      * @return this
      */
     public AdaptiveOptions setMaxRateLimitRetries(int maxRateLimitRetries) {
-        this.maxRateLimitRetries = atLeast("maxRateLimitRetries", maxRateLimitRetries, 0);
+        AdaptiveConfig.builder().maxRateLimitRetries(maxRateLimitRetries);
+        this.maxRateLimitRetries = maxRateLimitRetries;
         return this;
     }
 
@@ -410,11 +374,11 @@ public class AdaptiveOptions {
     }
 
     /**
-     * @param maxRetryAfter the cap on one Retry-After pause in ms, at least 1
+     * @param maxRetryAfter the cap on one Retry-After pause in ms, positive
      * @return this
      */
     public AdaptiveOptions setMaxRetryAfter(long maxRetryAfter) {
-        this.maxRetryAfter = atLeast("maxRetryAfter", maxRetryAfter, 1);
+        this.maxRetryAfter = millis(ConfigOption.MAX_RETRY_AFTER, maxRetryAfter);
         return this;
     }
 
@@ -501,7 +465,10 @@ public class AdaptiveOptions {
      * @return this
      */
     public AdaptiveOptions setStatsInterval(long statsInterval) {
-        this.statsInterval = atLeast("statsInterval", statsInterval, 0);
+        if (statsInterval < 0) {
+            throw new IllegalArgumentException("statsInterval must be >= 0: " + statsInterval);
+        }
+        this.statsInterval = statsInterval;
         return this;
     }
 
@@ -519,40 +486,10 @@ public class AdaptiveOptions {
         return this;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptiveOptions other && toJson().equals(other.toJson());
-    }
 
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptiveOptions" + toJson().encode();
-    }
-
-    private static int atLeast(String option, int value, int min) {
-        if (value < min) {
-            throw new IllegalArgumentException(option + " must be >= " + min + ": " + value);
-        }
-        return value;
-    }
-
-    private static long atLeast(String option, long value, long min) {
-        if (value < min) {
-            throw new IllegalArgumentException(option + " must be >= " + min + ": " + value);
-        }
-        return value;
-    }
-
-    private static String oneOf(String option, String value, Set<String> allowed) {
-        String v = value == null ? null : value.trim().toLowerCase(Locale.ROOT);
-        if (v == null || !allowed.contains(v)) {
-            throw new IllegalArgumentException(option + " must be one of " + allowed + ": " + value);
-        }
-        return v;
+    /** Checks a duration in ms as the core checks that option. */
+    private static long millis(ConfigOption option, long ms) {
+        AdaptiveConfig.builder().set(option, ms);
+        return ms;
     }
 }

@@ -27,7 +27,7 @@ import java.util.Objects;
  *
  * <p>Results and stats are the core pool's: an {@link AdaptiveResult} (successes and
  * {@link ItemError}s in completion order, and {@link PoolStats}), or, in the streaming form, one
- * {@link Settled} per item and the stats; {@link PoolStatsJson} gives the stats as JSON. Every
+ * {@link Settled} per item and the stats; {@link AdaptivePoolStats} gives the stats as JSON. Every
  * item pulled ends in exactly one place. Early ends are as in the core pool, with the same
  * {@link PoolStoppedException} as {@link PoolStats#stopCause()}:
  * <ul>

@@ -1,14 +1,18 @@
 package dev.adaptive.vertx;
 
+import io.vertx.codegen.annotations.DataObject;
+import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
 /**
- * The configuration of an {@link AdaptiveProxyVerticle}, as a data object with JSON both ways:
- * the deployment config of the verticle is exactly {@link #toJson()}.
+ * The configuration of an {@link AdaptiveProxyVerticle}, as a data object with JSON both ways
+ * (the converter vertx-codegen generates): the deployment config of the verticle is exactly
+ * {@link #toJson()}. {@code requestTimeout} is whole milliseconds, or duration text ({@code "30s"}).
  *
  * <pre>{@code
  * {
@@ -24,15 +28,18 @@ import java.util.Set;
  * {@link IllegalArgumentException} naming the option and the value; the required addresses are
  * checked by {@link #validate()}, which the verticle calls on start. Not thread-safe.
  */
-public class AdaptiveProxyOptions {
+@DataObject
+@JsonGen(publicConverter = false)
+public class AdaptiveProxyOptions extends JsonDataObject {
 
     /** Default timeout of one forwarded attempt: the event bus's default, 30 s. */
     public static final long DEFAULT_REQUEST_TIMEOUT = DeliveryOptions.DEFAULT_TIMEOUT;
     /** Default: the proxy consumes cluster-wide: {@value}. */
     public static final boolean DEFAULT_LOCAL_CONSUMER = false;
 
-    private static final Set<String> KEYS = Set.of("address", "targetAddress", "requestTimeout", "localConsumer",
-            "options");
+    private static final Map<String, StrictJson.Shape> KEYS = Map.of("address", StrictJson.Shape.TEXT,
+            "targetAddress", StrictJson.Shape.TEXT, "requestTimeout", StrictJson.Shape.MILLIS,
+            "localConsumer", StrictJson.Shape.BOOLEAN, "options", StrictJson.Shape.OBJECT);
 
     private String address;
     private String targetAddress;
@@ -54,37 +61,15 @@ public class AdaptiveProxyOptions {
      * @throws IllegalArgumentException on an unknown key, a wrong type or a value out of range
      */
     public AdaptiveProxyOptions(JsonObject json) {
-        Objects.requireNonNull(json, "json");
-        for (String key : json.fieldNames()) {
-            if (!KEYS.contains(key)) {
-                throw new IllegalArgumentException("unknown proxy option '" + key + "' (known: " + KEYS + ")");
-            }
-        }
-        if (json.containsKey("address")) setAddress(Json.string(json, "address"));
-        if (json.containsKey("targetAddress")) setTargetAddress(Json.string(json, "targetAddress"));
-        if (json.containsKey("requestTimeout")) setRequestTimeout(Json.longValue(json, "requestTimeout"));
-        if (json.containsKey("localConsumer")) setLocalConsumer(Json.bool(json, "localConsumer"));
-        if (json.containsKey("options")) {
-            Object o = json.getValue("options");
-            if (!(o instanceof JsonObject j)) {
-                throw new IllegalArgumentException("options must be a JSON object: " + o);
-            }
-            setOptions(new AdaptiveOptions(j));
-        }
+        AdaptiveProxyOptionsConverter.fromJson(StrictJson.check(Objects.requireNonNull(json, "json"), Set.of(), KEYS),
+                this);
     }
 
     /** @return the options as the verticle's deployment config */
+    @Override
     public JsonObject toJson() {
-        JsonObject json = new JsonObject()
-                .put("requestTimeout", requestTimeout)
-                .put("localConsumer", localConsumer)
-                .put("options", options.toJson());
-        if (address != null) {
-            json.put("address", address);
-        }
-        if (targetAddress != null) {
-            json.put("targetAddress", targetAddress);
-        }
+        JsonObject json = new JsonObject();
+        AdaptiveProxyOptionsConverter.toJson(this, json);
         return json;
     }
 
@@ -185,18 +170,4 @@ public class AdaptiveProxyOptions {
         return value;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptiveProxyOptions other && toJson().equals(other.toJson());
-    }
-
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptiveProxyOptions" + toJson().encode();
-    }
 }

@@ -1,15 +1,19 @@
 package dev.adaptive.vertx;
 
-import io.vertx.core.json.JsonArray;
+import io.vertx.codegen.annotations.DataObject;
+import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
 
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * How {@link AdaptiveWebClient} reads HTTP statuses, as a data object with JSON both ways.
+ * How {@link AdaptiveWebClient} reads HTTP statuses, as a data object with JSON both ways (the
+ * converter vertx-codegen generates; unknown keys and wrong types are rejected, naming them).
  *
  * <ul>
  *   <li>{@code rateLimitStatuses}, default {@code [429]}: always a rate limit; the
@@ -26,7 +30,9 @@ import java.util.TreeSet;
  * [100, 599]; setters throw {@link IllegalArgumentException} naming the option and value. Not
  * thread-safe.
  */
-public class AdaptiveWebClientOptions {
+@DataObject
+@JsonGen(publicConverter = false)
+public class AdaptiveWebClientOptions extends JsonDataObject {
 
     /** Default rate-limit statuses: 429. */
     public static final Set<Integer> DEFAULT_RATE_LIMIT_STATUSES = Set.of(429);
@@ -37,8 +43,9 @@ public class AdaptiveWebClientOptions {
     /** Default: other 4xx answers are ignored by the limit: {@value}. */
     public static final boolean DEFAULT_IGNORE_CLIENT_ERRORS = true;
 
-    private static final Set<String> KEYS = Set.of("rateLimitStatuses", "retryAfterStatuses", "errorStatuses",
-            "ignoreClientErrors");
+    private static final Map<String, StrictJson.Shape> KEYS = Map.of("rateLimitStatuses", StrictJson.Shape.INTEGERS,
+            "retryAfterStatuses", StrictJson.Shape.INTEGERS, "errorStatuses", StrictJson.Shape.INTEGERS,
+            "ignoreClientErrors", StrictJson.Shape.BOOLEAN);
 
     private Set<Integer> rateLimitStatuses = new TreeSet<>(DEFAULT_RATE_LIMIT_STATUSES);
     private Set<Integer> retryAfterStatuses = new TreeSet<>(DEFAULT_RETRY_AFTER_STATUSES);
@@ -59,80 +66,55 @@ public class AdaptiveWebClientOptions {
      * @throws IllegalArgumentException on an unknown key, a wrong type or a status out of range
      */
     public AdaptiveWebClientOptions(JsonObject json) {
-        Objects.requireNonNull(json, "json");
-        for (String key : json.fieldNames()) {
-            if (!KEYS.contains(key)) {
-                throw new IllegalArgumentException("unknown web client option '" + key + "' (known: " + KEYS + ")");
-            }
-        }
-        if (json.containsKey("rateLimitStatuses")) setRateLimitStatuses(statuses(json, "rateLimitStatuses"));
-        if (json.containsKey("retryAfterStatuses")) setRetryAfterStatuses(statuses(json, "retryAfterStatuses"));
-        if (json.containsKey("errorStatuses")) setErrorStatuses(statuses(json, "errorStatuses"));
-        if (json.containsKey("ignoreClientErrors")) setIgnoreClientErrors(Json.bool(json, "ignoreClientErrors"));
+        AdaptiveWebClientOptionsConverter.fromJson(StrictJson.check(Objects.requireNonNull(json, "json"), Set.of(),
+                KEYS), this);
     }
 
-    private static Set<Integer> statuses(JsonObject json, String key) {
-        Object v = json.getValue(key);
-        if (!(v instanceof JsonArray a)) {
-            throw new IllegalArgumentException(key + " must be an array of status codes: " + v);
-        }
-        Set<Integer> out = new TreeSet<>();
-        for (Object o : a) {
-            if (!(o instanceof Integer i)) {
-                throw new IllegalArgumentException(key + " must hold whole numbers: " + o);
-            }
-            out.add(i);
-        }
-        return out;
-    }
-
-    /** @return the options as JSON */
+    @Override
     public JsonObject toJson() {
-        return new JsonObject()
-                .put("rateLimitStatuses", new JsonArray(java.util.List.copyOf(rateLimitStatuses)))
-                .put("retryAfterStatuses", new JsonArray(java.util.List.copyOf(retryAfterStatuses)))
-                .put("errorStatuses", new JsonArray(java.util.List.copyOf(errorStatuses)))
-                .put("ignoreClientErrors", ignoreClientErrors);
+        JsonObject json = new JsonObject();
+        AdaptiveWebClientOptionsConverter.toJson(this, json);
+        return json;
     }
 
     /** @return statuses that are always rate limits */
     public Set<Integer> getRateLimitStatuses() {
-        return Set.copyOf(rateLimitStatuses);
+        return Collections.unmodifiableSet(rateLimitStatuses);
     }
 
     /**
      * @param statuses statuses that are always rate limits
      * @return this
      */
-    public AdaptiveWebClientOptions setRateLimitStatuses(Collection<Integer> statuses) {
+    public AdaptiveWebClientOptions setRateLimitStatuses(Set<Integer> statuses) {
         this.rateLimitStatuses = checked("rateLimitStatuses", statuses);
         return this;
     }
 
     /** @return statuses that are rate limits when they carry a Retry-After */
     public Set<Integer> getRetryAfterStatuses() {
-        return Set.copyOf(retryAfterStatuses);
+        return Collections.unmodifiableSet(retryAfterStatuses);
     }
 
     /**
      * @param statuses statuses that are rate limits when they carry a usable Retry-After
      * @return this
      */
-    public AdaptiveWebClientOptions setRetryAfterStatuses(Collection<Integer> statuses) {
+    public AdaptiveWebClientOptions setRetryAfterStatuses(Set<Integer> statuses) {
         this.retryAfterStatuses = checked("retryAfterStatuses", statuses);
         return this;
     }
 
     /** @return statuses that are errors */
     public Set<Integer> getErrorStatuses() {
-        return Set.copyOf(errorStatuses);
+        return Collections.unmodifiableSet(errorStatuses);
     }
 
     /**
      * @param statuses statuses that are errors, retried with backoff
      * @return this
      */
-    public AdaptiveWebClientOptions setErrorStatuses(Collection<Integer> statuses) {
+    public AdaptiveWebClientOptions setErrorStatuses(Set<Integer> statuses) {
         this.errorStatuses = checked("errorStatuses", statuses);
         return this;
     }
@@ -163,18 +145,4 @@ public class AdaptiveWebClientOptions {
         return out;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AdaptiveWebClientOptions other && toJson().equals(other.toJson());
-    }
-
-    @Override
-    public int hashCode() {
-        return toJson().hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptiveWebClientOptions" + toJson().encode();
-    }
 }

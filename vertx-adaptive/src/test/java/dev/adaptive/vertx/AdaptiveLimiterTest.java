@@ -147,14 +147,14 @@ class AdaptiveLimiterTest {
     }
 
     @Test
-    void callsBeyondMaxWaitersAreRejected(Vertx vertx) {
+    void callsBeyondMaxQueueSizeAreRejected(Vertx vertx) {
         AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx,
-                fast().setAlgorithm("fixed").setInitialLimit(1).setMaxWaiters(1));
+                fast().setAlgorithm("fixed").setMaxLimit(1).setMaxQueueSize(1));
         Promise<String> hold = Promise.promise();
         Future<String> running = limiter.execute(hold::future);
         Future<String> queued = limiter.execute(() -> Future.succeededFuture("queued"));
         Throwable rejected = Await.failure(limiter.execute(() -> Future.succeededFuture("rejected")));
-        assertThat(rejected).isInstanceOf(RejectedException.class).hasMessageContaining("maxWaiters=1");
+        assertThat(rejected).isInstanceOf(RejectedException.class).hasMessageContaining("maxQueueSize=1");
         hold.complete("running");
         assertThat(Await.result(running)).isEqualTo("running");
         assertThat(Await.result(queued)).isEqualTo("queued");
@@ -163,7 +163,7 @@ class AdaptiveLimiterTest {
     @Test
     void closeFailsEveryPendingCallWithAClearErrorAndRefusesNewOnes(Vertx vertx) {
         AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx,
-                fast().setName("billing").setAlgorithm("fixed").setInitialLimit(1));
+                fast().setName("billing").setAlgorithm("fixed").setMaxLimit(1));
         AtomicInteger cancellations = new AtomicInteger();
         Promise<String> hold = Promise.promise();
         Promise<Void> running = Promise.promise();

@@ -1,7 +1,13 @@
 package dev.adaptive.vertx;
 
+import dev.adaptive.config.AdaptiveConfig;
+import dev.adaptive.config.ConfigOption;
+import dev.adaptive.docs.Snippets;
+import dev.adaptive.limit.Vegas;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
+
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,13 +15,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class AdaptiveOptionsTest {
 
     @Test
-    void defaultsAreTheDocumentedConstants() {
+    void defaultsAreTheCoresAsEveryFaceHasThem() {
         AdaptiveOptions o = new AdaptiveOptions();
+        assertThat(o.toConfig()).isEqualTo(AdaptiveConfig.defaults());
         assertThat(o.getName()).isEqualTo("adaptive");
         assertThat(o.getAlgorithm()).isEqualTo("vegas");
-        assertThat(o.getInitialLimit()).isEqualTo(5);
+        assertThat(o.getInitialLimit()).isNull();
         assertThat(o.getMinLimit()).isEqualTo(1);
-        assertThat(o.getMaxLimit()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(o.getMaxLimit()).isEqualTo(100);
+        assertThat(o.getMaxQueueSize()).isEqualTo(10_000);
         assertThat(o.getRetries()).isEqualTo(3);
         assertThat(o.getBackoff()).isEqualTo("exponential");
         assertThat(o.getMinDelay()).isEqualTo(100);
@@ -35,7 +43,7 @@ class AdaptiveOptionsTest {
     void jsonRoundTripKeepsEveryOption() {
         AdaptiveOptions o = new AdaptiveOptions()
                 .setName("orders").setAlgorithm("AIMD").setInitialLimit(7).setMinLimit(2).setMaxLimit(40)
-                .setMaxWaiters(100).setWaitTimeout(5_000).setTaskTimeout(2_000).setRetries(5)
+                .setMaxQueueSize(100).setWaitTimeout(5_000).setTaskTimeout(2_000).setRetries(5)
                 .setBackoff("linear").setMinDelay(50).setMaxDelay(1_000).setJitter(0.1)
                 .setMaxRateLimitRetries(4).setMaxRetryAfter(60_000).setAdaptOnLatency(false)
                 .setAdaptOnErrors(false).setAdaptOnRateLimit(false).setStatsAddress(null)
@@ -54,9 +62,77 @@ class AdaptiveOptionsTest {
     void missingKeysKeepDefaults() {
         AdaptiveOptions o = new AdaptiveOptions(new JsonObject().put("maxLimit", 3));
         assertThat(o.getMaxLimit()).isEqualTo(3);
-        assertThat(o.getInitialLimit()).as("unset initial moves into [min, max]").isEqualTo(3);
-        assertThat(o.getRetries()).isEqualTo(AdaptiveOptions.DEFAULT_RETRIES);
+        assertThat(o.getInitialLimit()).as("unset").isNull();
+        assertThat(o.toConfig().effectiveInitialLimit()).as("unset initial moves into [min, max]").isEqualTo(3);
+        assertThat(o.getRetries()).isEqualTo(3);
         assertThat(new AdaptiveOptions(o.toJson())).isEqualTo(o);
+    }
+
+    /**
+     * Regression: toJson wrote the derived initial limit (5) and the JSON constructor marked it as
+     * set, so options read back from their own JSON no longer moved it into new bounds: two equal
+     * options behaved differently after the same setMinLimit(8) (one failed, 5 outside [8, 100]).
+     */
+    @Test
+    void theJsonRoundTripIsLosslessAnUnsetInitialLimitStaysUnset() {
+        AdaptiveOptions original = new AdaptiveOptions();
+        AdaptiveOptions back = new AdaptiveOptions(original.toJson());
+        assertThat(original.toJson().containsKey("initialLimit")).isFalse();
+        assertThat(back).isEqualTo(original);
+        original.setMinLimit(8);
+        back.setMinLimit(8);
+        assertThat(back).isEqualTo(original);
+        assertThat(back.toConfig().effectiveInitialLimit()).isEqualTo(original.toConfig().effectiveInitialLimit())
+                .isEqualTo(8);
+        assertThat(back.toConfig().limit()).isInstanceOfSatisfying(Vegas.class,
+                v -> assertThat(v.initialLimit()).isEqualTo(8));
+        // A set initial limit stays set.
+        AdaptiveOptions set = new AdaptiveOptions().setInitialLimit(9);
+        assertThat(new AdaptiveOptions(set.toJson()).getInitialLimit()).isEqualTo(9);
+        assertThat(new AdaptiveOptions(new JsonObject().putNull("initialLimit")).getInitialLimit()).isNull();
+    }
+
+    @Test
+    void durationsAreWholeMillisecondsOrTextReadAsEveryFaceReadsIt() {
+        AdaptiveOptions o = new AdaptiveOptions(new JsonObject().put("maxDelay", "1m30s").put("taskTimeout", "PT0.5S")
+                .put("statsInterval", "10s").put("algorithm", "GRADIENT2").put("backoff", "Constant"));
+        assertThat(o.getMaxDelay()).isEqualTo(90_000);
+        assertThat(o.getTaskTimeout()).isEqualTo(500);
+        assertThat(o.getStatsInterval()).isEqualTo(10_000);
+        assertThat(o.getAlgorithm()).isEqualTo("gradient2");
+        assertThat(o.getBackoff()).isEqualTo("constant");
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("maxDelay", "1h30x")))
+                .hasMessageStartingWith("maxDelay must be a duration: ");
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("algorithm", "f\u0131xed")))
+                .hasMessage("algorithm must be one of vegas|aimd|gradient2|fixed: f\u0131xed");
+    }
+
+    @Test
+    void fixedMeansMaxLimitAsInEveryFace() {
+        AdaptiveOptions o = new AdaptiveOptions().setAlgorithm("fixed").setMaxLimit(7);
+        assertThat(o.toConfig().limit().initialState().limit()).isEqualTo(7);
+        assertThatThrownBy(() -> new AdaptiveOptions().setAlgorithm("fixed").setInitialLimit(3).toConfig())
+                .hasMessageStartingWith("initialLimit has no meaning with algorithm=fixed");
+    }
+
+    @Test
+    void theVertxPageListsTheCoreOptionsWithTheCoresDefaultsInMilliseconds() throws Exception {
+        Map<String, String> rows = Snippets.optionRows("docs/vertx.md");
+        JsonObject defaults = new AdaptiveOptions().toJson();
+        for (ConfigOption option : AdaptiveOptions.CORE_OPTIONS) {
+            assertThat(rows).as("a row for %s in docs/vertx.md", option.key()).containsKey(option.key());
+            Object value = defaults.getValue(option.key());
+            String cell = rows.get(option.key());
+            if (value == null) {
+                assertThat(cell).as(option.key()).isEqualTo(option.defaultText().replace("`", ""));
+            } else {
+                assertThat(cell).as(option.key()).startsWith(String.valueOf(value));
+            }
+        }
+        for (String own : AdaptiveOptions.OWN.keySet()) {
+            assertThat(rows).as("a row for %s in docs/vertx.md", own).containsKey(own);
+            assertThat(rows.get(own)).as(own).startsWith(String.valueOf(defaults.getValue(own)));
+        }
     }
 
     @Test
@@ -69,7 +145,10 @@ class AdaptiveOptionsTest {
     @Test
     void unknownKeyIsRejectedByName() {
         assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("maxLimt", 3)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxLimt");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("unknown option 'maxLimt' (known:");
+        // The old name of maxQueueSize is no alias.
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("maxWaiters", 3)))
+                .hasMessageStartingWith("unknown option 'maxWaiters'");
     }
 
     @Test
@@ -90,12 +169,12 @@ class AdaptiveOptionsTest {
     void outOfRangeValuesAreRejectedNamingOptionAndValue() {
         assertThatThrownBy(() -> new AdaptiveOptions().setInitialLimit(0)).hasMessage("initialLimit must be >= 1: 0");
         assertThatThrownBy(() -> new AdaptiveOptions().setMinLimit(-2)).hasMessage("minLimit must be >= 1: -2");
-        assertThatThrownBy(() -> new AdaptiveOptions().setMaxWaiters(-1)).hasMessage("maxWaiters must be >= 0: -1");
-        assertThatThrownBy(() -> new AdaptiveOptions().setTaskTimeout(-5)).hasMessage("taskTimeout must be >= 0: -5");
+        assertThatThrownBy(() -> new AdaptiveOptions().setMaxQueueSize(-1)).hasMessage("maxQueueSize must be >= 0: -1");
+        assertThatThrownBy(() -> new AdaptiveOptions().setTaskTimeout(-5)).hasMessage("taskTimeout must be a duration >= 0: -5");
         assertThatThrownBy(() -> new AdaptiveOptions().setRetries(-1)).hasMessage("retries must be >= 0: -1");
-        assertThatThrownBy(() -> new AdaptiveOptions().setJitter(1.5)).hasMessage("jitter must be in [0, 1]: 1.5");
-        assertThatThrownBy(() -> new AdaptiveOptions().setJitter(Double.NaN)).hasMessage("jitter must be in [0, 1]: NaN");
-        assertThatThrownBy(() -> new AdaptiveOptions().setMaxRetryAfter(0)).hasMessage("maxRetryAfter must be >= 1: 0");
+        assertThatThrownBy(() -> new AdaptiveOptions().setJitter(1.5)).hasMessage("jitter must be within [0, 1]: 1.5");
+        assertThatThrownBy(() -> new AdaptiveOptions().setJitter(Double.NaN)).hasMessage("jitter must be within [0, 1]: NaN");
+        assertThatThrownBy(() -> new AdaptiveOptions().setMaxRetryAfter(0)).hasMessage("maxRetryAfter must be a positive duration: 0");
         assertThatThrownBy(() -> new AdaptiveOptions().setStatsInterval(-1)).hasMessage("statsInterval must be >= 0: -1");
         assertThatThrownBy(() -> new AdaptiveOptions().setAlgorithm("bbr"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("algorithm").hasMessageContaining("bbr");

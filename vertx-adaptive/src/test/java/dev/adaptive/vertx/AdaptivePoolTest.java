@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AdaptivePoolTest {
 
     private static AdaptiveOptions fixed(int limit) {
-        return new AdaptiveOptions().setAlgorithm("fixed").setInitialLimit(limit)
+        return new AdaptiveOptions().setAlgorithm("fixed").setMaxLimit(limit)
                 .setMinDelay(1).setMaxDelay(5).setStatsAddress(null);
     }
 
@@ -278,7 +278,7 @@ class AdaptivePoolTest {
         Duration total = stats.performanceData().stream().map(ConcurrencySegment::duration)
                 .reduce(Duration.ZERO, Duration::plus);
         assertThat(total).isPositive();
-        JsonObject json = PoolStatsJson.toJson(stats);
+        JsonObject json = AdaptivePoolStats.of(stats).toJson();
         assertThat(json.getJsonArray("performanceData")).hasSize(stats.performanceData().size());
         assertThat(json.getLong("succeeded")).isEqualTo(399);
         assertThat(json.fieldNames()).contains("finalConcurrency", "maxConcurrencyReached", "congestionEvents",

@@ -83,7 +83,7 @@ class AdaptiveProxyVerticleTest {
         Await.result(vertx.eventBus().consumer("black-hole", m -> held.incrementAndGet()).completion());
         AdaptiveProxyVerticle proxy = new AdaptiveProxyVerticle();
         String id = Await.result(vertx.deployVerticle(proxy, new DeploymentOptions().setConfig(config("pending",
-                "black-hole", new JsonObject().put("algorithm", "fixed").put("initialLimit", 2)
+                "black-hole", new JsonObject().put("algorithm", "fixed").put("maxLimit", 2)
                         .put("statsAddress", null)))));
         List<Future<Message<Object>>> requests = new ArrayList<>();
         for (int i = 0; i < 10; i++) {

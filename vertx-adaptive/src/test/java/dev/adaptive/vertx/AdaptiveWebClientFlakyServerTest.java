@@ -19,7 +19,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Scenario S3 of SCENARIOS.md through {@link AdaptiveWebClient}: a real Vert.x HTTP server on
+ * Scenario S3 of docs/benchmarks.md through {@link AdaptiveWebClient}: a real Vert.x HTTP server on
  * loopback (base 40 ms, soft 6, hard 12, 429 with {@code Retry-After: 1} past the hard cap), 200
  * requests. The client starts above the hard cap so that the first burst does meet 429s.
  */

@@ -26,6 +26,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -170,11 +171,11 @@ class AdaptiveWebClientTest {
 
     @Test
     void optionsRoundTripThroughJsonAndRejectBadStatuses() {
-        AdaptiveWebClientOptions o = new AdaptiveWebClientOptions().setRateLimitStatuses(List.of(429, 420))
-                .setRetryAfterStatuses(List.of()).setErrorStatuses(List.of(500)).setIgnoreClientErrors(false);
+        AdaptiveWebClientOptions o = new AdaptiveWebClientOptions().setRateLimitStatuses(Set.of(429, 420))
+                .setRetryAfterStatuses(Set.of()).setErrorStatuses(Set.of(500)).setIgnoreClientErrors(false);
         assertThat(new AdaptiveWebClientOptions(o.toJson())).isEqualTo(o);
         assertThat(new AdaptiveWebClientOptions().getErrorStatuses()).containsExactlyInAnyOrder(500, 502, 503, 504);
-        assertThatThrownBy(() -> new AdaptiveWebClientOptions().setErrorStatuses(List.of(700)))
+        assertThatThrownBy(() -> new AdaptiveWebClientOptions().setErrorStatuses(Set.of(700)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("errorStatuses must hold statuses in [100, 599]: 700");
         assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject().put("rateLimitStatuses", "429")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLimitStatuses");

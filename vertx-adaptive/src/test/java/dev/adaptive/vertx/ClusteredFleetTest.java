@@ -100,7 +100,7 @@ class ClusteredFleetTest {
             Vertx node = cluster.nodes.get(i);
             PauseWatch watch = new PauseWatch();
             AdaptiveLimiter limiter = AdaptiveLimiter.builder(node, new AdaptiveOptions().setName("node-" + i)
-                            .setAlgorithm("fixed").setInitialLimit(CEILING).setStatsAddress(null))
+                            .setAlgorithm("fixed").setMaxLimit(CEILING).setStatsAddress(null))
                     .traceListener(watch).build();
             watches.add(watch);
             clients.add(AdaptiveWebClient.create(

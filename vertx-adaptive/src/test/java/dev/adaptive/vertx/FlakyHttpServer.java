@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A real HTTP server on 127.0.0.1 following the flaky API model of SCENARIOS.md (no jitter, no
+ * A real HTTP server on 127.0.0.1 following the flaky API model of docs/benchmarks.md (no jitter, no
  * tail, no transient errors, no over-cap 500s, as in S3): with {@code n} requests in flight at an
  * arrival, counting the new one, {@code n > hard} is answered after 2 ms with 429 and
  * {@code Retry-After: <retryAfterSeconds>}; otherwise with 200 after

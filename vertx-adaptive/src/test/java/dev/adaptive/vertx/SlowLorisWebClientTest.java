@@ -33,7 +33,7 @@ class SlowLorisWebClientTest extends HoldingServerTest {
     @Test
     void theTaskTimeoutFreesTheSlotsAndEveryRequestEndsWithTaskTimeoutException(Vertx vertx) {
         AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setName("loris")
-                .setAlgorithm("fixed").setInitialLimit(LIMIT).setTaskTimeout(500).setRetries(RETRIES)
+                .setAlgorithm("fixed").setMaxLimit(LIMIT).setTaskTimeout(500).setRetries(RETRIES)
                 .setMinDelay(1).setMaxDelay(5).setStatsAddress(null));
         AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
         AtomicInteger cancelled = new AtomicInteger();

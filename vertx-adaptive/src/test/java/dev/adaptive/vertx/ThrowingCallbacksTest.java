@@ -71,7 +71,7 @@ class ThrowingCallbacksTest {
     @Test
     void closingWithFortyThousandCallsQueuedFailsEveryOne(Vertx vertx) {
         AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, options().setAlgorithm("fixed").setMaxLimit(1)
-                .setInitialLimit(1).setMinLimit(1));
+                .setMaxQueueSize(50_000));
         Promise<String> never = Promise.promise();
         limiter.execute(never::future);
         List<Future<String>> queued = new ArrayList<>();
@@ -88,7 +88,7 @@ class ThrowingCallbacksTest {
 
     @Test
     void aReadStreamWhoseFetchThrowsEndsTheRunAsAFailedInput(Vertx vertx) {
-        AdaptivePool pool = AdaptivePool.create(vertx, options().setAlgorithm("fixed").setInitialLimit(2)
+        AdaptivePool pool = AdaptivePool.create(vertx, options().setAlgorithm("fixed").setMaxLimit(2)
                 .setMinLimit(1).setMaxLimit(2));
         ListStream<Integer> items = new ListStream<>(vertx.getOrCreateContext(), List.of(1, 2, 3, 4, 5, 6), false);
         AtomicInteger fetches = new AtomicInteger();

@@ -71,7 +71,7 @@ class VerticleOwnedLimiterTest {
         @Override
         public Future<?> start() {
             limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setName("orders").setAlgorithm("fixed")
-                    .setInitialLimit(LIMIT).setRetries(3).setMinDelay(60_000).setMaxDelay(60_000)
+                    .setMaxLimit(LIMIT).setRetries(3).setMinDelay(60_000).setMaxDelay(60_000)
                     .setStatsAddress(null));
             client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
             return Future.succeededFuture();

@@ -57,9 +57,9 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
             AtomicLong read429s = new AtomicLong();
             AdaptivePool<Integer> pool = AdaptivePool.of(IntStream.range(0, scenario.items()).boxed().toList())
                     .withName("s3")
-                    .withRetry(RetryPolicy.builder().retries(scenario.retries()).build());
+                    .withRetryPolicy(RetryPolicy.builder().retries(scenario.retries()).build());
             if (trace != null) {
-                pool = pool.withTrace(trace);
+                pool = pool.withTraceListener(trace);
             }
             long t0 = System.nanoTime();
             AdaptiveResult<Integer, String> result = pool.process((item, ctx) -> client.sendAsync(

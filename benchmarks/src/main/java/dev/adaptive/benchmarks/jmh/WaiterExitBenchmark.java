@@ -87,7 +87,7 @@ public class WaiterExitBenchmark {
     /** A limiter of one slot, held, and {@link #waiters} acquisitions queued behind it; and the floor's queue. */
     @Setup(Level.Invocation)
     public void queue() {
-        limiter = Limiter.builder().limit(FixedLimit.of(1)).build();
+        limiter = Limiter.builder().limit(FixedLimit.of(1)).maxQueueSize(Integer.MAX_VALUE).build();
         limiter.tryAcquire().orElseThrow();
         queued = new ArrayList<>(waiters);
         floor = new ConcurrentLinkedQueue<>();
@@ -97,8 +97,8 @@ public class WaiterExitBenchmark {
             floor.add(new CompletableFuture<>());
             plain.add(new CompletableFuture<>());
         }
-        vertxLimiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setAlgorithm("fixed").setInitialLimit(1)
-                .setMinLimit(1).setMaxLimit(1).setRetries(0).setStatsAddress(null));
+        vertxLimiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setAlgorithm("fixed").setMaxLimit(1)
+                .setMaxQueueSize(Integer.MAX_VALUE).setRetries(0).setStatsAddress(null));
         Promise<String> never = Promise.promise();
         vertxLimiter.execute(never::future);
         for (int i = 0; i < waiters; i++) {

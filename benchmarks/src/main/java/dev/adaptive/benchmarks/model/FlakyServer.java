@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The flaky API model of {@code SCENARIOS.md}, answering in the time of a {@link Ticker} and a
+ * The flaky API model of docs/benchmarks.md, answering in the time of a {@link Ticker} and a
  * {@link Scheduler}: in {@link dev.adaptive.time.VirtualTime} for the simulations, on real
  * time for the real-time mode and behind the loopback HTTP server.
  *

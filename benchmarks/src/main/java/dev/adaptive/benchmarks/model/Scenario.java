@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One workload of the flaky API model (the project's SCENARIOS.md, summarized in
+ * One workload of the flaky API model (summarized in
  * {@code docs/benchmarks.md}): the server's
  * parameters and the client's work. Immutable.
  *

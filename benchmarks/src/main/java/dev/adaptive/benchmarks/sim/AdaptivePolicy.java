@@ -72,10 +72,10 @@ public final class AdaptivePolicy implements Policy {
      */
     public void start(Run run, TraceListener trace) {
         AdaptivePool<Integer> pool = AdaptivePool.of(IntStream.range(0, run.scenario().items()).boxed().toList())
-                .withName(name).withAlgorithm(limit).withRetry(run.retryPolicy())
+                .withName(name).withAlgorithm(limit).withRetryPolicy(run.retryPolicy())
                 .withTime(run.ticker(), run.scheduler());
         if (trace != null) {
-            pool = pool.withTrace(trace);
+            pool = pool.withTraceListener(trace);
         }
         pool.stream((item, ctx) -> run.attempt(),
                 PoolListener.<Integer, String>of(result -> run.itemDone(true), error -> run.itemDone(false)));

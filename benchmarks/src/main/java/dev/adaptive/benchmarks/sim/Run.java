@@ -19,7 +19,7 @@ import java.util.function.DoubleSupplier;
  * One policy against one scenario with one seed: the server, the time the run lives in, the
  * client's seeded randomness, and the tally of finished items.
  *
- * <p>The client's work is the same for every policy (SCENARIOS.md): an error is retried with
+ * <p>The client's work is the same for every policy (docs/benchmarks.md): an error is retried with
  * exponential backoff from 100 ms, capped at 30 s, jitter 0.2, up to the scenario's budget; a
  * 429 is retried after its Retry-After, on a separate budget of
  * {@value #RATE_LIMIT_RETRIES} that does not consume the error budget.

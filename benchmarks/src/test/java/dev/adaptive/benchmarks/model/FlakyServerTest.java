@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-/** The flaky API model, checked against SCENARIOS.md in virtual time. */
+/** The flaky API model, checked against docs/benchmarks.md in virtual time. */
 class FlakyServerTest {
 
     /** S1's server: no jitter, no tail, no transient errors. */

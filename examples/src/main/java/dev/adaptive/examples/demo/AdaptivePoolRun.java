@@ -50,10 +50,10 @@ public final class AdaptivePoolRun implements DemoRun {
             trace.begin();
             PoolStats stats = AdaptivePool.of(indices)
                     .withName("demo")
-                    .withConcurrency(INITIAL, 1, MAX)
-                    .withRetry(RetryPolicy.defaults())
+                    .withLimits(INITIAL, 1, MAX)
+                    .withRetryPolicy(RetryPolicy.defaults())
                     .withTaskTimeout(Duration.ofSeconds(15))
-                    .withTrace(trace)
+                    .withTraceListener(trace)
                     .stream((Integer i, dev.adaptive.TaskContext ctx) -> Http.get(client, target.uri(i)),
                             PoolListener.<Integer, String>of(
                                     result -> {

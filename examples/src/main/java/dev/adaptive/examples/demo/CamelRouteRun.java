@@ -56,7 +56,7 @@ public final class CamelRouteRun implements DemoRun {
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    from("adaptive:demo?initial=" + INITIAL + "&max=" + MAX + "&taskTimeout=15s&traceListener=#demoTrace")
+                    from("adaptive:demo?initialLimit=" + INITIAL + "&maxLimit=" + MAX + "&taskTimeout=15s&traceListener=#demoTrace")
                             .routeId("demo-api")
                             .errorHandler(noErrorHandler())
                             .toD(uri)

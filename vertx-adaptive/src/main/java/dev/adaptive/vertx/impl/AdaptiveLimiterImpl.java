@@ -6,6 +6,7 @@ import dev.adaptive.Execution;
 import dev.adaptive.Lease;
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
+import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.LimiterClosedException;
 import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
@@ -14,6 +15,7 @@ import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceListener;
 import dev.adaptive.vertx.AdaptiveLimiter;
+import dev.adaptive.vertx.AdaptiveLimiterStats;
 import dev.adaptive.vertx.AdaptiveOptions;
 import dev.adaptive.vertx.VertxTime;
 import io.vertx.core.Context;
@@ -74,15 +76,14 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         String address = options.getStatsAddress();
         this.publisher = address == null ? null : new StatsPublisher(vertx, context, address,
                 options.isStatsLocalOnly(), options.getStatsInterval(), this::stats);
-        Limiter.Builder b = Limiter.builder()
+        AdaptiveConfig config = options.toConfig();
+        Limiter.Builder b = config.limiterBuilder()
                 .name(name)
-                .limit(limit != null ? limit : OptionsMapper.limit(options))
                 .time(time)
-                .adapt(OptionsMapper.adapt(options))
-                .maxWaiters(options.getMaxWaiters())
-                .waitTimeout(OptionsMapper.optional(options.getWaitTimeout()))
-                .maxRetryAfter(Duration.ofMillis(options.getMaxRetryAfter()))
                 .limitChangeListener(this::onLimitChange);
+        if (limit != null) {
+            b.limit(limit);
+        }
         traceListeners.forEach(b::traceListener);
         this.limiter = b.build();
         if (publisher != null && options.isStatsOnChange()) {
@@ -90,11 +91,11 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
             // a trace event for every call, which cost execute() a third to a half of its time.
             limiter.addRatePauseListener(pause -> publisher.changed());
         }
-        this.executor = AdaptiveExecutor.builder(limiter)
-                .retryPolicy(retryPolicy != null ? retryPolicy : OptionsMapper.retryPolicy(options))
-                .taskTimeout(OptionsMapper.optional(options.getTaskTimeout()))
-                .classifier(classifier)
-                .build();
+        AdaptiveExecutor.Builder eb = config.executorBuilder(limiter).classifier(classifier);
+        if (retryPolicy != null) {
+            eb.retryPolicy(retryPolicy);
+        }
+        this.executor = eb.build();
         if (publisher != null) {
             publisher.start();
         }
@@ -263,7 +264,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
 
     @Override
     public JsonObject stats() {
-        return StatsJson.of(name, limiter);
+        return AdaptiveLimiterStats.of(name, limiter).toJson();
     }
 
     @Override

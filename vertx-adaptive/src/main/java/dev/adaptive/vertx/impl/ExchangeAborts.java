@@ -62,6 +62,11 @@ final class ExchangeAborts {
         });
     }
 
+    /** @return whether this client's exchanges are hooked (a stock client, its impl package readable) */
+    boolean hooked() {
+        return this != NONE;
+    }
+
     /**
      * @param request      the copy one attempt sends
      * @param cancellation the attempt's cancellation

@@ -1,15 +1,14 @@
-package dev.adaptive.camel;
-
-import dev.adaptive.internal.Ascii;
+package dev.adaptive.internal;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 
 /**
- * Reads the text of a duration option, strictly. Camel's own converter reads what it does not
- * understand as 0 or as the part it did ({@code abc}, {@code 1M}, {@code -5s}, {@code ١٢} are
- * 0; {@code 1h30x} is an hour) and lets an overflow wrap to a negative duration, so the
- * component reads the text itself. Accepted, with surrounding white space:
+ * Reads the text of a duration option, strictly, for every face (URIs, properties files, JSON
+ * strings). Lenient converters (Camel's, for one) read what they do not understand as 0 or as
+ * the part they did ({@code abc}, {@code 1M}, {@code -5s}, {@code ١٢} are 0; {@code 1h30x} is
+ * an hour) and let an overflow wrap to a negative duration; this one refuses. Accepted, with
+ * surrounding white space:
  * <ul>
  *   <li>ASCII digits: milliseconds ({@code 500});</li>
  *   <li>numbers with lower-case units, each unit at most once, from the largest down:
@@ -20,14 +19,16 @@ import java.time.format.DateTimeParseException;
  * </ul>
  * Anything else, a negative value, and a duration past {@link #MAX} (the most a long of
  * nanoseconds holds, about 292 years) fail with an {@link IllegalArgumentException} that names
- * the option and quotes the text as it was typed. Stateless.
+ * the option and quotes the text as it was typed. {@link #format(Duration)} writes the
+ * shortest text this class reads back as the same duration. Not API: its package is internal
+ * and may change without notice. Stateless.
  */
-final class DurationText {
+public final class DurationText {
 
     /** The longest duration accepted: {@code Long.MAX_VALUE} nanoseconds. */
-    static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE);
+    public static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE);
 
-    static final String FORMS = "milliseconds (500), numbers with units from d to ms in that order (1h30m15s, 500ms)"
+    public static final String FORMS = "milliseconds (500), numbers with units from d to ms in that order (1h30m15s, 500ms)"
             + " or ISO-8601 (PT1S)";
 
     private static final String[] UNITS = {"d", "h", "m", "s", "ms"};
@@ -43,7 +44,7 @@ final class DurationText {
      * @return the duration, at least 0 and at most {@link #MAX}
      * @throws IllegalArgumentException naming the option and quoting {@code text}
      */
-    static Duration parse(String option, String text) {
+    public static Duration parse(String option, String text) {
         String t = text == null ? "" : text.trim();
         if (t.isEmpty()) {
             throw bad(option, text, "must be a duration: " + FORMS);
@@ -63,6 +64,33 @@ final class DurationText {
         } catch (ArithmeticException tooLong) {
             throw bad(option, text, "must be at most " + MAX + " (about 292 years)");
         }
+    }
+
+    /**
+     * @param d a duration, at least 0
+     * @return its shortest text in units ({@code 10m}, {@code 1h30m}, {@code 100ms}, {@code 0}),
+     *         or ISO-8601 when it has a part below a millisecond
+     */
+    public static String format(Duration d) {
+        if (d.isNegative()) {
+            throw new IllegalArgumentException("a duration option is never negative: " + d);
+        }
+        if (d.isZero()) {
+            return "0";
+        }
+        if (d.getNano() % 1_000_000 != 0) {
+            return d.toString();
+        }
+        StringBuilder out = new StringBuilder();
+        long millis = d.toMillis();
+        for (int i = 0; i < UNITS.length; i++) {
+            long unitMillis = NANOS[i] / 1_000_000;
+            if (millis >= unitMillis) {
+                out.append(millis / unitMillis).append(UNITS[i]);
+                millis %= unitMillis;
+            }
+        }
+        return out.toString();
     }
 
     private static Duration iso(String option, String text, String t) {

@@ -1,0 +1,196 @@
+package dev.adaptive.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Strict reading of option values as configuration sources hand them over: text from a URI or a
+ * properties file, numbers and booleans from JSON, or values already typed by a program. Every
+ * reader throws {@link IllegalArgumentException} naming the option and quoting the value; none
+ * reads a part of a value, a look-alike character or a locale-dependent form. Not API: its
+ * package is internal and may change without notice. Stateless.
+ */
+public final class ConfigText {
+
+    private ConfigText() {
+    }
+
+    /**
+     * @return an int: an integral number in range, a whole-valued JSON number ({@code 5.0}), or
+     *         ASCII digits with an optional leading minus
+     */
+    public static int integer(String option, Object value) {
+        long v = longValue(option, value);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw bad(option, value, "must be a whole number that fits in an int");
+        }
+        return (int) v;
+    }
+
+    /** @return a long, read as {@link #integer} reads an int */
+    public static long longValue(String option, Object value) {
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+            return ((Number) value).longValue();
+        }
+        // A JSON number written 5.0 is still a whole number; 5.5 is not, nor one past 2^53.
+        if (value instanceof Number n && !(value instanceof java.math.BigInteger)
+                && n.doubleValue() == Math.rint(n.doubleValue()) && Math.abs(n.doubleValue()) < 9.0e15) {
+            return n.longValue();
+        }
+        if (value instanceof String s) {
+            String t = s.trim();
+            String digits = t.startsWith("-") ? t.substring(1) : t;
+            if (Ascii.isDigits(digits)) {
+                try {
+                    return Long.parseLong(t);
+                } catch (NumberFormatException tooLong) {
+                    throw bad(option, value, "must be a whole number that fits in a long");
+                }
+            }
+        }
+        throw bad(option, value, "must be a whole number");
+    }
+
+    /** @return a finite or non-finite double: a JSON number, or ASCII text {@code [-]digits[.digits]} */
+    public static double decimal(String option, Object value) {
+        if (value instanceof Number n) {
+            return n.doubleValue();
+        }
+        if (value instanceof String s) {
+            String t = s.trim();
+            String unsigned = t.startsWith("-") ? t.substring(1) : t;
+            int dot = unsigned.indexOf('.');
+            String whole = dot < 0 ? unsigned : unsigned.substring(0, dot);
+            String fraction = dot < 0 ? "0" : unsigned.substring(dot + 1);
+            // No exponent, hex, NaN, Infinity or digits of other scripts: what Double.parseDouble
+            // would take beyond plain decimals is never what a person means by 0.2.
+            if (Ascii.isDigits(whole) && Ascii.isDigits(fraction)) {
+                return Double.parseDouble(t);
+            }
+        }
+        throw bad(option, value, "must be a decimal number");
+    }
+
+    /** @return a boolean, or the text {@code true} / {@code false} (ASCII letters in any case) */
+    public static boolean bool(String option, Object value) {
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        if (value instanceof String s) {
+            String t = s.trim();
+            if (Ascii.equalsIgnoreCase(t, "true")) {
+                return true;
+            }
+            if (Ascii.equalsIgnoreCase(t, "false")) {
+                return false;
+            }
+        }
+        throw bad(option, value, "must be true or false");
+    }
+
+    /**
+     * @return a duration: a {@link Duration}, a whole number of milliseconds, or text as
+     *         {@link DurationText#parse} reads it; never negative
+     */
+    public static Duration duration(String option, Object value) {
+        if (value instanceof Duration d) {
+            if (d.isNegative()) {
+                throw bad(option, value, "must be a duration >= 0");
+            }
+            return d;
+        }
+        if (value instanceof String s) {
+            return DurationText.parse(option, s);
+        }
+        if (value instanceof Number) {
+            long millis;
+            try {
+                millis = longValue(option, value);
+            } catch (IllegalArgumentException notWhole) {
+                throw bad(option, value, "must be a whole number of milliseconds");
+            }
+            if (millis < 0) {
+                throw bad(option, value, "must be a duration >= 0");
+            }
+            return Duration.ofMillis(millis);
+        }
+        throw bad(option, value, "must be a duration: " + DurationText.FORMS);
+    }
+
+    /** @return text; only a {@link String} is text */
+    public static String text(String option, Object value) {
+        if (value instanceof String s) {
+            return s;
+        }
+        throw bad(option, value, "must be text");
+    }
+
+    /**
+     * Reads an enum constant by its option name ({@link #enumName}), ASCII letters in any case,
+     * dashes and underscores ignored: {@code failClosed}, {@code FAIL_CLOSED},
+     * {@code fail-closed} all name {@code FAIL_CLOSED}. Any other character (a dotless
+     * {@code ı}, a long {@code ſ}) matches nothing.
+     */
+    public static <E extends Enum<E>> E enumValue(String option, Object value, Class<E> type) {
+        if (type.isInstance(value)) {
+            return type.cast(value);
+        }
+        if (value instanceof String s) {
+            String wanted = squash(s.trim());
+            if (wanted != null) {
+                for (E constant : type.getEnumConstants()) {
+                    if (Ascii.equalsIgnoreCase(squash(constant.name()), wanted)) {
+                        return constant;
+                    }
+                }
+            }
+        }
+        throw bad(option, value, "must be one of " + String.join("|", enumNames(type)));
+    }
+
+    /** @return the option name of a constant: {@code FAIL_CLOSED} is {@code failClosed}, {@code GRADIENT2} {@code gradient2} */
+    public static String enumName(Enum<?> constant) {
+        StringBuilder out = new StringBuilder();
+        boolean upper = false;
+        for (char c : constant.name().toCharArray()) {
+            if (c == '_') {
+                upper = true;
+            } else {
+                char lower = c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+                out.append(upper && lower >= 'a' && lower <= 'z' ? (char) (lower - ('a' - 'A')) : lower);
+                upper = false;
+            }
+        }
+        return out.toString();
+    }
+
+    /** @return the option names of every constant, in declaration order */
+    public static List<String> enumNames(Class<? extends Enum<?>> type) {
+        List<String> names = new ArrayList<>();
+        for (Enum<?> constant : type.getEnumConstants()) {
+            names.add(enumName(constant));
+        }
+        return names;
+    }
+
+    /** @return the text without dashes and underscores, or null if it holds anything but ASCII letters, digits, - and _ */
+    private static String squash(String s) {
+        StringBuilder out = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '-' || c == '_') {
+                continue;
+            }
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')) {
+                return null;
+            }
+            out.append(c);
+        }
+        return out.length() == 0 ? null : out.toString();
+    }
+
+    private static IllegalArgumentException bad(String option, Object value, String rule) {
+        return new IllegalArgumentException(option + " " + rule + ": " + value);
+    }
+}

@@ -1,0 +1,86 @@
+package dev.adaptive.camel;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.PropertyBindingSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Where a pool's options come from, the nearer winning option by option: a URI of the pool, then
+ * the named pool's configuration, then the component's; and the component's options read text as
+ * strictly as URIs do, whichever way Camel binds them.
+ */
+class PoolOptionSourcesTest {
+
+    private CamelContext camel;
+    private AdaptiveComponent adaptive;
+
+    @BeforeEach
+    void start() throws Exception {
+        camel = new DefaultCamelContext();
+        adaptive = camel.getComponent("adaptive", AdaptiveComponent.class);
+        bind(Map.of("retries", "7", "maxDelay", "2s", "pools.orders.retries", "4", "pools.orders.maxLimit", "20"));
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("adaptive:orders").setBody(constant("ok"));
+                from("adaptive:billing").setBody(constant("ok"));
+            }
+        });
+        camel.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        camel.close();
+    }
+
+    private void bind(Map<String, Object> properties) {
+        PropertyBindingSupport.build().withConfigurer(adaptive.getComponentPropertyConfigurer())
+                .withIgnoreCase(true).withMandatory(true).withRemoveParameters(false)
+                .bind(camel, adaptive, new LinkedHashMap<>(properties));
+    }
+
+    @Test
+    void theUriWinsOverTheNamedPoolWhichWinsOverTheComponent() {
+        assertThat(camel.createProducerTemplate().requestBody("adaptive:orders?maxLimit=30", "x")).isEqualTo("ok");
+        assertThat(camel.createProducerTemplate().requestBody("adaptive:billing", "x")).isEqualTo("ok");
+        var orders = adaptive.options("orders").orElseThrow();
+        assertThat(orders.maxLimit()).as("the URI").isEqualTo(30);
+        assertThat(orders.retries()).as("the named pool").isEqualTo(4);
+        assertThat(orders.maxDelay()).as("the component").isEqualTo(Duration.ofSeconds(2));
+        var billing = adaptive.options("billing").orElseThrow();
+        assertThat(billing.maxLimit()).as("the default").isEqualTo(100);
+        assertThat(billing.retries()).as("the component").isEqualTo(7);
+    }
+
+    @Test
+    void componentOptionsAreReadAsStrictlyAsUris() {
+        assertThatThrownBy(() -> bind(Map.of("maxDelay", "1h30x"))).rootCause()
+                .hasMessageStartingWith("maxDelay must be a duration: ");
+        assertThatThrownBy(() -> bind(Map.of("algorithm", "f\u0131xed"))).rootCause()
+                .hasMessage("algorithm must be one of vegas|aimd|gradient2|fixed: f\u0131xed");
+        assertThatThrownBy(() -> bind(Map.of("max-limit", "5.5"))).rootCause()
+                .hasMessage("maxLimit must be a whole number: 5.5");
+        bind(Map.of("fleet-outage-policy", "local-only", "backoff", "LINEAR"));
+        assertThat(adaptive.getConfiguration().getFleetOutagePolicy()).hasToString("LOCAL_ONLY");
+        assertThat(adaptive.getConfiguration().options()).containsEntry("backoff", "LINEAR");
+    }
+
+    @Test
+    void aBadNamedPoolOptionFailsItsEndpointNamingIt() {
+        bind(Map.of("pools.ledger.maxLimt", "5"));
+        assertThatThrownBy(() -> camel.getEndpoint("adaptive:ledger")).rootCause()
+                .hasMessageStartingWith("pools.ledger.maxLimt: unknown pool option 'maxLimt'");
+    }
+}

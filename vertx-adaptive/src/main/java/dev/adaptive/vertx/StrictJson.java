@@ -1,0 +1,104 @@
+package dev.adaptive.vertx;
+
+import dev.adaptive.config.AdaptiveConfig;
+import dev.adaptive.config.ConfigOption;
+import dev.adaptive.internal.ConfigText;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The checks the converters vertx-codegen generates leave out: they skip an unknown key and a
+ * value of the wrong type in silence, and cut {@code 5.5} to 5. Before a data object's JSON
+ * constructor hands its JSON to the converter, this rejects an unknown key (naming it and the
+ * known ones) and reads every value strictly (naming the option and the value): the core's
+ * options with the core's rules and messages ({@link ConfigOption#read},
+ * {@link AdaptiveConfig.Builder#set}), the face's own by their shape. Durations may be whole
+ * milliseconds or text ({@code "5s"}); what goes on to the converter is milliseconds. Stateless.
+ */
+final class StrictJson {
+
+    /** The shapes of the face's own options. */
+    enum Shape {
+        /** A string. */
+        TEXT,
+        /** A string or null. */
+        NULLABLE_TEXT,
+        /** true or false. */
+        BOOLEAN,
+        /** Whole milliseconds, or duration text. */
+        MILLIS,
+        /** A JSON object, checked by the nested data object's own constructor. */
+        OBJECT,
+        /** An array of whole numbers. */
+        INTEGERS
+    }
+
+    private StrictJson() {
+    }
+
+    /**
+     * @param json the JSON a data object is built from
+     * @param core the core options the data object takes, under their core names
+     * @param own  the data object's own options and their shapes
+     * @return the same options, values read and durations in milliseconds, for the converter
+     * @throws IllegalArgumentException on an unknown key, a wrong type or, for core options, a value out of range
+     */
+    static JsonObject check(JsonObject json, Set<ConfigOption> core, Map<String, Shape> own) {
+        JsonObject out = new JsonObject();
+        for (Map.Entry<String, Object> e : json) {
+            String key = e.getKey();
+            Object value = e.getValue();
+            ConfigOption option = core.stream().filter(o -> o.key().equals(key)).findFirst().orElse(null);
+            if (option != null) {
+                if (value == null && option == ConfigOption.INITIAL_LIMIT) {
+                    continue;   // unset, as toJson() leaves it
+                }
+                Object typed = option.read(value);
+                AdaptiveConfig.builder().set(option, value);
+                out.put(key, typed instanceof Duration d ? (Object) d.toMillis()
+                        : typed instanceof Enum<?> c ? ConfigText.enumName(c) : typed);
+            } else if (own.containsKey(key)) {
+                out.put(key, own(key, value, own.get(key)));
+            } else {
+                Set<String> known = new TreeSet<>(own.keySet());
+                core.forEach(o -> known.add(o.key()));
+                throw new IllegalArgumentException("unknown option '" + key + "' (known: " + String.join(", ", known)
+                        + ")");
+            }
+        }
+        return out;
+    }
+
+    private static Object own(String key, Object value, Shape shape) {
+        return switch (shape) {
+            case TEXT -> ConfigText.text(key, value);
+            case NULLABLE_TEXT -> value == null ? null : ConfigText.text(key, value);
+            case BOOLEAN -> ConfigText.bool(key, value);
+            case MILLIS -> ConfigText.duration(key, value).toMillis();
+            case OBJECT -> {
+                if (!(value instanceof JsonObject)) {
+                    throw new IllegalArgumentException(key + " must be a JSON object: " + value);
+                }
+                yield value;
+            }
+            case INTEGERS -> {
+                if (!(value instanceof JsonArray a)) {
+                    throw new IllegalArgumentException(key + " must be an array of whole numbers: " + value);
+                }
+                JsonArray ints = new JsonArray();
+                for (Object o : a) {
+                    if (o instanceof String) {
+                        throw new IllegalArgumentException(key + " must hold whole numbers: " + o);
+                    }
+                    ints.add(ConfigText.integer(key, o));
+                }
+                yield ints;
+            }
+        };
+    }
+}
