@@ -1,6 +1,8 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.Listeners;
 import dev.adaptive.internal.Nanos;
+import dev.adaptive.internal.WorkLoop;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Sample;
@@ -97,7 +99,8 @@ final class LimiterCore {
 
     private final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
     private final AtomicInteger waiting = new AtomicInteger();
-    private final AtomicInteger wip = new AtomicInteger();
+    private final WorkLoop drainLoop = new WorkLoop();
+    private final Runnable drainPass = this::drainPass;
     /** Waiters that left on their own since the last sweep; their nodes may still be queued. */
     private final AtomicInteger departed = new AtomicInteger();
     private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -260,35 +263,29 @@ final class LimiterCore {
     }
 
     void drain() {
-        if (wip.getAndIncrement() != 0) {
-            return;
-        }
-        int missed = 1;
-        for (;;) {
-            while (gateOpen() && waiting.get() > 0) {
-                int n = tryIncrement();
-                if (n < 0) {
-                    break;
-                }
-                Waiter w = takeNext();
-                if (w == null) {
-                    inflight.decrementAndGet();
-                    break;
-                }
-                waiting.decrementAndGet();
-                LeaseImpl lease = new LeaseImpl(this, ticker.nanoTime(), n);
-                Cancellable t = w.timeout;
-                if (t != null) {
-                    t.cancel();
-                }
-                if (!w.complete(lease)) {
-                    // Timed out or cancelled in the meantime: the slot goes back, unsampled.
-                    lease.giveBack();
-                }
+        drainLoop.run(drainPass);
+    }
+
+    private void drainPass() {
+        while (gateOpen() && waiting.get() > 0) {
+            int n = tryIncrement();
+            if (n < 0) {
+                break;
             }
-            missed = wip.addAndGet(-missed);
-            if (missed == 0) {
-                return;
+            Waiter w = takeNext();
+            if (w == null) {
+                inflight.decrementAndGet();
+                break;
+            }
+            waiting.decrementAndGet();
+            LeaseImpl lease = new LeaseImpl(this, ticker.nanoTime(), n);
+            Cancellable t = w.timeout;
+            if (t != null) {
+                t.cancel();
+            }
+            if (!w.complete(lease)) {
+                // Timed out or cancelled in the meantime: the slot goes back, unsampled.
+                lease.giveBack();
             }
         }
     }
@@ -404,13 +401,9 @@ final class LimiterCore {
             if (traceListeners.length > 0) {
                 emit(new TraceEvent.ConcurrencyChange(now, oldEffective, newEffective, reason));
             }
-            for (LimitChangeListener l : limitListeners) {
-                try {
-                    l.onChange(oldEffective, newEffective);
-                } catch (Throwable t) {
-                    listenerFailures.increment();
-                }
-            }
+            int from = oldEffective;
+            int to = newEffective;
+            Listeners.each(limitListeners, l -> l.onChange(from, to), listenerFailures);
             if (newEffective > oldEffective && waiting.get() > 0) {
                 drain();
             }
@@ -482,13 +475,7 @@ final class LimiterCore {
         if (traceListeners.length > 0 || !pauseListeners.isEmpty()) {
             TraceEvent.RatePause event = new TraceEvent.RatePause(now, until, Duration.ofNanos(wait));
             emit(event);
-            for (Consumer<TraceEvent.RatePause> l : pauseListeners) {
-                try {
-                    l.accept(event);
-                } catch (Throwable t) {
-                    listenerFailures.increment();
-                }
-            }
+            Listeners.tellAll(pauseListeners, event, Consumer::accept, listenerFailures);
         }
         Pause mine = opened;
         scheduler.schedule(() -> maybeEndPause(mine), wait);
@@ -634,13 +621,7 @@ final class LimiterCore {
     }
 
     void emit(TraceEvent event) {
-        for (TraceListener l : traceListeners) {
-            try {
-                l.onEvent(event);
-            } catch (Throwable t) {
-                listenerFailures.increment();
-            }
-        }
+        Listeners.tellAll(traceListeners, event, TraceListener::onEvent, listenerFailures);
     }
 
     boolean tracing() {

@@ -1,8 +1,10 @@
 package dev.adaptive.queue;
 
+import dev.adaptive.internal.Listeners;
+import dev.adaptive.internal.WorkLoop;
+
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -17,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class Outbox {
 
     private final Queue<Runnable> effects = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger wip = new AtomicInteger();
+    private final WorkLoop loop = new WorkLoop();
+    private final Runnable pass = this::runPosted;
     private final LongAdder failures = new LongAdder();
 
     /** Must be called under the queue's lock, so that the order of effects is the lock order. */
@@ -27,27 +30,17 @@ final class Outbox {
 
     /** Runs every posted effect unless another thread is already doing so. Never under the lock. */
     void drain() {
-        if (wip.getAndIncrement() != 0) {
-            return;
-        }
-        int missed = 1;
-        for (;;) {
-            Runnable effect;
-            while ((effect = effects.poll()) != null) {
-                try {
-                    effect.run();
-                } catch (Throwable t) {
-                    // Effects guard user code themselves; this only keeps a bug in one from
-                    // stranding the effects behind it. An Error too: rethrowing it would leave
-                    // the work counter up, and every later effect (future completions, the next
-                    // starts) would wait for a drain that never comes.
-                    failures.increment();
-                }
-            }
-            missed = wip.addAndGet(-missed);
-            if (missed == 0) {
-                return;
-            }
+        loop.run(pass);
+    }
+
+    private void runPosted() {
+        Runnable effect;
+        while ((effect = effects.poll()) != null) {
+            // Effects guard user code themselves; this only keeps a bug in one from stranding
+            // the effects behind it. An Error too: rethrowing it would leave the loop busy, and
+            // every later effect (future completions, the next starts) would wait for a drain
+            // that never comes.
+            Listeners.tell(effect, null, (e, unused) -> e.run(), failures);
         }
     }
 

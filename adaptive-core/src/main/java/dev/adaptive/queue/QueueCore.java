@@ -8,6 +8,7 @@ import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.RejectedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskTimeoutException;
+import dev.adaptive.internal.Listeners;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Cancellable;
@@ -695,12 +696,6 @@ final class QueueCore {
     }
 
     private void deliver(TraceEvent event) {
-        for (TraceListener l : traceListeners) {
-            try {
-                l.onEvent(event);
-            } catch (Throwable t) {
-                listenerFailures.increment();
-            }
-        }
+        Listeners.tellAll(traceListeners, event, TraceListener::onEvent, listenerFailures);
     }
 }

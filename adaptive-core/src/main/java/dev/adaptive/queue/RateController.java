@@ -1,5 +1,6 @@
 package dev.adaptive.queue;
 
+import dev.adaptive.internal.Listeners;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 
@@ -156,15 +157,7 @@ final class RateController {
         List<RateChangeListener> listeners = cfg.rateListeners();
         if (!listeners.isEmpty()) {
             // Posted under the lock, so listeners hear changes in the order they were made.
-            outbox.post(() -> {
-                for (RateChangeListener l : listeners) {
-                    try {
-                        l.onRateChange(from, next, now);
-                    } catch (Throwable t) {
-                        listenerFailures.increment();
-                    }
-                }
-            });
+            outbox.post(() -> Listeners.each(listeners, l -> l.onRateChange(from, next, now), listenerFailures));
         }
     }
 }
