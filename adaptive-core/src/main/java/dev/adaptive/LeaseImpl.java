@@ -3,6 +3,7 @@ package dev.adaptive;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A granted slot. The released flag is a plain field flipped by a VarHandle CAS: one fewer object
@@ -47,8 +48,22 @@ sealed class LeaseImpl implements Lease permits GatedLease {
         if (!RELEASED.compareAndSet(this, 0, 1)) {
             return false;
         }
-        core.onRelease(this, outcome, failure);
+        core.onRelease(this, outcome, failure, false);
         return true;
+    }
+
+    /**
+     * Releases the lease and, before its slot is freed, queues the same work's next attempt
+     * ahead of fresh acquisitions, so that the freed slot cannot go to newer work first.
+     *
+     * @return the next attempt's acquisition; {@code null} if the lease was already released
+     */
+    CompletableFuture<Lease> releaseAndRequeue(Outcome outcome, Throwable failure) {
+        Objects.requireNonNull(outcome, "outcome");
+        if (!RELEASED.compareAndSet(this, 0, 1)) {
+            return null;
+        }
+        return core.onRelease(this, outcome, failure, true);
     }
 
     /**

@@ -210,6 +210,13 @@ final class LimiterCore {
                 return CompletableFuture.completedFuture(new LeaseImpl(this, ticker.nanoTime(), n));
             }
         }
+        CompletableFuture<Lease> w = enqueue(ahead);
+        drain();
+        return w;
+    }
+
+    /** Queues an acquisition without draining: the caller drains, or frees a slot that drains. */
+    private CompletableFuture<Lease> enqueue(boolean ahead) {
         if (waiting.get() >= maxWaiters) {
             return CompletableFuture.failedFuture(new RejectedException(
                     "limiter '" + name + "' has " + maxWaiters + " waiters queued (maxWaiters=" + maxWaiters + ")"));
@@ -227,7 +234,6 @@ final class LimiterCore {
         if (now == LimiterState.ABORTED) {
             w.completeExceptionally(closed(now));
         }
-        drain();
         return w;
     }
 
@@ -428,7 +434,13 @@ final class LimiterCore {
 
     // ---- release -----------------------------------------------------------------------
 
-    void onRelease(LeaseImpl lease, Outcome outcome, Throwable failure) {
+    /**
+     * @param requeue whether to queue, ahead of fresh acquisitions, an acquisition for the same
+     *                work's next attempt before the slot is freed, so that the freed slot goes
+     *                to that retry rather than to newer work
+     * @return the queued acquisition, or {@code null} without {@code requeue}
+     */
+    CompletableFuture<Lease> onRelease(LeaseImpl lease, Outcome outcome, Throwable failure, boolean requeue) {
         long now = ticker.nanoTime();
         long rtt = Math.max(0, now - lease.startNanos());
         if (outcome instanceof Outcome.RateLimited r) {
@@ -441,6 +453,7 @@ final class LimiterCore {
         } else if (outcome instanceof Outcome.Dropped) {
             congestionEvents.increment();
         }
+        CompletableFuture<Lease> next = null;
         try {
             fold(lease, outcome, now, rtt);
         } finally {
@@ -448,12 +461,18 @@ final class LimiterCore {
                 // Before the slot is freed: the next admission already sees this end.
                 gateSettled(lease, outcome, failure, now);
             }
+            if (requeue) {
+                LimiterState s = state;
+                next = s == LimiterState.STOPPED || s == LimiterState.ABORTED
+                        ? CompletableFuture.failedFuture(closed(s)) : enqueue(true);
+            }
             // Whatever a user's limit, gate or listener did, the slot is freed.
             inflight.decrementAndGet();
             if (waiting.get() > 0) {
                 drain();
             }
         }
+        return next;
     }
 
     /** Returns the slot of a lease that never reached its caller or was never used: no sample. */
