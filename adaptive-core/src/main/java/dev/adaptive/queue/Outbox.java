@@ -8,13 +8,15 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Effects decided under the queue's lock (start a task, complete a future, tell a listener) and
- * run after it is released, in the order they were decided, by one thread at a time.
+ * Effects decided under the queue's lock (tell the limiter its gate changed, queue a retry whose
+ * wait is over, cancel the jobs of an abort, complete idle waiters, tell rate listeners) and run
+ * after it is released, in the order they were decided, by one thread at a time.
  *
  * <p>Why: user code must never run under the lock (it may call back into the queue or block),
- * and a task that completes synchronously would otherwise settle, dispatch and start the next
- * task recursively, growing the stack with every task. Here a nested {@link #drain()} just
- * records that more work arrived, and the outer loop runs it.
+ * and neither may a call into the limiter that can grant a lease, since a grant calls the task.
+ * An effect that causes more effects (a retry whose first step completes an idle waiter) does
+ * not recurse: a nested {@link #drain()} just records that more work arrived, and the outer
+ * loop runs it.
  */
 final class Outbox {
 

@@ -9,10 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
- * The adaptive half of a queue: the current rate, the open observation window, and the call to
- * the {@link RateStrategy} that turns a closed window into the next rate. Not thread-safe: the
- * queue calls it under its lock, and handles what a decision means for dispatch (back-off,
- * halting).
+ * The adaptive half of a queue's rate: the current rate, the open observation window, and the
+ * call to the {@link RateStrategy} that turns a closed window into the next rate. Not
+ * thread-safe: the {@link RateGate} calls it under the queue's lock, and handles what a decision
+ * means for dispatch (back-off, halting).
  */
 final class RateController {
 
@@ -115,6 +115,21 @@ final class RateController {
         w.outstanding--;
         w.record(failedAttempt, countsAgainstRate);
         return w.closedForStarts && w.outstanding == 0;
+    }
+
+    /**
+     * Takes back a start that did not happen (its acquisition had left as the slot was granted).
+     *
+     * @return as {@link #settled}: whether a {@link AdjustmentTiming#SETTLED} decision is now due
+     */
+    boolean unstarted(ObservationWindow startedIn) {
+        if (startedIn == null) {
+            return false;
+        }
+        startedIn.started--;
+        startedIn.outstanding--;
+        return startedIn == window && cfg.adjustmentTiming() == AdjustmentTiming.SETTLED
+                && startedIn.closedForStarts && startedIn.outstanding == 0;
     }
 
     /**
