@@ -6,9 +6,8 @@ import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.trace.TraceEvent;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,16 +27,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Execution<R> {
 
-    private static final VarHandle RESULT_RELEASED;
-
-    static {
-        try {
-            RESULT_RELEASED = MethodHandles.lookup().findVarHandle(Execution.class, "resultReleased", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final AdaptiveExecutor executor;
     private final LimiterCore core;
     private final long index;
@@ -46,8 +35,6 @@ public final class Execution<R> {
     private final Result result = new Result();
     /** 1 while the result is not complete, plus 1 while an attempt holds its lease; at 0 the execution is over. */
     private final AtomicInteger holds = new AtomicInteger(1);
-    @SuppressWarnings("unused") // accessed through RESULT_RELEASED
-    private volatile int resultReleased;
 
     // Written only by the thread that settles the current attempt; attempts never overlap.
     private volatile int attempts;
@@ -115,9 +102,6 @@ public final class Execution<R> {
 
     /** The result completed, by anyone: nothing more is acquired or retried for it. */
     private void onResultDone() {
-        if (!RESULT_RELEASED.compareAndSet(this, 0, 1)) {
-            return;
-        }
         Cancellable t = retryTimer;
         if (t != null) {
             t.cancel();
@@ -421,34 +405,34 @@ public final class Execution<R> {
         }
     }
 
-    /** The result the caller holds: completing or cancelling it, by anyone, withdraws the execution. */
+    /**
+     * The result the caller holds: completing or cancelling it, by anyone, withdraws the
+     * execution. Every way to complete it goes through {@link #complete} or
+     * {@link #completeExceptionally}, whose {@code true} comes once, so the withdrawal runs once.
+     */
     private final class Result extends CompletableFuture<R> {
 
         @Override
         public boolean complete(R value) {
-            boolean done = super.complete(value);
-            if (done) {
-                onResultDone();
-            }
-            return done;
+            return ended(super.complete(value));
         }
 
         @Override
         public boolean completeExceptionally(Throwable ex) {
-            boolean done = super.completeExceptionally(ex);
-            if (done) {
-                onResultDone();
-            }
-            return done;
+            return ended(super.completeExceptionally(ex));
         }
 
+        /** As {@link CompletableFuture#cancel}, which it equals in effect, through the one withdrawal. */
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean done = super.cancel(mayInterruptIfRunning);
-            if (done) {
-                onResultDone(); // idempotent: true again for a future cancelled before
+            return completeExceptionally(new CancellationException()) || isCancelled();
+        }
+
+        private boolean ended(boolean byThisCall) {
+            if (byThisCall) {
+                onResultDone();
             }
-            return done;
+            return byThisCall;
         }
     }
 

@@ -425,11 +425,8 @@ final class LimiterCore {
     }
 
     private void gateSettled(LeaseImpl lease, Outcome outcome, Throwable failure, long now) {
-        try {
-            gate.settled(((GatedLease) lease).ticket, outcome, failure, now);
-        } catch (Throwable brokenGate) {
-            limitFailures.increment();
-        }
+        Object ticket = ((GatedLease) lease).ticket;
+        Listeners.tell(gate, ticket, (g, t) -> g.settled(t, outcome, failure, now), limitFailures);
     }
 
     // ---- release -----------------------------------------------------------------------
@@ -478,11 +475,7 @@ final class LimiterCore {
     /** Returns the slot of a lease that never reached its caller or was never used: no sample. */
     void unused(LeaseImpl lease) {
         if (lease instanceof GatedLease g) {
-            try {
-                gate.unused(g.ticket);
-            } catch (Throwable brokenGate) {
-                limitFailures.increment();
-            }
+            Listeners.tell(gate, g.ticket, AdmissionGate::unused, limitFailures);
         }
         giveBack();
     }

@@ -73,16 +73,7 @@ class ExecutionHooksTest {
     private static AsyncTask<String> answering(VirtualTime time, Duration latency, Object... replies) {
         int[] calls = {0};
         return ctx -> {
-            Object reply = replies[Math.min(calls[0]++, replies.length - 1)];
-            CompletableFuture<String> f = new CompletableFuture<>();
-            time.schedule(() -> {
-                if (reply instanceof Throwable t) {
-                    f.completeExceptionally(t);
-                } else {
-                    f.complete((String) reply);
-                }
-            }, latency);
-            return f;
+            return Replies.after(time, latency, replies[Math.min(calls[0]++, replies.length - 1)]);
         };
     }
 

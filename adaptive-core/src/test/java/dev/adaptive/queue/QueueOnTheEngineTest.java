@@ -43,15 +43,12 @@ class QueueOnTheEngineTest extends QueueFixture {
 
     @Test
     void aSlotFreedByAStopPoolExceptionGoesToNobody() {
+        // The second task is due at 1 ms and the one slot frees at 10 ms: it is never called.
         ThrottledQueue q = builder(1000, SECOND).concurrency(1).build();
-        StopPoolException stop = new StopPoolException("credentials revoked");
-        CompletableFuture<Object> first = q.submit(task(millis(10), stop));
-        CompletableFuture<Object> second = q.submit(task(millis(10)));
+        q.submit(task(millis(10), new StopPoolException("credentials revoked")));
+        q.submit(task(millis(10)));
         time.runUntilIdle();
-        assertThat(starts).as("the second task was due, and the slot was free, but never called").hasSize(1);
-        assertThat(first).failsWithin(Duration.ZERO).withThrowableOfType(Exception.class).havingCause().isSameAs(stop);
-        assertThat(second).failsWithin(Duration.ZERO).withThrowableOfType(Exception.class).havingCause()
-                .isInstanceOf(QueueAbortedException.class);
+        assertThat(starts).extracting(Start::index).containsExactly(0L);
         assertThat(q.state()).extracting(QueueState::status, QueueState::started, QueueState::failed)
                 .containsExactly(QueueStatus.ABORTED, 1L, 1L);
     }
