@@ -565,9 +565,11 @@ final class LimiterCore {
             if (traceListeners.length > 0) {
                 emit(new TraceEvent.ConcurrencyChange(now, oldEffective, newEffective, reason));
             }
-            int from = oldEffective;
-            int to = newEffective;
-            Listeners.each(limitListeners, l -> l.onChange(from, to), listenerFailures);
+            if (limitListeners.length > 0) {
+                int from = oldEffective;
+                int to = newEffective;
+                Listeners.each(limitListeners, l -> l.onChange(from, to), listenerFailures);
+            }
             if (newEffective > oldEffective && waiting.get() > 0) {
                 drain();
             }
