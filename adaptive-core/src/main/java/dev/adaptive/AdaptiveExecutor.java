@@ -19,11 +19,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>rate-limited: the limiter is already paused until Retry-After; queue again on the
  *       rate-limit budget ({@link RetryPolicy#maxRateLimitRetries()}), not consuming
  *       {@code retries};</li>
- *   <li>other failure or task timeout: if the retry classifier agrees and {@code retries} remain,
- *       wait the backoff (with jitter) and queue again;</li>
+ *   <li>other failure or task timeout (classified like any failure, {@link Outcome#DROPPED} by
+ *       default): if the retry classifier agrees and {@code retries} remain, wait the backoff
+ *       (with jitter) and queue again;</li>
  *   <li>{@link StopPoolException}: never retried;</li>
  *   <li>otherwise fail with the last cause.</li>
  * </ul>
+ * A retry queues for its lease in arrival order, unless the runner's {@link Execution.Hooks}
+ * put retries first.
  *
  * <p>Thread-safe; holds no threads. Defaults: {@link RetryPolicy#defaults()}, no task timeout,
  * {@link OutcomeClassifier#defaults()}.
@@ -72,8 +75,23 @@ public final class AdaptiveExecutor {
      * @return the running execution
      */
     public <R> Execution<R> start(long index, AsyncTask<R> task, Lease firstLease) {
+        return start(index, task, firstLease, Execution.Hooks.NONE);
+    }
+
+    /**
+     * Starts a task for a runner that follows its executions through {@link Execution.Hooks}.
+     *
+     * @param index      the item's index, for the trace and the task context
+     * @param task       the task
+     * @param firstLease a lease already held for the first attempt, or {@code null} to acquire one
+     * @param hooks      told when the execution is over, and waits out its retry delays
+     * @param <R>        its result type
+     * @return the running execution
+     */
+    public <R> Execution<R> start(long index, AsyncTask<R> task, Lease firstLease, Execution.Hooks hooks) {
         Objects.requireNonNull(task, "task");
-        Execution<R> e = new Execution<>(this, index, task);
+        Objects.requireNonNull(hooks, "hooks");
+        Execution<R> e = new Execution<>(this, index, task, hooks);
         e.begin(firstLease);
         return e;
     }

@@ -3,9 +3,14 @@ package dev.adaptive;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
-/** A granted slot. The released flag is a plain field flipped by a VarHandle CAS: one fewer object per call. */
-final class LeaseImpl implements Lease {
+/**
+ * A granted slot. The released flag is a plain field flipped by a VarHandle CAS: one fewer object
+ * per call. A limiter with an admission gate grants {@link GatedLease}s, which carry the gate's
+ * ticket; without one, leases stay this small.
+ */
+sealed class LeaseImpl implements Lease permits GatedLease {
 
     private static final VarHandle RELEASED;
 
@@ -31,18 +36,48 @@ final class LeaseImpl implements Lease {
 
     @Override
     public boolean release(Outcome outcome) {
+        return release(outcome, null);
+    }
+
+    /**
+     * @param failure the attempt's failure, for an admission gate; {@code null} for a success
+     * @return as {@link #release(Outcome)}
+     */
+    boolean release(Outcome outcome, Throwable failure) {
         Objects.requireNonNull(outcome, "outcome");
         if (!RELEASED.compareAndSet(this, 0, 1)) {
             return false;
         }
-        core.onRelease(this, outcome);
+        core.onRelease(this, outcome, failure, false);
         return true;
     }
 
-    /** Frees the slot without a sample; for a lease that never reached its caller. */
+    /**
+     * Releases the lease and, before its slot is freed, queues the same work's next attempt
+     * ahead of fresh acquisitions, so that the freed slot cannot go to newer work first.
+     *
+     * @return the next attempt's acquisition; {@code null} if the lease was already released
+     */
+    CompletableFuture<Lease> releaseAndRequeue(Outcome outcome, Throwable failure) {
+        Objects.requireNonNull(outcome, "outcome");
+        if (!RELEASED.compareAndSet(this, 0, 1)) {
+            return null;
+        }
+        return core.onRelease(this, outcome, failure, true);
+    }
+
+    /**
+     * Releases {@code lease} with the attempt's failure when it is the engine's own, which
+     * tells an admission gate why the attempt failed; any other lease is released plainly.
+     */
+    static boolean release(Lease lease, Outcome outcome, Throwable failure) {
+        return lease instanceof LeaseImpl own ? own.release(outcome, failure) : lease.release(outcome);
+    }
+
+    /** Frees the slot without a sample; for a lease that never reached its caller, or that its caller never used. */
     void giveBack() {
         if (RELEASED.compareAndSet(this, 0, 1)) {
-            core.giveBack();
+            core.unused(this);
         }
     }
 

@@ -26,8 +26,11 @@ import java.util.function.Consumer;
  *   <li>{@link #acquire()} queues: a future that completes with a lease when a slot frees up,
  *       first come first served. A freed slot goes straight to the next waiter.</li>
  *   <li>{@link Lease#release(Outcome)} feeds the attempt's sample to the limit; a
- *       {@link Outcome.RateLimited} with a positive Retry-After closes the gate until then
- *       (capped by {@link Builder#maxRetryAfter(Duration)}); the scheduler reopens it.</li>
+ *       {@link Outcome.RateLimited} with a positive Retry-After pauses all dispatch until then
+ *       (capped by {@link Builder#maxRetryAfter(Duration)}); the scheduler ends the pause.</li>
+ *   <li>An optional {@link AdmissionGate} ({@link Builder#gate(AdmissionGate)}) must also
+ *       consent to every start: a rate, a quota, a hold. Without one, nothing of it is on the
+ *       acquire and release paths.</li>
  * </ul>
  *
  * <p>Thread-safe. Acquire and release are lock-free: in-flight is one atomic counter and the
@@ -55,7 +58,7 @@ public final class Limiter {
 
     private Limiter(Builder b) {
         this.core = new LimiterCore(b.name, b.limit, b.ticker, b.scheduler, b.adapt, b.maxQueueSize, b.waitTimeout,
-                b.maxRetryAfter, List.copyOf(b.traceListeners), List.copyOf(b.limitListeners));
+                b.maxRetryAfter, List.copyOf(b.traceListeners), List.copyOf(b.limitListeners), b.gate);
     }
 
     /** @return a builder with every default */
@@ -71,7 +74,10 @@ public final class Limiter {
         return builder().build();
     }
 
-    /** @return a lease if a slot is free, the gate is open and nobody is queued; empty otherwise */
+    /**
+     * @return a lease if a slot is free, no pause holds dispatch, nobody is queued and the
+     *         {@link AdmissionGate}, if there is one, admits a start now; empty otherwise
+     */
     public Optional<Lease> tryAcquire() {
         return Optional.ofNullable(core.tryAcquire());
     }
@@ -125,6 +131,17 @@ public final class Limiter {
      */
     public void pauseUntil(long untilNanos) {
         core.pauseUntil(untilNanos);
+    }
+
+    /**
+     * Tells the limiter that its {@link AdmissionGate}'s answer may have changed outside the
+     * limiter's own calls to it (a window closed, a lifecycle hold began or ended, a rate
+     * changed): the wake-up armed for the gate's last "not before" is dropped and the gate is
+     * asked again at once. Thread-safe, never blocks, and may be called from the gate's own
+     * methods. Does nothing without a gate.
+     */
+    public void gateChanged() {
+        core.gateChanged();
     }
 
     /**
@@ -264,6 +281,7 @@ public final class Limiter {
         private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
         private final List<TraceListener> traceListeners = new ArrayList<>();
         private final List<LimitChangeListener> limitListeners = new ArrayList<>();
+        private AdmissionGate gate;
 
         private Builder() {
         }
@@ -386,6 +404,20 @@ public final class Limiter {
          */
         public Builder limitChangeListener(LimitChangeListener listener) {
             limitListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * An admission gate that must consent to every start besides a free slot, as
+         * {@link AdmissionGate} describes: the queue's rate pacing is one. A limiter built
+         * with a gate queues every {@link Limiter#acquire()} and grants through its drain, so
+         * that the gate is asked one start at a time.
+         *
+         * @param gate the gate, or {@code null} for none (the default)
+         * @return this
+         */
+        public Builder gate(AdmissionGate gate) {
+            this.gate = gate;
             return this;
         }
 

@@ -1,6 +1,8 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.Listeners;
 import dev.adaptive.internal.Nanos;
+import dev.adaptive.internal.WorkLoop;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Sample;
@@ -45,8 +47,8 @@ import java.util.function.Consumer;
  *
  * <p>A Retry-After pause is one immutable {@link Pause} swapped by compare-and-set: opening
  * or extending it, and ending it, each change that one reference, so two pauses opened at
- * once cannot leave the shorter end in place, and the gate (the reference being non-null)
- * can never disagree with the end.
+ * once cannot leave the shorter end in place, and whether dispatch is paused (the reference
+ * being non-null) can never disagree with the end.
  *
  * <p>The {@link Limit} is user code. Its limit is kept within [max(1, minLimit),
  * max(that, maxLimit)], and a fold that throws or returns {@code null} keeps the state the
@@ -90,14 +92,17 @@ final class LimiterCore {
     private final AtomicInteger maxLimitReached;
 
     private volatile LimiterState state = LimiterState.RUNNING;
-    // The open Retry-After pause, or null. Read on the hot path: the gate is open only while
+    // The open Retry-After pause, or null. Read on the hot path: dispatch goes on only while
     // RUNNING (or STOPPED, for queued waiters) and while this is null.
     @SuppressWarnings("unused") // written through PAUSE
     private volatile Pause pause;
 
     private final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
+    /** Acquisitions that go before {@link #waiters}: retries, which are older work than fresh calls. */
+    private final Queue<Waiter> aheadWaiters = new ConcurrentLinkedQueue<>();
     private final AtomicInteger waiting = new AtomicInteger();
-    private final AtomicInteger wip = new AtomicInteger();
+    private final WorkLoop drainLoop = new WorkLoop();
+    private final Runnable drainPass = this::drainPass;
     /** Waiters that left on their own since the last sweep; their nodes may still be queued. */
     private final AtomicInteger departed = new AtomicInteger();
     private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -112,10 +117,18 @@ final class LimiterCore {
     // adaptation is off, so the algorithm sees a flat RTT.
     private volatile long floorRtt = Long.MAX_VALUE;
 
+    /** The admission gate, or {@code null}: without one, acquire and release never look further. */
+    private final AdmissionGate gate;
+    /** The wake-up armed for the gate's last "not before" answer, or {@code null}; armed only by the drain. */
+    private final AtomicReference<GateWake> gateWake = new AtomicReference<>();
+    /** Set by {@link #gateChanged()}: the next drain pass drops the armed wake-up and asks afresh. */
+    private volatile boolean gateStale;
+
     LimiterCore(String name, Limit algorithm, Ticker ticker, Scheduler scheduler, Adapt adapt, int maxWaiters,
                 Duration waitTimeout, Duration maxRetryAfter, List<TraceListener> traceListeners,
-                List<LimitChangeListener> limitListeners) {
+                List<LimitChangeListener> limitListeners, AdmissionGate gate) {
         this.name = name;
+        this.gate = gate;
         this.algorithm = algorithm;
         this.ticker = ticker;
         this.scheduler = scheduler;
@@ -156,28 +169,61 @@ final class LimiterCore {
         if (state != LimiterState.RUNNING || pause != null || waiting.get() > 0) {
             return null;
         }
+        if (gate != null) {
+            return tryAcquireGated();
+        }
         int n = tryIncrement();
         return n < 0 ? null : new LeaseImpl(this, ticker.nanoTime(), n);
     }
 
+    /**
+     * Only the drain asks the gate (its calls must not overlap), so a gated tryAcquire queues,
+     * drains, and withdraws at once unless the drain granted it meanwhile.
+     */
+    private Lease tryAcquireGated() {
+        Waiter w = new Waiter();
+        waiting.incrementAndGet();
+        waiters.offer(w);
+        drain();
+        if (w.cancel(false) || w.isCompletedExceptionally()) {
+            return null;
+        }
+        return w.join();
+    }
+
     CompletableFuture<Lease> acquire() {
+        return acquire(false);
+    }
+
+    /**
+     * @param ahead whether the acquisition goes before every one queued without it (a retry of
+     *              older work), though after those queued with it before
+     */
+    CompletableFuture<Lease> acquire(boolean ahead) {
         LimiterState s = state;
         if (s == LimiterState.STOPPED || s == LimiterState.ABORTED) {
             return CompletableFuture.failedFuture(closed(s));
         }
-        if (s == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
+        if (gate == null && s == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
             int n = tryIncrement();
             if (n >= 0) {
                 return CompletableFuture.completedFuture(new LeaseImpl(this, ticker.nanoTime(), n));
             }
         }
+        CompletableFuture<Lease> w = enqueue(ahead);
+        drain();
+        return w;
+    }
+
+    /** Queues an acquisition without draining: the caller drains, or frees a slot that drains. */
+    private CompletableFuture<Lease> enqueue(boolean ahead) {
         if (waiting.get() >= maxWaiters) {
             return CompletableFuture.failedFuture(new RejectedException(
                     "limiter '" + name + "' has " + maxWaiters + " waiters queued (maxQueueSize=" + maxWaiters + ")"));
         }
         Waiter w = new Waiter();
         waiting.incrementAndGet();
-        waiters.offer(w);
+        (ahead ? aheadWaiters : waiters).offer(w);
         if (waitTimeoutNanos > 0) {
             w.timeout = scheduler.schedule(() -> w.completeExceptionally(new AcquireTimeoutException(
                     "limiter '" + name + "': no slot within waitTimeout=" + Duration.ofNanos(waitTimeoutNanos))),
@@ -188,7 +234,6 @@ final class LimiterCore {
         if (now == LimiterState.ABORTED) {
             w.completeExceptionally(closed(now));
         }
-        drain();
         return w;
     }
 
@@ -207,7 +252,7 @@ final class LimiterCore {
         }
     }
 
-    private boolean gateOpen() {
+    private boolean mayDispatch() {
         LimiterState s = state;
         return (s == LimiterState.RUNNING || s == LimiterState.STOPPED) && pause == null;
     }
@@ -242,6 +287,10 @@ final class LimiterCore {
                 visited[0]++;
                 return w.gone();
             });
+            aheadWaiters.removeIf(w -> {
+                visited[0]++;
+                return w.gone();
+            });
             sweptNodes += visited[0];
         } finally {
             sweeping.set(false);
@@ -251,7 +300,7 @@ final class LimiterCore {
     /** @return the next waiter still queued, now taken, or {@code null}; gone ones are dropped */
     private Waiter takeNext() {
         Waiter w;
-        while ((w = waiters.poll()) != null) {
+        while ((w = aheadWaiters.poll()) != null || (w = waiters.poll()) != null) {
             if (w.markTaken()) {
                 return w;
             }
@@ -260,47 +309,140 @@ final class LimiterCore {
     }
 
     void drain() {
-        if (wip.getAndIncrement() != 0) {
+        drainLoop.run(drainPass);
+    }
+
+    private void drainPass() {
+        if (gate != null) {
+            gatedPass();
             return;
         }
-        int missed = 1;
-        for (;;) {
-            while (gateOpen() && waiting.get() > 0) {
-                int n = tryIncrement();
-                if (n < 0) {
-                    break;
-                }
-                Waiter w = takeNext();
-                if (w == null) {
-                    inflight.decrementAndGet();
-                    break;
-                }
-                waiting.decrementAndGet();
-                LeaseImpl lease = new LeaseImpl(this, ticker.nanoTime(), n);
-                Cancellable t = w.timeout;
-                if (t != null) {
-                    t.cancel();
-                }
-                if (!w.complete(lease)) {
-                    // Timed out or cancelled in the meantime: the slot goes back, unsampled.
-                    lease.giveBack();
-                }
+        while (mayDispatch() && waiting.get() > 0) {
+            int n = tryIncrement();
+            if (n < 0) {
+                break;
             }
-            missed = wip.addAndGet(-missed);
-            if (missed == 0) {
-                return;
+            Waiter w = takeNext();
+            if (w == null) {
+                inflight.decrementAndGet();
+                break;
+            }
+            waiting.decrementAndGet();
+            LeaseImpl lease = new LeaseImpl(this, ticker.nanoTime(), n);
+            Cancellable t = w.timeout;
+            if (t != null) {
+                t.cancel();
+            }
+            if (!w.complete(lease)) {
+                // Timed out or cancelled in the meantime: the slot goes back, unsampled.
+                lease.giveBack();
             }
         }
     }
 
+    /** The drain with a gate: the gate is asked before each grant and told of each start. */
+    private void gatedPass() {
+        if (gateStale) {
+            gateStale = false;
+            cancelGateWake();
+        }
+        while (mayDispatch() && waiting.get() > 0) {
+            long now = ticker.nanoTime();
+            long at = askGate(now);
+            if (at == AdmissionGate.HOLD) {
+                cancelGateWake();
+                return;
+            }
+            long wait = Nanos.between(now, at);
+            if (wait > 0) {
+                armGateWake(at, wait);
+                return;
+            }
+            int n = tryIncrement();
+            if (n < 0) {
+                return; // a release drains again
+            }
+            Waiter w = takeNext();
+            if (w == null) {
+                inflight.decrementAndGet();
+                return;
+            }
+            waiting.decrementAndGet();
+            GatedLease lease = new GatedLease(this, now, n);
+            try {
+                lease.ticket = gate.started(lease);
+            } catch (Throwable brokenGate) {
+                limitFailures.increment();
+            }
+            Cancellable t = w.timeout;
+            if (t != null) {
+                t.cancel();
+            }
+            if (!w.complete(lease)) {
+                lease.giveBack();
+            }
+        }
+    }
+
+    private long askGate(long now) {
+        try {
+            return gate.admitAt(now, inflight.get());
+        } catch (Throwable brokenGate) {
+            // Admits: a broken gate must not stall the limiter.
+            limitFailures.increment();
+            return now;
+        }
+    }
+
+    private void armGateWake(long at, long wait) {
+        GateWake armed = gateWake.get();
+        if (armed != null) {
+            if (Nanos.between(armed.atNanos, at) >= 0) {
+                return; // an earlier (or equal) wake-up is armed; it asks again, and re-arms if need be
+            }
+            armed.timer.cancel();
+        }
+        GateWake wake = new GateWake(at);
+        gateWake.set(wake);
+        wake.timer = scheduler.schedule(() -> {
+            gateWake.compareAndSet(wake, null);
+            drain();
+        }, wait);
+    }
+
+    private void cancelGateWake() {
+        GateWake armed = gateWake.getAndSet(null);
+        if (armed != null) {
+            armed.timer.cancel();
+        }
+    }
+
+    void gateChanged() {
+        if (gate != null) {
+            gateStale = true;
+            drain();
+        }
+    }
+
+    private void gateSettled(LeaseImpl lease, Outcome outcome, Throwable failure, long now) {
+        Object ticket = ((GatedLease) lease).ticket;
+        Listeners.tell(gate, ticket, (g, t) -> g.settled(t, outcome, failure, now), limitFailures);
+    }
+
     // ---- release -----------------------------------------------------------------------
 
-    void onRelease(LeaseImpl lease, Outcome outcome) {
+    /**
+     * @param requeue whether to queue, ahead of fresh acquisitions, an acquisition for the same
+     *                work's next attempt before the slot is freed, so that the freed slot goes
+     *                to that retry rather than to newer work
+     * @return the queued acquisition, or {@code null} without {@code requeue}
+     */
+    CompletableFuture<Lease> onRelease(LeaseImpl lease, Outcome outcome, Throwable failure, boolean requeue) {
         long now = ticker.nanoTime();
         long rtt = Math.max(0, now - lease.startNanos());
         if (outcome instanceof Outcome.RateLimited r) {
             rateLimitEvents.increment();
-            // Close the gate before the slot is freed, so the drain below cannot dispatch into
+            // Open the pause before the slot is freed, so the drain below cannot dispatch into
             // the window the server just announced.
             if (!r.retryAfter().isZero()) {
                 pauseFor(r.retryAfter(), now);
@@ -308,18 +450,37 @@ final class LimiterCore {
         } else if (outcome instanceof Outcome.Dropped) {
             congestionEvents.increment();
         }
+        CompletableFuture<Lease> next = null;
         try {
             fold(lease, outcome, now, rtt);
         } finally {
-            // Whatever a user's limit or listener did, the slot is freed.
+            if (gate != null) {
+                // Before the slot is freed: the next admission already sees this end.
+                gateSettled(lease, outcome, failure, now);
+            }
+            if (requeue) {
+                LimiterState s = state;
+                next = s == LimiterState.STOPPED || s == LimiterState.ABORTED
+                        ? CompletableFuture.failedFuture(closed(s)) : enqueue(true);
+            }
+            // Whatever a user's limit, gate or listener did, the slot is freed.
             inflight.decrementAndGet();
             if (waiting.get() > 0) {
                 drain();
             }
         }
+        return next;
     }
 
-    /** Returns a slot without a sample: for leases never handed to anyone. */
+    /** Returns the slot of a lease that never reached its caller or was never used: no sample. */
+    void unused(LeaseImpl lease) {
+        if (lease instanceof GatedLease g) {
+            Listeners.tell(gate, g.ticket, AdmissionGate::unused, limitFailures);
+        }
+        giveBack();
+    }
+
+    /** Returns a slot without a sample. */
     void giveBack() {
         inflight.decrementAndGet();
         if (waiting.get() > 0) {
@@ -404,12 +565,10 @@ final class LimiterCore {
             if (traceListeners.length > 0) {
                 emit(new TraceEvent.ConcurrencyChange(now, oldEffective, newEffective, reason));
             }
-            for (LimitChangeListener l : limitListeners) {
-                try {
-                    l.onChange(oldEffective, newEffective);
-                } catch (Throwable t) {
-                    listenerFailures.increment();
-                }
+            if (limitListeners.length > 0) {
+                int from = oldEffective;
+                int to = newEffective;
+                Listeners.each(limitListeners, l -> l.onChange(from, to), listenerFailures);
             }
             if (newEffective > oldEffective && waiting.get() > 0) {
                 drain();
@@ -482,13 +641,7 @@ final class LimiterCore {
         if (traceListeners.length > 0 || !pauseListeners.isEmpty()) {
             TraceEvent.RatePause event = new TraceEvent.RatePause(now, until, Duration.ofNanos(wait));
             emit(event);
-            for (Consumer<TraceEvent.RatePause> l : pauseListeners) {
-                try {
-                    l.accept(event);
-                } catch (Throwable t) {
-                    listenerFailures.increment();
-                }
-            }
+            Listeners.tellAll(pauseListeners, event, Consumer::accept, listenerFailures);
         }
         Pause mine = opened;
         scheduler.schedule(() -> maybeEndPause(mine), wait);
@@ -544,6 +697,7 @@ final class LimiterCore {
         synchronized (this) {
             state = LimiterState.ABORTED;
         }
+        gateChanged(); // drops the gate's wake-up: an aborted limiter admits nothing more
         // O(n): each waiter is taken once, and its failure callback finds it taken. One
         // exception for all: filling in a stack trace per waiter cost more than the rest.
         LimiterClosedException aborted = null;
@@ -605,7 +759,7 @@ final class LimiterCore {
 
     /** @return the nodes in the waiter queue, gone ones included; O(n), for tests */
     int queuedWaiterNodes() {
-        return waiters.size();
+        return waiters.size() + aheadWaiters.size();
     }
 
     /** @return the nodes every sweep of gone waiters looked at, in all; for tests */
@@ -634,13 +788,7 @@ final class LimiterCore {
     }
 
     void emit(TraceEvent event) {
-        for (TraceListener l : traceListeners) {
-            try {
-                l.onEvent(event);
-            } catch (Throwable t) {
-                listenerFailures.increment();
-            }
-        }
+        Listeners.tellAll(traceListeners, event, TraceListener::onEvent, listenerFailures);
     }
 
     boolean tracing() {
@@ -649,6 +797,16 @@ final class LimiterCore {
 
     /** An open Retry-After pause, until a ticker reading. Replaced, never changed. */
     private record Pause(long untilNanos) {
+    }
+
+    /** The drain's wake-up for a gate that answered "not before {@code atNanos}". */
+    private static final class GateWake {
+        final long atNanos;
+        volatile Cancellable timer;
+
+        GateWake(long atNanos) {
+            this.atNanos = atNanos;
+        }
     }
 
     /**

@@ -16,7 +16,7 @@ package dev.adaptive;
  * @param limitFailures    folds of the {@link dev.adaptive.limit.Limit} refused because its
  *                         {@code update} threw or returned {@code null}, or the state it
  *                         returned could not say its limit or metrics; the limiter kept the
- *                         state it had
+ *                         state it had; and calls to the {@link AdmissionGate} that threw
  */
 public record LimiterStats(int limit, int inflight, int waiting, int maxLimitReached, long congestionEvents,
                            long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures,

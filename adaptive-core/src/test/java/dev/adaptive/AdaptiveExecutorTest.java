@@ -36,18 +36,7 @@ class AdaptiveExecutorTest {
         return ctx -> {
             starts.add(time.nanoTime());
             Object reply = replies[Math.min(calls.getAndIncrement(), replies.length - 1)];
-            CompletableFuture<String> f = new CompletableFuture<>();
-            if (reply == null) {
-                return f; // never answers
-            }
-            time.schedule(() -> {
-                if (reply instanceof Throwable t) {
-                    f.completeExceptionally(t);
-                } else {
-                    f.complete((String) reply);
-                }
-            }, latency);
-            return f;
+            return Replies.<String>after(time, latency, reply); // null never answers
         };
     }
 

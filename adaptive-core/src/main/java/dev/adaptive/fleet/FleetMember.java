@@ -1,6 +1,7 @@
 package dev.adaptive.fleet;
 
 import dev.adaptive.Limiter;
+import dev.adaptive.internal.Listeners;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
@@ -489,13 +490,7 @@ public final class FleetMember implements AutoCloseable {
     }
 
     private void emit(FleetEvent event) {
-        for (FleetListener l : listeners) {
-            try {
-                l.onEvent(event);
-            } catch (Throwable t) {
-                listenerFailures.increment();
-            }
-        }
+        Listeners.tellAll(listeners, event, FleetListener::onEvent, listenerFailures);
     }
 
 

@@ -1,5 +1,6 @@
 package dev.adaptive.fleet;
 
+import dev.adaptive.internal.Listeners;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Ticker;
 
@@ -103,13 +104,7 @@ public final class InMemoryCoordinator implements Coordinator {
         synchronized (lock) {
             targets = List.copyOf(subscribers.getOrDefault(key, List.of()));
         }
-        for (Consumer<FleetPause> listener : targets) {
-            try {
-                listener.accept(pause);
-            } catch (Throwable t) {
-                listenerFailures.increment();
-            }
-        }
+        Listeners.tellAll(targets, pause, Consumer::accept, listenerFailures);
         return CompletableFuture.completedFuture(null);
     }
 

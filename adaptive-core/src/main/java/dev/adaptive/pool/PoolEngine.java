@@ -9,6 +9,7 @@ import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskContext;
+import dev.adaptive.internal.WorkLoop;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
@@ -74,8 +75,9 @@ final class PoolEngine<T, R> {
     private final AtomicReference<PoolStoppedException> stop = new AtomicReference<>();
     private volatile PoolStoppedException inputFailure;
 
-    // Feeder state: touched only by the thread that holds feedWip.
-    private final AtomicInteger feedWip = new AtomicInteger();
+    // Feeder state: touched only by the thread in feedLoop.
+    private final WorkLoop feedLoop = new WorkLoop();
+    private final Runnable feedPass = this::feedPass;
     private final AtomicReference<Object> grant = new AtomicReference<>();
     private CompletableFuture<Lease> pendingAcquire;
     private Lease heldLease;
@@ -84,7 +86,8 @@ final class PoolEngine<T, R> {
     private volatile boolean intakeClosed;
 
     private final Queue<Object> outbox = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger deliverWip = new AtomicInteger();
+    private final WorkLoop deliveryLoop = new WorkLoop();
+    private final Runnable deliveryPass = this::deliveryPass;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean finished = new AtomicBoolean();
     private volatile long startNanos;
@@ -170,25 +173,19 @@ final class PoolEngine<T, R> {
     // ---- feeding -----------------------------------------------------------------------
 
     void pump() {
-        if (feedWip.getAndIncrement() != 0) {
-            return;
-        }
-        int missed = 1;
-        for (;;) {
-            try {
-                feed();
-            } catch (Throwable bug) {
-                // Nothing in feed() should throw; if something does (an Error too), end intake
-                // cleanly rather than leave the counter stuck and the run unfinished.
-                if (inputFailure == null) {
-                    inputFailure = new PoolStoppedException(PoolStoppedException.Reason.INPUT_FAILED, bug);
-                }
-                closeIntake(false);
+        feedLoop.run(feedPass);
+    }
+
+    private void feedPass() {
+        try {
+            feed();
+        } catch (Throwable bug) {
+            // Nothing in feed() should throw; if something does (an Error too), end intake
+            // cleanly rather than leave the loop stuck and the run unfinished.
+            if (inputFailure == null) {
+                inputFailure = new PoolStoppedException(PoolStoppedException.Reason.INPUT_FAILED, bug);
             }
-            missed = feedWip.addAndGet(-missed);
-            if (missed == 0) {
-                return;
-            }
+            closeIntake(false);
         }
     }
 
@@ -403,30 +400,24 @@ final class PoolEngine<T, R> {
         deliver();
     }
 
-    /** Drains the outbox into the sink (never concurrently), then lets the feeder go on. */
+    /** Drains the outbox into the sink (never concurrently), lets the feeder go on, and ends the run when all is in. */
     void deliver() {
-        if (deliverWip.getAndIncrement() != 0) {
-            return;
-        }
-        int missed = 1;
+        deliveryLoop.run(deliveryPass);
+    }
+
+    private void deliveryPass() {
         boolean delivered = false;
-        for (;;) {
-            while (sink.canDeliver()) {
-                Object settled = outbox.poll();
-                if (settled == null) {
-                    break;
-                }
-                handOver(settled);
-                pending.decrementAndGet();
-                delivered = true;
-            }
-            missed = deliverWip.addAndGet(-missed);
-            if (missed == 0) {
+        while (sink.canDeliver()) {
+            Object settled = outbox.poll();
+            if (settled == null) {
                 break;
             }
+            handOver(settled);
+            pending.decrementAndGet();
+            delivered = true;
         }
         if (delivered) {
-            pump();
+            pump(); // the feeder's own loop: what it settles meanwhile only marks another pass here
         }
         tryFinish();
     }

@@ -1,6 +1,7 @@
 package dev.adaptive.queue;
 
 import dev.adaptive.internal.Nanos;
+import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 
 import java.util.ArrayList;
@@ -10,18 +11,35 @@ import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
- * Retries waiting out their backoff delay. While the queue runs, each is armed on the
+ * The backoff waits of the queue's retries, which the executor hands over to it (see
+ * {@link dev.adaptive.Execution.Hooks#delayRetry}). While the queue runs, each is armed on the
  * scheduler; while it does not, each is frozen with the delay it has left, so a pause or stop
- * neither shortens nor lengthens a backoff. Not thread-safe: the queue calls it under its lock.
+ * neither shortens nor lengthens a backoff, and a held queue keeps no timer for them. The
+ * retries themselves, what they wait for and when they give up, are the executor's. Not
+ * thread-safe: the queue calls it under its lock.
  */
 final class DelayedRetries {
 
-    private final Scheduler scheduler;
-    /** Called by the scheduler, without the lock, with the job and the token of its timer. */
-    private final BiConsumer<Job<?>, Object> onDue;
-    private final Set<Job<?>> jobs = new LinkedHashSet<>();
+    /** One retry waiting out its delay: armed (timer set, due at dueNanos) or frozen (timer null, remainingNanos kept). */
+    static final class Wait {
+        final Runnable retry;
+        Cancellable timer;
+        Object timerToken;
+        long dueNanos;
+        long remainingNanos;
 
-    DelayedRetries(Scheduler scheduler, BiConsumer<Job<?>, Object> onDue) {
+        Wait(Runnable retry, long delayNanos) {
+            this.retry = retry;
+            this.remainingNanos = delayNanos;
+        }
+    }
+
+    private final Scheduler scheduler;
+    /** Called by the scheduler, without the lock, with the wait and the token of its timer. */
+    private final BiConsumer<Wait, Object> onDue;
+    private final Set<Wait> waits = new LinkedHashSet<>();
+
+    DelayedRetries(Scheduler scheduler, BiConsumer<Wait, Object> onDue) {
         this.scheduler = scheduler;
         this.onDue = onDue;
     }
@@ -29,92 +47,86 @@ final class DelayedRetries {
     /**
      * @param delayNanos the delay, positive
      * @param armed      whether the queue runs; if not, the delay stays frozen until {@link #thaw}
+     * @return the wait
      */
-    void add(Job<?> job, long delayNanos, boolean armed, long now) {
-        job.remainingNanos = delayNanos;
-        jobs.add(job);
+    Wait add(Runnable retry, long delayNanos, boolean armed, long now) {
+        Wait w = new Wait(retry, delayNanos);
+        waits.add(w);
         if (armed) {
-            arm(job, now);
+            arm(w, now);
         }
+        return w;
     }
 
     /**
-     * @return {@code true}, and the job is no longer delayed, if {@code token} is its current
-     *         timer; {@code false} for a timer that was frozen, withdrawn or cleared meanwhile
+     * @return {@code true}, and the wait is over, if {@code token} is its current timer;
+     *         {@code false} for a timer that was frozen, cancelled or cleared meanwhile
      */
-    boolean takeIfCurrent(Job<?> job, Object token) {
-        if (job.timerToken != token || !jobs.remove(job)) {
+    boolean takeIfCurrent(Wait w, Object token) {
+        if (w.timerToken != token || !waits.remove(w)) {
             return false;
         }
-        job.timer = null;
-        job.timerToken = null;
+        w.timer = null;
+        w.timerToken = null;
         return true;
     }
 
-    /** @return whether the job was delayed; it no longer is */
-    boolean remove(Job<?> job) {
-        if (!jobs.remove(job)) {
-            return false;
+    /** Drops a wait whose retry is no longer wanted. */
+    void remove(Wait w) {
+        if (waits.remove(w)) {
+            disarm(w);
         }
-        disarm(job);
-        return true;
     }
 
     /** Cancels every timer, keeping what each delay has left. */
     void freeze(long now) {
-        for (Job<?> job : jobs) {
-            if (job.timer != null) {
-                disarm(job);
-                job.remainingNanos = Math.max(0, Nanos.between(now, job.dueNanos));
+        for (Wait w : waits) {
+            if (w.timer != null) {
+                disarm(w);
+                w.remainingNanos = Math.max(0, Nanos.between(now, w.dueNanos));
             }
         }
     }
 
-    /** @return the jobs with nothing left to wait, removed; the others are armed again */
-    List<Job<?>> thaw(long now) {
-        List<Job<?>> ready = new ArrayList<>();
-        for (Job<?> job : new ArrayList<>(jobs)) {
-            if (job.timer != null) {
+    /** @return the waits with nothing left, removed, in the order they began; the others are armed again */
+    List<Wait> thaw(long now) {
+        List<Wait> ready = new ArrayList<>();
+        for (Wait w : new ArrayList<>(waits)) {
+            if (w.timer != null) {
                 continue;
             }
-            if (job.remainingNanos <= 0) {
-                jobs.remove(job);
-                ready.add(job);
+            if (w.remainingNanos <= 0) {
+                waits.remove(w);
+                ready.add(w);
             } else {
-                arm(job, now);
+                arm(w, now);
             }
         }
         return ready;
     }
 
-    /** @return every delayed job, each disarmed; none is delayed any more */
-    List<Job<?>> clear() {
-        List<Job<?>> all = new ArrayList<>(jobs);
-        all.forEach(DelayedRetries::disarm);
-        jobs.clear();
-        return all;
+    /** Disarms and forgets every wait: their executions are being cancelled. */
+    void clear() {
+        waits.forEach(DelayedRetries::disarm);
+        waits.clear();
     }
 
     int size() {
-        return jobs.size();
+        return waits.size();
     }
 
-    boolean isEmpty() {
-        return jobs.isEmpty();
-    }
-
-    private void arm(Job<?> job, long now) {
+    private void arm(Wait w, long now) {
         Object token = new Object();
-        job.timerToken = token;
-        job.dueNanos = Nanos.plus(now, job.remainingNanos);
-        job.timer = scheduler.schedule(() -> onDue.accept(job, token), job.remainingNanos);
+        w.timerToken = token;
+        w.dueNanos = Nanos.plus(now, w.remainingNanos);
+        w.timer = scheduler.schedule(() -> onDue.accept(w, token), w.remainingNanos);
     }
 
-    private static void disarm(Job<?> job) {
-        if (job.timer != null) {
-            job.timer.cancel();
-            job.timer = null;
-            job.timerToken = null;
+    private static void disarm(Wait w) {
+        if (w.timer != null) {
+            w.timer.cancel();
+            w.timer = null;
+            w.timerToken = null;
         }
     }
 }

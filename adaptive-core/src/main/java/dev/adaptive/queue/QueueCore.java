@@ -1,23 +1,16 @@
 package dev.adaptive.queue;
 
+import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.AsyncTask;
-import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
-import dev.adaptive.Outcome;
-import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.RejectedException;
 import dev.adaptive.StopPoolException;
-import dev.adaptive.TaskTimeoutException;
-import dev.adaptive.internal.Nanos;
-import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.time.Cancellable;
-import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 
-import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,58 +18,53 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The machinery behind {@link ThrottledQueue}.
+ * The machinery behind {@link ThrottledQueue}: a {@link Limiter} whose admission gate is the
+ * queue's rate ({@link RateGate}), an {@link AdaptiveExecutor} on it that runs every task
+ * (attempts, retries, task timeouts, classification, the Retry-After pause: the engine's one
+ * implementation of the signal contract), and, here, only what is the queue's own: its
+ * lifecycle, {@code maxQueueSize}, the jobs not yet finished, the backoff waits it freezes while
+ * it holds, and its snapshot.
  *
- * <p>Concurrency design: one monitor guards every piece of state, and every decision (start,
- * settle, retry, rate change, lifecycle) is made under it, so a snapshot is always consistent
- * and no transition can interleave with another. Nothing user-supplied that may re-enter or
- * block runs under it: task calls, future completions and listener calls are posted to an
- * {@link Outbox} and run after the monitor is released. The exceptions are the rate strategy
- * (a pure function, documented as such) and the backoff's random source. Methods named
- * {@code ...Locked} must hold the monitor.
+ * <p>Every submitted task waits for its lease in the limiter's queue, retries ahead of fresh
+ * tasks; the gate admits one start at a time, when the pacing, the back-off, the observation
+ * window and the lifecycle allow it, and the limiter's limit (the {@code concurrencyLimit}, with
+ * {@code concurrency} as its ceiling) bounds what runs at once.
+ *
+ * <p>Concurrency design: one monitor guards the queue's state and the gate's, so a snapshot is
+ * consistent with every count the queue keeps. Nothing user-supplied that may re-enter or block
+ * runs under it, nor any call into the limiter that may grant a lease: such effects (a limiter
+ * told its gate changed, retries whose wait is over, an abort's cancellations, idle waiters
+ * completed) are posted to an {@link Outbox} and run after the monitor is released. The
+ * exceptions are the rate strategy (a pure function, documented as such) and the backoff's
+ * random source. Methods named {@code ...Locked} must hold the monitor.
  */
 final class QueueCore {
+
+    final Object lock = new Object();
+    final Outbox outbox = new Outbox();
+    /** Rate-change listeners' failures; the trace listeners' are the limiter's. */
+    final LongAdder listenerFailures = new LongAdder();
 
     private final QueueConfig cfg;
     private final String name;
     private final Ticker ticker;
-    private final Scheduler scheduler;
-    private final RetryPolicy retryPolicy;
-    private final long intervalNanos;
+    private final RateGate gate;
     private final Limiter limiter;
-    private final TraceListener[] traceListeners;
-    private final Outbox outbox = new Outbox();
-    /** The task timeout in nanoseconds, or 0 for none. */
-    private final long taskTimeoutNanos;
-    private final LongAdder listenerFailures = new LongAdder();
-    private final Object lock = new Object();
+    private final AdaptiveExecutor executor;
+    private final DelayedRetries delayed;
 
     // ---- guarded by lock (status is also read without it, as a hint) ----
     private volatile QueueStatus status = QueueStatus.RUNNING;
     private RateStrategyException haltCause;
     private QueueAbortedException abortCause;
-    private final ArrayDeque<Job<?>> fresh = new ArrayDeque<>();
-    /** Retries whose delay is over; they go before fresh tasks, being older. */
-    private final ArrayDeque<Job<?>> readyRetries = new ArrayDeque<>();
-    private final DelayedRetries delayed;
-    private final Set<Attempt<?>> running = new LinkedHashSet<>();
+    /** Accepted and not finished: waiting for a lease, running, or waiting out a retry's backoff. */
+    private final Set<Job<?>> live = new LinkedHashSet<>();
+    /** A task threw StopPoolException: nothing starts until its job ends and the queue aborts. */
+    private boolean stopping;
     private long nextIndex;
-    private final Pacer pacer;
-    private final RateController rates;
-    private Cancellable dispatchTimer;
-    private Object dispatchToken;
-    private long dispatchAt;
-    private boolean rateLimited;
-    private long rateLimitedUntil;
-    private boolean backingOff;
-    private long backOffUntil;
-    private long started;
-    private long succeeded;
-    private long failed;
     private long retried;
     private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
 
@@ -84,465 +72,178 @@ final class QueueCore {
         this.cfg = cfg;
         this.name = cfg.name();
         this.ticker = cfg.ticker();
-        this.scheduler = cfg.scheduler();
-        this.retryPolicy = cfg.retryPolicy();
-        this.intervalNanos = cfg.intervalNanos();
-        this.taskTimeoutNanos = cfg.taskTimeout() == null ? 0 : Nanos.of(cfg.taskTimeout());
-        this.traceListeners = cfg.traceListeners().toArray(new TraceListener[0]);
-        this.pacer = new Pacer(intervalNanos, cfg.evenlySpaced());
-        this.rates = new RateController(cfg, scheduler, this::onWindowEnd, pacer, outbox, listenerFailures);
-        this.delayed = new DelayedRetries(scheduler, this::onRetryDue);
-        if (cfg.concurrencyLimit() == null) {
-            this.limiter = null;
-        } else {
-            Limiter.Builder b = Limiter.builder().name(name).limit(cfg.concurrencyLimit()).ticker(ticker)
-                    .scheduler(scheduler);
-            cfg.traceListeners().forEach(b::traceListener);
-            this.limiter = b.build();
+        this.delayed = new DelayedRetries(cfg.scheduler(), this::onRetryDue);
+        this.gate = new RateGate(this, cfg);
+        boolean adaptive = cfg.concurrencyLimit() != null;
+        Limiter.Builder b = Limiter.builder().name(name).ticker(ticker).scheduler(cfg.scheduler())
+                .limit(adaptive ? cfg.concurrencyLimit() : FixedLimit.of(cfg.concurrency()))
+                .maxRetryAfter(cfg.retryPolicy().maxRetryAfter()).gate(gate);
+        cfg.traceListeners().forEach(l -> b.traceListener(traced(l, adaptive)));
+        this.limiter = b.build();
+        if (adaptive && cfg.concurrency() < Integer.MAX_VALUE) {
+            limiter.ceiling(cfg.concurrency());
         }
+        this.executor = AdaptiveExecutor.builder(limiter).retryPolicy(cfg.retryPolicy()).classifier(cfg.classifier())
+                .taskTimeout(cfg.taskTimeout()).build();
     }
 
-    // ---- submit and withdraw -------------------------------------------------------------
+    /**
+     * @return what the user's trace listener hears: everything the limiter and the executor
+     *         emit, except the limit's own news when the queue has no adaptive limit (a
+     *         constant {@code concurrency} decides nothing) and the change its ceiling makes
+     */
+    private static TraceListener traced(TraceListener user, boolean adaptive) {
+        return event -> {
+            if (event instanceof TraceEvent.Decision || event instanceof TraceEvent.ConcurrencyChange) {
+                if (!adaptive || ((event instanceof TraceEvent.ConcurrencyChange c) && "coordinator".equals(c.reason()))) {
+                    return;
+                }
+            }
+            user.onEvent(event);
+        };
+    }
+
+    // ---- submit -----------------------------------------------------------------------------
 
     <R> CompletableFuture<R> submit(AsyncTask<R> task) {
         Objects.requireNonNull(task, "task");
-        Job<R> job;
         try {
+            Job<R> job;
             synchronized (lock) {
                 if (status == QueueStatus.ABORTED) {
                     return CompletableFuture.failedFuture(new QueueAbortedException(
                             "queue '" + name + "' is aborted; submit refused", abortCause.getCause()));
                 }
-                int unfinished = unfinishedLocked();
+                int unfinished = live.size();
                 if (unfinished >= cfg.maxQueueSize()) {
                     return CompletableFuture.failedFuture(new RejectedException("queue '" + name + "' is full: "
                             + unfinished + " tasks accepted and unfinished (maxQueueSize=" + cfg.maxQueueSize() + ")"));
                 }
-                job = new Job<>(nextIndex++, task);
-                fresh.add(job);
-                long now = ticker.nanoTime();
+                job = new Job<>(this, nextIndex++, task);
+                live.add(job);
                 if (status == QueueStatus.STOPPED) {
-                    restartLocked(now);
+                    restartLocked(ticker.nanoTime());
                 }
-                dispatchLocked(now);
             }
-            // A caller who cancels (or completes) the future takes the task back.
-            job.future.whenComplete((v, e) -> {
-                if (!job.finishing) {
-                    withdraw(job);
-                }
-            });
+            // Outside the lock: the limiter may grant at once and call the task.
+            return job.start(executor);
         } finally {
             outbox.drain();
         }
-        return job.future;
     }
 
-    private void withdraw(Job<?> job) {
-        locked(() -> {
-            if (fresh.remove(job) || readyRetries.remove(job) || delayed.remove(job)) {
-                checkIdleLocked();
-            }
-            // A running attempt runs on; settleLocked sees the withdrawal and retries nothing.
-        });
-    }
+    // ---- what the executor tells the queue ----------------------------------------------------
 
-    // ---- dispatch ------------------------------------------------------------------------
-
-    /** Starts everything that may start now, and arms a timer for the next moment something may. */
-    private void dispatchLocked(long now) {
-        while (status == QueueStatus.RUNNING) {
-            Job<?> job = peekReadyLocked();
-            if (job == null) {
-                return;
-            }
-            long hold = holdUntilLocked(now);
-            if (hold - now > 0) {
-                armDispatchLocked(hold, now);
-                return;
-            }
-            ObservationWindow window = rates.window();
-            if (window != null && cfg.adjustmentTiming() == AdjustmentTiming.SETTLED) {
-                if (!window.closedForStarts && now - window.endNanos >= 0) {
-                    window.closedForStarts = true; // the window's own timer may lag in real time
-                }
-                if (window.closedForStarts) {
-                    if (window.outstanding > 0) {
-                        return; // the last settlement decides, then dispatches
-                    }
-                    decideLocked(rates.close(), now);
-                    continue;
-                }
-            }
-            if (running.size() >= cfg.concurrency()) {
-                return; // a settlement dispatches again
-            }
-            long at = pacer.earliest(now, rates.rate());
-            if (at - now > 0) {
-                armDispatchLocked(at, now);
-                return;
-            }
-            Lease lease = null;
-            if (limiter != null) {
-                lease = limiter.tryAcquire().orElse(null);
-                if (lease == null) {
-                    return; // the limiter's limit moves only on a release, which dispatches again
-                }
-            }
-            pollReadyLocked();
-            startLocked(job, lease, now);
-        }
-    }
-
-    private Job<?> peekReadyLocked() {
-        while (!readyRetries.isEmpty() && readyRetries.peekFirst().withdrawn()) {
-            readyRetries.pollFirst();
-        }
-        if (!readyRetries.isEmpty()) {
-            return readyRetries.peekFirst();
-        }
-        while (!fresh.isEmpty() && fresh.peekFirst().withdrawn()) {
-            fresh.pollFirst();
-        }
-        return fresh.peekFirst();
-    }
-
-    private void pollReadyLocked() {
-        if (readyRetries.pollFirst() == null) {
-            fresh.pollFirst();
-        }
-    }
-
-    /** @return when the Retry-After pause and the back-off end, or {@code now} if neither holds */
-    private long holdUntilLocked(long now) {
-        long hold = now;
-        if (rateLimited) {
-            if (rateLimitedUntil - now > 0) {
-                hold = rateLimitedUntil;
-            } else {
-                rateLimited = false;
-            }
-        }
-        if (backingOff) {
-            if (backOffUntil - now > 0) {
-                hold = backOffUntil - hold > 0 ? backOffUntil : hold;
-            } else {
-                backingOff = false;
-            }
-        }
-        return hold;
-    }
-
-    private void armDispatchLocked(long at, long now) {
-        if (dispatchTimer != null) {
-            if (dispatchAt - at <= 0) {
-                return; // an earlier (or equal) wake-up is armed; it re-arms if still needed
-            }
-            dispatchTimer.cancel();
-        }
-        Object token = new Object();
-        dispatchToken = token;
-        dispatchAt = at;
-        dispatchTimer = scheduler.schedule(() -> onDispatchTimer(token), at - now);
-    }
-
-    private void onDispatchTimer(Object token) {
-        locked(() -> {
-            if (dispatchToken != token) {
-                return; // cancelled in real time after it had started
-            }
-            dispatchTimer = null;
-            dispatchToken = null;
-            dispatchLocked(ticker.nanoTime());
-        });
-    }
-
-    private void cancelDispatchTimerLocked() {
-        if (dispatchTimer != null) {
-            dispatchTimer.cancel();
-            dispatchTimer = null;
-            dispatchToken = null;
-        }
-    }
-
-    private <R> void startLocked(Job<R> job, Lease lease, long now) {
-        int number = ++job.attempts;
-        started++;
-        pacer.started(now, rates.rate());
-        ObservationWindow window = rates.started(now);
-        Attempt<R> a = new Attempt<>(job, number, lease, now, running.size() + 1, window);
-        running.add(a);
-        if (taskTimeoutNanos > 0) {
-            // Armed with the start, not when the task is called: the bound is on the slot held.
-            a.timeoutTimer = scheduler.schedule(() -> onTimeout(a), taskTimeoutNanos);
-        }
-        outbox.post(() -> run(a));
-    }
-
-    // ---- running an attempt (outside the lock) --------------------------------------------
-
-    private <R> void run(Attempt<R> a) {
-        if (a.settled.get()) {
-            return; // abandoned by an abort before it could start
-        }
-        if (traceListeners.length > 0) {
-            deliver(new TraceEvent.TaskStart(a.startNanos, a.job.index, a.number, concurrencyLimit(), a.activeAtStart));
-        }
-        CompletionStage<R> stage;
-        try {
-            stage = a.job.task.call(a);
-            if (stage == null) {
-                throw new NullPointerException("task returned a null CompletionStage");
-            }
-        } catch (Throwable t) {
-            // Anything, a StackOverflowError from the task's own recursion included, is this
-            // attempt's failure, as in the pool: the task was accepted, so its future must end.
-            settle(a, null, t);
-            return;
-        }
-        stage.whenComplete((value, error) -> settle(a, value, error == null ? null : OutcomeClassifier.unwrap(error)));
-    }
-
-    /**
-     * The attempt's own failure: whoever settles first wins, so a task that answers after this
-     * changes nothing, and one that answered first leaves this timer without effect.
-     */
-    private <R> void onTimeout(Attempt<R> a) {
-        if (!a.settled.compareAndSet(false, true)) {
-            return;
-        }
-        TaskTimeoutException timeout = new TaskTimeoutException(cfg.taskTimeout());
-        a.signal.fire(timeout); // runs the task's cleanup callbacks, outside the lock
-        record(a, null, timeout);
-    }
-
-    private <R> void settle(Attempt<R> a, R value, Throwable error) {
-        if (!a.settled.compareAndSet(false, true)) {
-            return; // timed out or abandoned by an abort: a late answer is ignored
-        }
-        record(a, value, error);
-    }
-
-    /** Classifies outside the lock (user code), then records the outcome under it. */
-    private <R> void record(Attempt<R> a, R value, Throwable error) {
-        Verdict v = Verdict.of(cfg, a, value, error);
-        if (a.lease != null) {
-            a.lease.release(v.forLimiter());
-        }
-        locked(() -> settleLocked(a, value, v));
-    }
-
-    private <R> void settleLocked(Attempt<R> a, R value, Verdict v) {
-        cancelTimeoutLocked(a);
-        if (status == QueueStatus.ABORTED || !running.remove(a)) {
-            return; // abandoned by an abort: no counter, no retry
-        }
-        long now = ticker.nanoTime();
-        Job<R> job = a.job;
-        Throwable cause = v.cause();
-        emitLocked(new TraceEvent.TaskEnd(now, job.index, a.number, Math.max(0, now - a.startNanos), v.outcome(),
-                v.error()));
-        if (v.failed()) {
-            failed++;
-        } else {
-            succeeded++;
-        }
-        // Paused or stopped, the window is gone: outcomes then do not move the rate.
-        if (status == QueueStatus.RUNNING && rates.settled(a.window, v.failed(), v.countsAgainstRate())) {
-            decideLocked(rates.close(), now);
-        }
-        if (!v.failed()) {
-            finishLocked(job, value);
-        } else if (job.withdrawn()) {
-            // The caller took the task back while it ran: nothing to retry for.
-        } else if (cause instanceof StopPoolException) {
-            failLocked(job, cause);
-            abortLocked(new QueueAbortedException("queue '" + name + "' aborted: a task threw StopPoolException", cause));
-            return;
-        } else if (v.outcome() instanceof Outcome.RateLimited r) {
-            rateLimitedLocked(job, a.number, r, cause, now);
-        } else if (v.retryWanted()) {
-            job.retriesUsed++;
+    /** A retry's backoff: frozen while the queue holds, so that a hold neither shortens nor lengthens it. */
+    Cancellable delayRetry(Runnable retry, long delayNanos) {
+        DelayedRetries.Wait w;
+        synchronized (lock) {
             retried++;
-            Duration delay = retryPolicy.delayBeforeRetry(job.retriesUsed);
-            emitLocked(new TraceEvent.Retry(now, job.index, a.number, cause, delay,
-                    Nanos.plus(now, Nanos.of(delay)), false));
-            delayRetryLocked(job, delay, now);
-        } else {
-            failLocked(job, cause);
-        }
-        dispatchLocked(now);
-        checkIdleLocked();
-    }
-
-    private void rateLimitedLocked(Job<?> job, int attempt, Outcome.RateLimited r, Throwable cause, long now) {
-        Duration wait = retryPolicy.cappedRetryAfter(r.retryAfter());
-        long until = wait.isZero() ? now : openRetryAfterLocked(now, wait);
-        if (job.rateLimitRetriesUsed >= retryPolicy.maxRateLimitRetries()) {
-            failLocked(job, cause);
-            return;
-        }
-        job.rateLimitRetriesUsed++;
-        retried++;
-        if (!wait.isZero()) {
-            // The hold keeps it back; no jitter may shorten the wait the server asked for.
-            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, Duration.ofNanos(Nanos.between(now, until)),
-                    until, true));
-            readyRetries.add(job);
-        } else {
-            Duration delay = retryPolicy.delayBeforeRetry(job.rateLimitRetriesUsed);
-            emitLocked(new TraceEvent.Retry(now, job.index, attempt, cause, delay, Nanos.plus(now, Nanos.of(delay)),
-                    true));
-            delayRetryLocked(job, delay, now);
-        }
-    }
-
-    private static void cancelTimeoutLocked(Attempt<?> a) {
-        if (a.timeoutTimer != null) {
-            a.timeoutTimer.cancel();
-            a.timeoutTimer = null;
-        }
-    }
-
-    /** @return the end of the Retry-After pause, which may already have been later */
-    private long openRetryAfterLocked(long now, Duration wait) {
-        long until = Nanos.plus(now, Nanos.of(wait));
-        if (!rateLimited || until - rateLimitedUntil > 0) {
-            rateLimited = true;
-            rateLimitedUntil = until;
-            emitLocked(new TraceEvent.RatePause(now, until, wait));
-        }
-        return rateLimitedUntil;
-    }
-
-    // ---- delayed retries -----------------------------------------------------------------
-
-    private void delayRetryLocked(Job<?> job, Duration delay, long now) {
-        long nanos = Nanos.of(delay);
-        if (nanos <= 0) {
-            readyRetries.add(job);
-        } else {
-            delayed.add(job, nanos, status == QueueStatus.RUNNING, now);
-        }
-    }
-
-    private void onRetryDue(Job<?> job, Object token) {
-        locked(() -> {
-            if (!delayed.takeIfCurrent(job, token)) {
-                return; // frozen, withdrawn or aborted meanwhile
+            if (delayNanos <= 0) {
+                w = null;
+            } else {
+                w = delayed.add(retry, delayNanos, status == QueueStatus.RUNNING, ticker.nanoTime());
             }
-            readyRetries.add(job);
-            dispatchLocked(ticker.nanoTime());
+        }
+        if (w == null) {
+            retry.run(); // its acquisition is queued already, ahead of fresh tasks
+            return null;
+        }
+        return () -> {
+            synchronized (lock) {
+                delayed.remove(w);
+            }
+            return true;
+        };
+    }
+
+    private void onRetryDue(DelayedRetries.Wait w, Object token) {
+        locked(() -> {
+            if (delayed.takeIfCurrent(w, token)) {
+                outbox.post(w.retry);
+            }
         });
     }
 
-    // ---- observation and rate decisions --------------------------------------------------
+    /** Before the attempt's slot is freed: hold every start, so the slot cannot go to the next task. */
+    void stopRequested(Job<?> job, StopPoolException cause) {
+        synchronized (lock) {
+            // A job its caller withdrew while it ran has nothing to stop for.
+            if (status != QueueStatus.ABORTED && !job.resultDone()) {
+                job.stopCause = cause;
+                stopping = true;
+            }
+        }
+    }
 
-    private void onWindowEnd(ObservationWindow w) {
+    void finished(Job<?> job) {
         locked(() -> {
-            if (!rates.isOpen(w) || status != QueueStatus.RUNNING) {
-                return;
+            live.remove(job);
+            if (job.stopCause != null) {
+                abortLocked(new QueueAbortedException("queue '" + name + "' aborted: a task threw StopPoolException",
+                        job.stopCause));
             }
-            long now = ticker.nanoTime();
-            if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {
-                rates.close();
-                if (!decideLocked(w, now)) {
-                    return;
-                }
-                if (hasWorkLocked()) {
-                    rates.open(w.endNanos, now); // windows follow each other while there is work
-                }
-            } else {
-                w.closedForStarts = true;
-                if (w.outstanding == 0) {
-                    decideLocked(rates.close(), now);
-                }
-            }
-            dispatchLocked(now);
             checkIdleLocked();
         });
     }
 
-    /** @return {@code false} if the strategy failed and the queue halted */
-    private boolean decideLocked(ObservationWindow w, long now) {
-        RateDecision d;
-        try {
-            d = rates.decide(w, now);
-        } catch (RateStrategyException e) {
-            haltLocked(e, now);
-            return false;
-        }
-        // A window in which nothing started or settled is no news: backing off on it would renew
-        // the back-off for ever (an interval of back-off is itself such a window).
-        if (d.shouldBackOff() && cfg.backOff() && w.sawAnything()) {
-            backingOff = true;
-            backOffUntil = Nanos.plus(now, intervalNanos);
-        }
-        return true;
-    }
-
-    // ---- lifecycle -----------------------------------------------------------------------
+    // ---- lifecycle ----------------------------------------------------------------------------
 
     void pause() {
         locked(() -> {
-            if (status != QueueStatus.RUNNING) {
-                return;
+            if (status == QueueStatus.RUNNING) {
+                status = QueueStatus.PAUSED;
+                holdLocked(ticker.nanoTime());
             }
-            status = QueueStatus.PAUSED;
-            holdLocked(ticker.nanoTime());
         });
     }
 
     void resume() {
         locked(() -> {
-            if (status != QueueStatus.PAUSED && status != QueueStatus.STOPPED) {
-                return;
+            if (status == QueueStatus.PAUSED || status == QueueStatus.STOPPED) {
+                restartLocked(ticker.nanoTime());
+                checkIdleLocked();
             }
-            long now = ticker.nanoTime();
-            restartLocked(now);
-            dispatchLocked(now);
-            checkIdleLocked();
         });
     }
 
     void stop() {
         locked(() -> {
-            if (status != QueueStatus.RUNNING && status != QueueStatus.PAUSED) {
-                return;
+            if (status == QueueStatus.RUNNING || status == QueueStatus.PAUSED) {
+                status = QueueStatus.STOPPED;
+                holdLocked(ticker.nanoTime());
             }
-            status = QueueStatus.STOPPED;
-            holdLocked(ticker.nanoTime());
         });
     }
 
     void abort() {
-        locked(() -> {
-            abortLocked(new QueueAbortedException("queue '" + name + "' was aborted", null));
-        });
+        locked(() -> abortLocked(new QueueAbortedException("queue '" + name + "' was aborted", null)));
     }
 
-    /** What pause, stop and halt share: every timer cleared, delays frozen, the window dropped. */
+    /** What pause, stop and halt share: every timer of the queue's cleared, delays frozen, the window dropped. */
     private void holdLocked(long now) {
         delayed.freeze(now);
-        cancelDispatchTimerLocked();
-        rates.close();
+        gate.holdLocked();
+        gateChangedLocked(); // the limiter drops its wake-up for the next slot
     }
 
     /** Back to running with fresh pacing; the back-off ends, a server's Retry-After does not. */
     private void restartLocked(long now) {
         status = QueueStatus.RUNNING;
         haltCause = null;
-        backingOff = false;
-        pacer.reset();
-        readyRetries.addAll(delayed.thaw(now));
+        gate.restartLocked();
+        for (DelayedRetries.Wait w : delayed.thaw(now)) {
+            outbox.post(w.retry);
+        }
+        gateChangedLocked();
     }
 
-    private void haltLocked(RateStrategyException cause, long now) {
+    /** The rate strategy failed: stopped, with the cause kept until a restart. */
+    void haltLocked(RateStrategyException cause, long now) {
         status = QueueStatus.STOPPED;
         haltCause = cause;
         holdLocked(now);
-        List<CompletableFuture<Void>> waiters = new ArrayList<>(idleWaiters);
-        idleWaiters.clear();
+        List<CompletableFuture<Void>> waiters = takeIdleWaitersLocked();
         outbox.post(() -> waiters.forEach(f -> f.completeExceptionally(cause)));
     }
 
@@ -552,32 +253,35 @@ final class QueueCore {
         }
         status = QueueStatus.ABORTED;
         abortCause = cause;
-        cancelDispatchTimerLocked();
-        rates.close();
-        List<Job<?>> jobs = new ArrayList<>(readyRetries);
-        jobs.addAll(fresh);
-        jobs.addAll(delayed.clear());
-        readyRetries.clear();
-        fresh.clear();
-        List<Attempt<?>> abandoned = new ArrayList<>(running);
-        running.clear();
-        for (Attempt<?> a : abandoned) {
-            a.settled.set(true); // a later settlement or timeout is ignored
-            cancelTimeoutLocked(a);
-        }
-        List<CompletableFuture<Void>> waiters = new ArrayList<>(idleWaiters);
-        idleWaiters.clear();
+        gate.abortLocked();
+        delayed.clear();
+        List<Job<?>> jobs = new ArrayList<>(live);
+        live.clear();
+        List<CompletableFuture<Void>> waiters = takeIdleWaitersLocked();
         outbox.post(() -> {
-            for (Attempt<?> a : abandoned) {
-                a.signal.fire(cause);
-                if (a.lease != null) {
-                    a.lease.release(Outcome.IGNORED); // an abort says nothing about capacity
-                }
-                failNow(a.job, cause);
-            }
-            jobs.forEach(job -> failNow(job, cause));
+            // Each running attempt's cancellation fires and its slot is freed; each job fails.
+            jobs.forEach(job -> job.cancel(cause));
+            limiter.abort();
             waiters.forEach(f -> f.complete(null));
         });
+    }
+
+    /** Tells the limiter, once the lock is released, that its gate may answer differently now. */
+    void gateChangedLocked() {
+        outbox.post(limiter::gateChanged);
+    }
+
+    boolean runningLocked() {
+        return status == QueueStatus.RUNNING;
+    }
+
+    /** @return whether the gate may admit a start: running, and no StopPoolException pending */
+    boolean startsAllowedLocked() {
+        return status == QueueStatus.RUNNING && !stopping;
+    }
+
+    boolean hasWorkLocked() {
+        return !live.isEmpty();
     }
 
     CompletableFuture<Void> awaitIdle() {
@@ -585,7 +289,7 @@ final class QueueCore {
             if (haltCause != null) {
                 return CompletableFuture.failedFuture(haltCause);
             }
-            if (isIdleLocked()) {
+            if (live.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
             CompletableFuture<Void> f = new CompletableFuture<>();
@@ -595,45 +299,20 @@ final class QueueCore {
     }
 
     private void checkIdleLocked() {
-        if (!idleWaiters.isEmpty() && isIdleLocked()) {
-            List<CompletableFuture<Void>> waiters = new ArrayList<>(idleWaiters);
-            idleWaiters.clear();
+        if (!idleWaiters.isEmpty() && live.isEmpty()) {
+            List<CompletableFuture<Void>> waiters = takeIdleWaitersLocked();
             outbox.post(() -> waiters.forEach(f -> f.complete(null)));
         }
     }
 
-    private boolean isIdleLocked() {
-        return fresh.isEmpty() && readyRetries.isEmpty() && delayed.isEmpty() && running.isEmpty();
-    }
-
-    private boolean hasWorkLocked() {
-        return !isIdleLocked();
-    }
-
-    private int unfinishedLocked() {
-        return fresh.size() + readyRetries.size() + delayed.size() + running.size();
-    }
-
-    // ---- completing jobs -----------------------------------------------------------------
-
-    private <R> void finishLocked(Job<R> job, R value) {
-        outbox.post(() -> {
-            job.finishing = true;
-            job.future.complete(value);
-        });
-    }
-
-    private void failLocked(Job<?> job, Throwable cause) {
-        outbox.post(() -> failNow(job, cause));
-    }
-
-    private static void failNow(Job<?> job, Throwable cause) {
-        job.finishing = true;
-        job.future.completeExceptionally(cause);
+    private List<CompletableFuture<Void>> takeIdleWaitersLocked() {
+        List<CompletableFuture<Void>> waiters = new ArrayList<>(idleWaiters);
+        idleWaiters.clear();
+        return waiters;
     }
 
     /** Runs {@code body} under the lock, then the effects it posted, without the lock. */
-    private void locked(Runnable body) {
+    void locked(Runnable body) {
         try {
             synchronized (lock) {
                 body.run();
@@ -643,35 +322,31 @@ final class QueueCore {
         }
     }
 
-    // ---- views and tracing ---------------------------------------------------------------
+    // ---- views --------------------------------------------------------------------------------
 
     QueueState state() {
         synchronized (lock) {
             long now = ticker.nanoTime();
-            long hold = now;
-            if (rateLimited && rateLimitedUntil - hold > 0) {
-                hold = rateLimitedUntil;
+            long hold = gate.backOffUntilLocked(now);
+            long pausedUntil = limiter.pausedUntilNanos();
+            if (limiter.isRatePaused() && pausedUntil - hold > 0) {
+                hold = pausedUntil;
             }
-            if (backingOff && backOffUntil - hold > 0) {
-                hold = backOffUntil;
-            }
-            return new QueueState(status, rates.rate(), fresh.size() + readyRetries.size(), running.size(),
-                    delayed.size(), started, succeeded, failed, retried, rates.increases(), rates.decreases(),
-                    concurrencyLimit(),
+            return new QueueState(status, gate.rateLocked(), limiter.waiting(), gate.activeLocked(), delayed.size(),
+                    gate.startedLocked(), gate.succeededLocked(), gate.failedLocked(), retried,
+                    gate.increasesLocked(), gate.decreasesLocked(), limiter.limit(),
                     hold == now ? OptionalLong.empty() : OptionalLong.of(hold), haltCause,
-                    listenerFailures.sum() + outbox.failures());
+                    listenerFailures.sum() + limiter.stats().listenerFailures() + outbox.failures());
         }
     }
 
     int pending() {
-        synchronized (lock) {
-            return fresh.size() + readyRetries.size();
-        }
+        return limiter.waiting();
     }
 
     int rate() {
         synchronized (lock) {
-            return rates.rate();
+            return gate.rateLocked();
         }
     }
 
@@ -679,28 +354,7 @@ final class QueueCore {
         return status;
     }
 
-    /** Thread-safe without the lock: both parts are. */
-    int concurrencyLimit() {
-        return limiter == null ? cfg.concurrency() : Math.min(cfg.concurrency(), limiter.limit());
-    }
-
     QueueConfig config() {
         return cfg;
-    }
-
-    private void emitLocked(TraceEvent event) {
-        if (traceListeners.length > 0) {
-            outbox.post(() -> deliver(event));
-        }
-    }
-
-    private void deliver(TraceEvent event) {
-        for (TraceListener l : traceListeners) {
-            try {
-                l.onEvent(event);
-            } catch (Throwable t) {
-                listenerFailures.increment();
-            }
-        }
     }
 }

@@ -3,8 +3,11 @@ package dev.adaptive.queue;
 import java.util.OptionalLong;
 
 /**
- * An immutable snapshot of a {@link ThrottledQueue}, taken atomically under its lock: every
- * field belongs to the same instant.
+ * An immutable snapshot of a {@link ThrottledQueue}, taken under its lock: the queue's own
+ * fields belong to the same instant. {@code pending}, {@code concurrencyLimit} and a Retry-After
+ * end in {@code holdUntilNanos} are its limiter's, read at that instant too; while another
+ * thread is granting a start, {@code pending} may already count it gone when {@code active}
+ * does not yet count it.
  *
  * <p>Counters are lifetime totals over attempts. Until an abort,
  * {@code started == succeeded + failed + active}; after one, the attempts it abandoned are in
@@ -14,6 +17,7 @@ import java.util.OptionalLong;
  * @param status           the lifecycle state
  * @param rate             the current rate, in starts per interval
  * @param pending          tasks waiting to start: new ones and retries whose delay is over
+ *                         (the acquisitions queued in the queue's limiter)
  * @param active           attempts running
  * @param delayedRetries   retries waiting out their backoff delay (frozen while not running)
  * @param started          attempts started

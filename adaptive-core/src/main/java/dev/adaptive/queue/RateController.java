@@ -1,5 +1,6 @@
 package dev.adaptive.queue;
 
+import dev.adaptive.internal.Listeners;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 
@@ -8,10 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
- * The adaptive half of a queue: the current rate, the open observation window, and the call to
- * the {@link RateStrategy} that turns a closed window into the next rate. Not thread-safe: the
- * queue calls it under its lock, and handles what a decision means for dispatch (back-off,
- * halting).
+ * The adaptive half of a queue's rate: the current rate, the open observation window, and the
+ * call to the {@link RateStrategy} that turns a closed window into the next rate. Not
+ * thread-safe: the {@link RateGate} calls it under the queue's lock, and handles what a decision
+ * means for dispatch (back-off, halting).
  */
 final class RateController {
 
@@ -117,6 +118,21 @@ final class RateController {
     }
 
     /**
+     * Takes back a start that did not happen (its acquisition had left as the slot was granted).
+     *
+     * @return as {@link #settled}: whether a {@link AdjustmentTiming#SETTLED} decision is now due
+     */
+    boolean unstarted(ObservationWindow startedIn) {
+        if (startedIn == null) {
+            return false;
+        }
+        startedIn.started--;
+        startedIn.outstanding--;
+        return startedIn == window && cfg.adjustmentTiming() == AdjustmentTiming.SETTLED
+                && startedIn.closedForStarts && startedIn.outstanding == 0;
+    }
+
+    /**
      * Asks the strategy about a closed window and applies the (bounded) rate it decides.
      *
      * @return the decision, for the queue to act on {@link RateDecision#shouldBackOff()}
@@ -156,15 +172,7 @@ final class RateController {
         List<RateChangeListener> listeners = cfg.rateListeners();
         if (!listeners.isEmpty()) {
             // Posted under the lock, so listeners hear changes in the order they were made.
-            outbox.post(() -> {
-                for (RateChangeListener l : listeners) {
-                    try {
-                        l.onRateChange(from, next, now);
-                    } catch (Throwable t) {
-                        listenerFailures.increment();
-                    }
-                }
-            });
+            outbox.post(() -> Listeners.each(listeners, l -> l.onRateChange(from, next, now), listenerFailures));
         }
     }
 }

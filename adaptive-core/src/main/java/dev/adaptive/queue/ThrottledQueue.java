@@ -27,8 +27,9 @@ import java.util.concurrent.CompletableFuture;
  * cancellation signal, which fires when the attempt runs past {@code taskTimeout} or on
  * {@link #abort()}), it must not block. An attempt fails if the task throws (anything, a
  * {@link StackOverflowError} included: the task was accepted, so its future ends with the error,
- * and the queue goes on), returns {@code null}, its stage fails, its value is classified as a failure ({@link Boolean#FALSE} by
- * default), or it runs past {@code taskTimeout} (default none): then it fails with
+ * and the queue goes on), returns {@code null}, its stage fails, its value is classified as a
+ * failure by the {@code classifier} (by default every value is a success), or it runs past
+ * {@code taskTimeout} (default none): then it fails with
  * {@link dev.adaptive.TaskTimeoutException} at once, freeing its slot, and whatever the task
  * does later is ignored. Tasks are called on the thread that made them startable: a
  * submitter, the scheduler's thread, or the thread that completed another task.
@@ -64,6 +65,14 @@ import java.util.concurrent.CompletableFuture;
  * budget ({@code maxRateLimitRetries}) and wait out the Retry-After (capped by
  * {@code maxRetryAfter}); a {@link dev.adaptive.StopPoolException} is never retried and aborts
  * the queue. A retry goes before fresh tasks and is paced like any start.
+ *
+ * <p><b>Engine.</b> The queue is the engine's {@link dev.adaptive.Limiter} and
+ * {@link dev.adaptive.AdaptiveExecutor} with its rate as the limiter's
+ * {@link dev.adaptive.AdmissionGate}: every task waits for its lease in the limiter's queue
+ * (retries ahead of fresh tasks), the gate admits each start when the pacing, the back-off,
+ * the observation window and the lifecycle allow, the limiter's limit is the concurrency bound
+ * and its Retry-After pause the queue's, and the executor carries out retries, task timeouts
+ * and classification as it does for the pool and the Camel and Vert.x faces.
  *
  * <p>Thread-safe: every method may be called from any thread, and the queue holds no thread of
  * its own; it waits only through its {@link dev.adaptive.time.Scheduler}.

@@ -45,7 +45,7 @@ import java.util.function.DoubleSupplier;
  *   <tr><td>{@link #retryClassifier(RetryClassifier)}</td><td>retry all</td></tr>
  *   <tr><td>{@link #adjustmentTiming(AdjustmentTiming)}</td><td>{@link AdjustmentTiming#INTERVAL}</td></tr>
  *   <tr><td>{@link #onRateChange(RateChangeListener)}</td><td>none</td></tr>
- *   <tr><td>{@link #classifier(OutcomeClassifier)}</td><td>core defaults, plus {@code false} is a failure</td></tr>
+ *   <tr><td>{@link #classifier(OutcomeClassifier)}</td><td>{@link OutcomeClassifier#defaults()}: a value is a success</td></tr>
  *   <tr><td>{@link #maxRateLimitRetries(int)}</td><td>10</td></tr>
  *   <tr><td>{@link #maxRetryAfter(Duration)}</td><td>10 minutes</td></tr>
  *   <tr><td>{@link #taskTimeout(Duration)}</td><td>none: an attempt may run forever</td></tr>
@@ -80,7 +80,7 @@ public final class ThrottledQueueBuilder {
     private RateOutcomeClassifier rateOutcomeClassifier = RateOutcomeClassifier.defaults();
     private RetryClassifier retryClassifier = RetryClassifier.all();
     private AdjustmentTiming adjustmentTiming = AdjustmentTiming.INTERVAL;
-    private OutcomeClassifier classifier = QueueClassifier.defaults();
+    private OutcomeClassifier classifier = OutcomeClassifier.defaults();
     private int maxRateLimitRetries = DEFAULT_MAX_RATE_LIMIT_RETRIES;
     private Duration maxRetryAfter = RetryAfter.DEFAULT_MAX;
     private Duration taskTimeout;
@@ -314,9 +314,11 @@ public final class ThrottledQueueBuilder {
      * @param classifier maps an attempt's value or error to an {@link Outcome}, which also
      *                   decides failure: {@link Outcome#DROPPED} and
      *                   {@link Outcome.RateLimited} fail even with a value. {@code null} from
-     *                   it, or an exception, means the default: core
-     *                   {@link OutcomeClassifier#defaults()}, plus a {@link Boolean#FALSE}
-     *                   value is {@link Outcome#DROPPED}
+     *                   it, or an exception, means the default,
+     *                   {@link OutcomeClassifier#defaults()}, the executor's: every value is a
+     *                   success ({@code false} included: a value means what the task says it
+     *                   means), a {@link dev.adaptive.RateLimitedException} is rate-limited,
+     *                   any other error a drop
      * @return this
      */
     public ThrottledQueueBuilder classifier(OutcomeClassifier classifier) {

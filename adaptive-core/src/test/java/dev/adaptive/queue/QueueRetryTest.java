@@ -124,8 +124,15 @@ class QueueRetryTest extends QueueFixture {
     }
 
     @Test
-    void anExplicitFalseResultIsAFailureAndIsRetried() {
-        ThrottledQueue q = fast().retries(1).build();
+    void aFalseResultIsASuccessUnlessTheClassifierSaysOtherwise() {
+        ThrottledQueue plain = fast().retries(1).build();
+        CompletableFuture<Object> value = plain.submit(task(millis(10), false, true));
+        time.runUntilIdle();
+        assertThat(value).isCompletedWithValue(false);
+        assertThat(plain.state()).extracting(QueueState::started, QueueState::failed).containsExactly(1L, 0L);
+
+        ThrottledQueue q = fast().retries(1)
+                .classifier((result, error) -> Boolean.FALSE.equals(result) ? Outcome.DROPPED : null).build();
         CompletableFuture<Object> recovered = q.submit(task(millis(10), false, true));
         CompletableFuture<Object> failing = q.submit(task(millis(10), false));
         time.runUntilIdle();
@@ -160,10 +167,12 @@ class QueueRetryTest extends QueueFixture {
             throw new IllegalStateException("broken classifier");
         }).build();
         CompletableFuture<Object> ok = q.submit(task(millis(10), "fine"));
-        CompletableFuture<Object> no = q.submit(task(millis(10), false));
+        CompletableFuture<Object> no = q.submit(task(millis(10), new IllegalStateException("no")));
+        CompletableFuture<Object> falseValue = q.submit(task(millis(10), false));
         time.runUntilIdle();
         assertThat(ok).isCompletedWithValue("fine");
         assertThat(no).isCompletedExceptionally();
+        assertThat(falseValue).isCompletedWithValue(false);
     }
 
     @Test

@@ -233,8 +233,8 @@ public final class HazelcastCoordinator implements Coordinator {
         return RESUBSCRIBE_NANOS;
     }
 
-    void listenerFailed() {
-        listenerFailures.increment();
+    LongAdder listenerFailureCounter() {
+        return listenerFailures;
     }
 
     void subscriptionFailed() {

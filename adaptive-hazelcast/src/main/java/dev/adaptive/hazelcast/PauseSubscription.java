@@ -6,6 +6,7 @@ import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryMergedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import dev.adaptive.fleet.FleetPause;
+import dev.adaptive.internal.Listeners;
 
 import java.util.UUID;
 import java.util.concurrent.ForkJoinPool;
@@ -135,11 +136,7 @@ final class PauseSubscription implements AutoCloseable, EntryAddedListener<Strin
         if (pause == null || (onlyIfRunning && !pause.until().isAfter(owner.clock().instant()))) {
             return;
         }
-        try {
-            listener.accept(pause);
-        } catch (Throwable t) {
-            owner.listenerFailed();
-        }
+        Listeners.tell(listener, pause, Consumer::accept, owner.listenerFailureCounter());
     }
 
     /** Runs a blocking Hazelcast call, telling a fork-join pool that it blocks. */

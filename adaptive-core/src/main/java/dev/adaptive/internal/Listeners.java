@@ -1,0 +1,105 @@
+package dev.adaptive.internal;
+
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * Calls user callbacks (listeners, subscribers) the way the engine promises to: one that
+ * throws anything, an {@code Error} included, loses only its own call; the failure is counted
+ * and the next listener is still called. Rethrown, such a failure would unwind the engine's own
+ * work (a release half done, a slot never freed) for a bug in an observer.
+ *
+ * <p>The event is passed apart from the call so that the usual call, a method reference such
+ * as {@code TraceListener::onEvent}, captures nothing and costs no allocation.
+ *
+ * <p>Stateless. Not API: its package is internal and may change without notice.
+ */
+public final class Listeners {
+
+    private Listeners() {
+    }
+
+    /**
+     * @param listener the callback's owner
+     * @param event    what it is told
+     * @param call     how it is told, for example {@code Consumer::accept}
+     * @param failures counts a call that threw
+     * @param <L>      the listener type
+     * @param <E>      the event type
+     * @return whether the call returned normally
+     */
+    public static <L, E> boolean tell(L listener, E event, BiConsumer<? super L, ? super E> call,
+                                      LongAdder failures) {
+        try {
+            call.accept(listener, event);
+            return true;
+        } catch (Throwable t) {
+            failures.increment();
+            return false;
+        }
+    }
+
+    /**
+     * Tells every listener, in order, as {@link #tell(Object, Object, BiConsumer, LongAdder)}.
+     *
+     * @param listeners the listeners
+     * @param event     what they are told
+     * @param call      how each is told
+     * @param failures  counts each call that threw
+     * @param <L>       the listener type
+     * @param <E>       the event type
+     */
+    public static <L, E> void tellAll(L[] listeners, E event, BiConsumer<? super L, ? super E> call,
+                                      LongAdder failures) {
+        for (L l : listeners) {
+            tell(l, event, call, failures);
+        }
+    }
+
+    /**
+     * Tells every listener, in iteration order, as {@link #tell(Object, Object, BiConsumer, LongAdder)}.
+     *
+     * @param listeners the listeners
+     * @param event     what they are told
+     * @param call      how each is told
+     * @param failures  counts each call that threw
+     * @param <L>       the listener type
+     * @param <E>       the event type
+     */
+    public static <L, E> void tellAll(Iterable<? extends L> listeners, E event,
+                                      BiConsumer<? super L, ? super E> call, LongAdder failures) {
+        for (L l : listeners) {
+            tell(l, event, call, failures);
+        }
+    }
+
+    /**
+     * Calls {@code call} on every listener, for calls with several arguments (a lambda that
+     * captures them).
+     *
+     * @param listeners the listeners
+     * @param call      what each is told
+     * @param failures  counts each call that threw
+     * @param <L>       the listener type
+     */
+    public static <L> void each(Iterable<? extends L> listeners, Consumer<? super L> call, LongAdder failures) {
+        tellAll(listeners, call, Listeners::accept, failures);
+    }
+
+    /**
+     * As {@link #each(Iterable, Consumer, LongAdder)}, over an array.
+     *
+     * @param listeners the listeners
+     * @param call      what each is told
+     * @param failures  counts each call that threw
+     * @param <L>       the listener type
+     */
+    public static <L> void each(L[] listeners, Consumer<? super L> call, LongAdder failures) {
+        tellAll(listeners, call, Listeners::accept, failures);
+    }
+
+    private static <L> void accept(L listener, Consumer<? super L> call) {
+        call.accept(listener);
+    }
+}

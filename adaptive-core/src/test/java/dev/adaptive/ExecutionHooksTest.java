@@ -1,0 +1,218 @@
+package dev.adaptive;
+
+import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.time.Cancellable;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.VirtualTime;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a runner that follows its executions relies on: a caller who completes or cancels the
+ * result withdraws the execution at once (its queued acquisition leaves, its pending retry is
+ * dropped, a running attempt runs on and is not retried); the hooks see every retry's wait and
+ * the end of the execution once; a task timeout is classified like any failure; an admission
+ * gate hears each attempt's failure.
+ */
+class ExecutionHooksTest {
+
+    private final VirtualTime time = new VirtualTime();
+
+    @AfterEach
+    void nothingThrewOnTheScheduler() {
+        assertThat(time.uncaught()).isEmpty();
+    }
+
+    private static long ms(long millis) {
+        return Duration.ofMillis(millis).toNanos();
+    }
+
+    private Limiter limiter(int n) {
+        return Limiter.builder().limit(FixedLimit.of(n)).time(time).build();
+    }
+
+    /** Hooks that record the retry waits (run on the scheduler) and how often the execution ended. */
+    private final class Recording implements Execution.Hooks {
+        final List<Long> delays = new ArrayList<>();
+        final List<String> endings = new ArrayList<>();
+        int finished;
+        boolean first;
+        Limiter limiter;
+
+        @Override
+        public void ending(TaskContext attempt, Outcome outcome, Throwable failure) {
+            endings.add(attempt.attempt() + ": " + outcome + (failure == null ? "" : " " + failure.getMessage())
+                    + (limiter == null ? "" : ", in flight " + limiter.inflight()));
+        }
+
+        @Override
+        public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+            delays.add(delayNanos);
+            return Execution.Hooks.super.delayRetry(retry, delayNanos, scheduler);
+        }
+
+        @Override
+        public boolean retriesFirst() {
+            return first;
+        }
+
+        @Override
+        public void finished() {
+            finished++;
+        }
+    }
+
+    private static AsyncTask<String> answering(VirtualTime time, Duration latency, Object... replies) {
+        int[] calls = {0};
+        return ctx -> {
+            return Replies.after(time, latency, replies[Math.min(calls[0]++, replies.length - 1)]);
+        };
+    }
+
+    @Test
+    void cancellingTheResultWithdrawsAQueuedAcquisitionAtOnce() {
+        Limiter limiter = limiter(1);
+        Lease held = limiter.acquire().join();
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).build();
+        Recording hooks = new Recording();
+        Execution<String> e = ex.start(0, answering(time, Duration.ZERO, "ok"), null, hooks);
+        assertThat(limiter.waiting()).isEqualTo(1);
+        e.result().cancel(false);
+        assertThat(limiter.waiting()).as("left the queue with the cancel, not at the next grant").isZero();
+        assertThat(hooks.finished).isEqualTo(1);
+        held.release();
+        assertThat(limiter.inflight()).isZero();
+        assertThat(e.attempts()).isZero();
+    }
+
+    @Test
+    void completingTheResultDropsAPendingRetryAndARunningAttemptRunsOnUnretried() {
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(3).constant().minDelay(Duration.ofSeconds(1)).noJitter().build())
+                .build();
+        Recording delayed = new Recording();
+        Execution<String> waiting = ex.start(0, answering(time, Duration.ofMillis(10),
+                new IllegalStateException("down"), "ok"), null, delayed);
+        time.advance(Duration.ofMillis(100));
+        assertThat(delayed.delays).containsExactly(ms(1000));
+        assertThat(time.pendingTasks()).isEqualTo(1);
+        waiting.result().complete("not needed");
+        assertThat(time.pendingTasks()).as("the retry's timer is gone").isZero();
+        assertThat(delayed.finished).isEqualTo(1);
+
+        Recording running = new Recording();
+        Execution<String> e = ex.start(1, answering(time, Duration.ofMillis(50), new IllegalStateException("down")),
+                null, running);
+        time.advance(Duration.ofMillis(20));
+        e.result().cancel(false);
+        assertThat(limiter.inflight()).as("the running attempt keeps its slot").isEqualTo(1);
+        assertThat(running.finished).as("not over while the attempt holds its lease").isZero();
+        time.runUntilIdle();
+        assertThat(limiter.inflight()).isZero();
+        assertThat(limiter.stats().congestionEvents()).as("released with its own outcome").isEqualTo(2);
+        assertThat(e.attempts()).isEqualTo(1);
+        assertThat(running.delays).isEmpty();
+        assertThat(running.finished).isEqualTo(1);
+    }
+
+    @Test
+    void everyRetryPassesTheHooksARetryAfterOneWithNoDelayAndTheEndComesOnce() {
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter(2))
+                .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ofMillis(100)).noJitter().build())
+                .build();
+        Recording hooks = new Recording();
+        hooks.limiter = ex.limiter();
+        Execution<String> e = ex.start(0, answering(time, Duration.ofMillis(10),
+                new RateLimitedException("429", Duration.ofSeconds(1)), new IllegalStateException("down"), "ok"), null,
+                hooks);
+        time.runUntilIdle();
+        assertThat(e.result()).isCompletedWithValue("ok");
+        assertThat(hooks.delays).containsExactly(0L, ms(100));
+        assertThat(hooks.endings).as("each told before its slot is freed").containsExactly(
+                "1: " + Outcome.rateLimited(Duration.ofSeconds(1)) + " 429, in flight 1",
+                "2: " + Outcome.DROPPED + " down, in flight 1", "3: " + Outcome.SUCCESS + ", in flight 1");
+        assertThat(hooks.finished).isEqualTo(1);
+    }
+
+    @Test
+    void retriesQueueAheadOfFreshWorkOnlyWhenTheHooksSaySo() {
+        for (boolean first : new boolean[] {false, true}) {
+            Limiter limiter = limiter(1);
+            AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                    .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ZERO).noJitter().build())
+                    .build();
+            List<String> order = new ArrayList<>();
+            Recording hooks = new Recording();
+            hooks.first = first;
+            ex.start(0, ctx -> {
+                order.add("a" + ctx.attempt());
+                return answering(time, Duration.ofMillis(10), new IllegalStateException("down"), "ok").call(ctx);
+            }, null, hooks);
+            ex.start(1, ctx -> {
+                order.add("b" + ctx.attempt());
+                return answering(time, Duration.ofMillis(10), "ok").call(ctx);
+            }, null, hooks);
+            time.runUntilIdle();
+            assertThat(order).containsExactly(first ? new String[] {"a1", "a2", "b1"} : new String[] {"a1", "b1", "a2"});
+        }
+    }
+
+    @Test
+    void aTaskTimeoutIsClassifiedLikeAnyFailure() {
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).taskTimeout(Duration.ofMillis(100))
+                .classifier((r, error) -> error instanceof TaskTimeoutException ? Outcome.IGNORED : null)
+                .retryPolicy(RetryPolicy.none()).build();
+        Execution<String> e = ex.start(0, ctx -> new CompletableFuture<>(), null);
+        time.runUntilIdle();
+        assertThat(e.result()).isCompletedExceptionally();
+        assertThat(limiter.stats().congestionEvents()).as("the classifier called it not about capacity").isZero();
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void theGateHearsEachAttemptsFailureAsTheExecutorSawIt() {
+        List<Throwable> failures = new ArrayList<>();
+        AdmissionGate gate = new AdmissionGate() {
+            @Override
+            public long admitAt(long nowNanos, int inflight) {
+                return nowNanos;
+            }
+
+            @Override
+            public Object started(Lease lease) {
+                return null;
+            }
+
+            @Override
+            public void settled(Object ticket, Outcome outcome, Throwable failure, long nowNanos) {
+                failures.add(failure);
+            }
+        };
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).time(time).gate(gate).build();
+        IllegalStateException down = new IllegalStateException("down");
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(2).constant().minDelay(Duration.ZERO).noJitter().build())
+                .classifier((r, error) -> "429".equals(r) ? Outcome.rateLimited(null) : "500".equals(r) ? Outcome.DROPPED : null)
+                .build();
+        Execution<String> e = ex.start(0, answering(time, Duration.ofMillis(10), down, "500", "429", "ok"), null);
+        time.runUntilIdle();
+        assertThat(e.result()).isCompletedWithValue("ok"); // the 429 was retried on its own budget
+        assertThat(failures).hasSize(4);
+        assertThat(failures.get(3)).isNull();
+        assertThat(failures.get(0)).isSameAs(down);
+        assertThat(failures.get(1)).isInstanceOfSatisfying(ClassifiedFailureException.class,
+                f -> assertThat(f.result()).isEqualTo("500"));
+        assertThat(failures.get(2)).isInstanceOf(RateLimitedException.class)
+                .hasMessage("result classified as rate-limited: 429");
+    }
+}
