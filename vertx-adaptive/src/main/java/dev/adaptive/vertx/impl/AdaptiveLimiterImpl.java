@@ -10,6 +10,7 @@ import dev.adaptive.LimiterClosedException;
 import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.TaskContext;
+import dev.adaptive.internal.LiveSet;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceListener;
@@ -24,10 +25,8 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -47,7 +46,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private final AdaptiveExecutor executor;
     private final OutcomeClassifier classifier;
     private final StatsPublisher publisher;
-    private final Set<Execution<?>> live = ConcurrentHashMap.newKeySet();
+    private final LiveSet<Execution<?>, Throwable> live = new LiveSet<>(Execution::cancel);
     private final List<LimitChangeListener> limitListeners = new CopyOnWriteArrayList<>();
     private final AtomicLong sequence = new AtomicLong();
     private volatile boolean closed;
@@ -173,14 +172,11 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                                    Lease firstLease, Context caller) {
         AsyncTask<T> attempt = tc -> callOn(caller, task, tc);
         Execution<T> e = exec.start(index, attempt, firstLease);
+        // A close that swept the set before this add cancels the execution in the add.
         live.add(e);
         // handle, not whenComplete: the dropped stage of whenComplete would wrap every failure in
         // a new CompletionException, which a close failing thousands of calls pays per call.
         e.result().handle((v, err) -> live.remove(e));
-        if (closed) {
-            // close() may have swept the live set just before this execution joined it.
-            e.cancel(closeReason);
-        }
         return e;
     }
 
@@ -303,9 +299,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         // hand that slot to a queued call, which could then run and succeed before its own
         // cancel arrives (seen in a clean-clone CI run).
         limiter.abort();
-        for (Execution<?> e : live) {
-            e.cancel(reason);
-        }
+        live.close(reason);
         if (publisher != null) {
             publisher.stop();
         }
