@@ -122,7 +122,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     public <T> Future<T> execute(AdaptiveExecutor exec, Function<TaskContext, Future<T>> task) {
         Objects.requireNonNull(task, "task");
         Context caller = callerContext();
-        Execution<T> e = start(exec, sequence.getAndIncrement(), task, null, caller);
+        Execution<T> e = start(exec, sequence.getAndIncrement(), tc -> invoke(task, tc), null, caller);
         return Future.fromCompletionStage(sameCloseError(e.result()), caller);
     }
 
@@ -154,24 +154,23 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     }
 
     /**
-     * Starts one call through the executor, its attempts run on {@code caller}.
+     * Starts one call through the executor, its attempts run on {@code caller}: the pool's runs
+     * start their items here, so that {@link #close()} ends them with every other call.
      *
      * @param index      the item's index
-     * @param task       called once per attempt
+     * @param task       called once per attempt, on {@code caller}
      * @param firstLease a lease already held, or {@code null}
      * @param caller     the context attempts run on
      * @param <T>        the result type
      * @return the running execution; its result completes on any thread
      */
-    public <T> Execution<T> start(long index, Function<TaskContext, Future<T>> task, Lease firstLease,
-                                  Context caller) {
+    public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller) {
         return start(executor, index, task, firstLease, caller);
     }
 
-    private <T> Execution<T> start(AdaptiveExecutor exec, long index, Function<TaskContext, Future<T>> task,
+    private <T> Execution<T> start(AdaptiveExecutor exec, long index, AsyncTask<T> task,
                                    Lease firstLease, Context caller) {
-        AsyncTask<T> attempt = tc -> callOn(caller, task, tc);
-        Execution<T> e = exec.start(index, attempt, firstLease);
+        Execution<T> e = exec.start(index, tc -> callOn(caller, task, tc), firstLease);
         // A close that swept the set before this add cancels the execution in the add.
         live.add(e);
         // handle, not whenComplete: the dropped stage of whenComplete would wrap every failure in
@@ -198,10 +197,9 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         return out;
     }
 
-    private static <T> CompletionStage<T> callOn(Context caller, Function<TaskContext, Future<T>> task,
-                                                 TaskContext tc) {
+    private static <T> CompletionStage<T> callOn(Context caller, AsyncTask<T> task, TaskContext tc) throws Exception {
         if (Vertx.currentContext() == caller) {
-            return invoke(task, tc);
+            return task.call(tc);
         }
         CompletableFuture<T> hopped = new CompletableFuture<>();
         caller.runOnContext(v -> {
@@ -211,7 +209,11 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                 return;
             }
             try {
-                invoke(task, tc).whenComplete((r, err) -> {
+                CompletionStage<T> stage = task.call(tc);
+                if (stage == null) {
+                    throw new NullPointerException("task returned a null CompletionStage");
+                }
+                stage.whenComplete((r, err) -> {
                     if (err != null) {
                         hopped.completeExceptionally(err);
                     } else {
