@@ -4,6 +4,8 @@ import dev.adaptive.TaskContext;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.PoolStats;
 import dev.adaptive.pool.Settled;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -17,13 +19,27 @@ import java.util.function.Consumer;
  * real Vert.x, in real time, so the contract asserts only what holds in both (orders, counts,
  * lower bounds on waits), never exact durations.
  */
-public interface PoolFace {
+public abstract class PoolFace {
 
-    /** @return the face's clock in nanoseconds: what the runs' tickers read */
-    long nanoTime();
+    private final Ticker ticker;
+    private final Scheduler scheduler;
 
-    /** Releases what the face made for its test (limiters, a Vert.x instance); default nothing. */
-    default void close() {
+    /**
+     * @param ticker    the face's clock: what its runs' tickers read
+     * @param scheduler the face's waits: where a downstream's answers arrive
+     */
+    protected PoolFace(Ticker ticker, Scheduler scheduler) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    }
+
+    /** @return the face's clock in nanoseconds */
+    public final long nanoTime() {
+        return ticker.nanoTime();
+    }
+
+    /** Releases what the face made for its test (limiters); default nothing. */
+    public void close() {
     }
 
     /**
@@ -34,7 +50,9 @@ public interface PoolFace {
      * @param task  what to run
      * @param delay how long from now
      */
-    void schedule(Runnable task, Duration delay);
+    public final void schedule(Runnable task, Duration delay) {
+        scheduler.schedule(task, delay);
+    }
 
     /**
      * Lets the face's time run until {@code event} has happened.
@@ -42,7 +60,7 @@ public interface PoolFace {
      * @param event completes when what the test waits for happened
      * @throws AssertionError if it never does
      */
-    void await(CompletableFuture<?> event);
+    public abstract void await(CompletableFuture<?> event);
 
     /**
      * Starts a collecting run.
@@ -54,7 +72,7 @@ public interface PoolFace {
      * @param <R>   the result type
      * @return the running pool
      */
-    <T, R> Run<AdaptiveResult<T, R>> process(Setup setup, Input<T> input, Task<T, R> task);
+    public abstract <T, R> Run<AdaptiveResult<T, R>> process(Setup setup, Input<T> input, Task<T, R> task);
 
     /**
      * Starts a streaming run.
@@ -67,14 +85,15 @@ public interface PoolFace {
      * @param <R>    the result type
      * @return the running pool
      */
-    <T, R> Run<PoolStats> stream(Setup setup, Input<T> input, Task<T, R> task, Consumer<Settled<T, R>> onItem);
+    public abstract <T, R> Run<PoolStats> stream(Setup setup, Input<T> input, Task<T, R> task,
+                                                 Consumer<Settled<T, R>> onItem);
 
     /**
      * A running pool.
      *
      * @param <V> its outcome
      */
-    interface Run<V> {
+    public interface Run<V> {
         /** @return the outcome, once the run ended (the face's time runs meanwhile) */
         V await();
 
@@ -93,7 +112,7 @@ public interface PoolFace {
      * @param <R> the result type
      */
     @FunctionalInterface
-    interface Task<T, R> {
+    public interface Task<T, R> {
         /**
          * @param item the item
          * @param ctx  its attempt's context
@@ -107,7 +126,7 @@ public interface PoolFace {
      *
      * @param <T> the item type
      */
-    sealed interface Input<T> permits Input.Items, Input.Pushed {
+    public sealed interface Input<T> permits Input.Items, Input.Pushed {
         /**
          * @param items an iterable; a {@link java.util.Collection} is accepted whole
          * @param <T>   the item type
@@ -158,7 +177,7 @@ public interface PoolFace {
      * @param deadline            per run, or {@code null}
      * @param cancel              cancels the run when it completes, or {@code null}
      */
-    record Setup(int limit, int retries, int maxRateLimitRetries, Duration backoff, Duration taskTimeout,
+    public record Setup(int limit, int retries, int maxRateLimitRetries, Duration backoff, Duration taskTimeout,
                  Duration deadline, CompletableFuture<?> cancel) {
 
         /**

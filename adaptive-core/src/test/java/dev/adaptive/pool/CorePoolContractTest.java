@@ -7,7 +7,6 @@ import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.VirtualTime;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import java.util.function.Consumer;
@@ -23,17 +22,16 @@ class CorePoolContractTest extends PoolContract {
     }
 
     /** The core pool on one {@link VirtualTime}: awaiting runs that time until the run ended. */
-    private static final class CoreFace implements PoolFace {
-        private final VirtualTime time = new VirtualTime();
+    private static final class CoreFace extends PoolFace {
+        private final VirtualTime time;
 
-        @Override
-        public long nanoTime() {
-            return time.nanoTime();
+        CoreFace() {
+            this(new VirtualTime());
         }
 
-        @Override
-        public void schedule(Runnable task, Duration delay) {
-            time.schedule(task, delay);
+        private CoreFace(VirtualTime time) {
+            super(time, time);
+            this.time = time;
         }
 
         @Override

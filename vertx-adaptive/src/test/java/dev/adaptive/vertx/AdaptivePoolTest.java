@@ -213,40 +213,6 @@ class AdaptivePoolTest {
     }
 
     @Test
-    void anInputFailureEndsTheRunOnceTheItemsTakenHaveFinished(Vertx vertx) {
-        AdaptivePool pool = AdaptivePool.create(vertx, fixed(3));
-        AtomicInteger settled = new AtomicInteger();
-        AtomicInteger started = new AtomicInteger();
-        Iterable<Integer> broken = () -> new Iterator<>() {
-            int n;
-
-            @Override
-            public boolean hasNext() {
-                return true;
-            }
-
-            @Override
-            public Integer next() {
-                if (n == 7) {
-                    throw new IllegalStateException("disk gone");
-                }
-                return n++;
-            }
-        };
-        Worker w = new Worker(vertx);
-        AdaptiveResult<Integer, Integer> r = Await.result(pool.process(broken, (item, ctx) -> {
-            started.incrementAndGet();
-            return w.work(item, 5).onComplete(ar -> settled.incrementAndGet());
-        }));
-        assertThat(r.stats().stopCause()).get().satisfies(stop -> {
-            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.INPUT_FAILED);
-            assertThat(stop.getCause()).isInstanceOf(IllegalStateException.class).hasMessage("disk gone");
-        });
-        assertThat(r.resultsInInputOrder()).containsExactly(0, 1, 2, 3, 4, 5, 6);
-        assertThat(settled.get()).as("nothing left running").isEqualTo(started.get()).isEqualTo(7);
-    }
-
-    @Test
     void theStreamingFormHandsEachOutcomeOverAndReportsStats(Vertx vertx) {
         AdaptivePool pool = AdaptivePool.create(vertx, new AdaptiveOptions().setMaxLimit(32).setRetries(0)
                 .setStatsAddress(null));

@@ -14,7 +14,6 @@ import io.vertx.core.streams.ReadStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -51,20 +50,22 @@ class VertxPoolContractTest extends PoolContract {
         return new VertxFace();
     }
 
-    private static final class VertxFace implements PoolFace {
-        private final Context runContext = vertx.getOrCreateContext();
-        private final VertxTime time = VertxTime.on(runContext);
+    private static final class VertxFace extends PoolFace {
+        private final Context runContext;
         private final List<AdaptiveLimiter> limiters = new CopyOnWriteArrayList<>();
         private final AtomicInteger offContext = new AtomicInteger();
 
-        @Override
-        public long nanoTime() {
-            return time.nanoTime();
+        VertxFace() {
+            this(vertx.getOrCreateContext());
         }
 
-        @Override
-        public void schedule(Runnable task, Duration delay) {
-            time.schedule(task, delay);
+        private VertxFace(Context runContext) {
+            this(runContext, VertxTime.on(runContext));
+        }
+
+        private VertxFace(Context runContext, VertxTime time) {
+            super(time, time);
+            this.runContext = runContext;
         }
 
         @Override
