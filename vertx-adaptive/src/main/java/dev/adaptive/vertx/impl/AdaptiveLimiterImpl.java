@@ -122,7 +122,10 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     public <T> Future<T> execute(AdaptiveExecutor exec, Function<TaskContext, Future<T>> task) {
         Objects.requireNonNull(task, "task");
         Context caller = callerContext();
-        Execution<T> e = start(exec, sequence.getAndIncrement(), tc -> invoke(task, tc), null, caller);
+        // One lambda per call: the adapting one is made only when the attempt must hop.
+        AsyncTask<T> attempt = tc -> Vertx.currentContext() == caller ? invoke(task, tc)
+                : hop(caller, t -> invoke(task, t), tc);
+        Execution<T> e = track(exec.start(sequence.getAndIncrement(), attempt, null));
         return Future.fromCompletionStage(sameCloseError(e.result()), caller);
     }
 
@@ -165,12 +168,10 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * @return the running execution; its result completes on any thread
      */
     public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller) {
-        return start(executor, index, task, firstLease, caller);
+        return track(executor.start(index, tc -> callOn(caller, task, tc), firstLease));
     }
 
-    private <T> Execution<T> start(AdaptiveExecutor exec, long index, AsyncTask<T> task,
-                                   Lease firstLease, Context caller) {
-        Execution<T> e = exec.start(index, tc -> callOn(caller, task, tc), firstLease);
+    private <T> Execution<T> track(Execution<T> e) {
         // A close that swept the set before this add cancels the execution in the add.
         live.add(e);
         // handle, not whenComplete: the dropped stage of whenComplete would wrap every failure in
@@ -198,9 +199,11 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     }
 
     private static <T> CompletionStage<T> callOn(Context caller, AsyncTask<T> task, TaskContext tc) throws Exception {
-        if (Vertx.currentContext() == caller) {
-            return task.call(tc);
-        }
+        return Vertx.currentContext() == caller ? task.call(tc) : hop(caller, task, tc);
+    }
+
+    /** Runs an attempt on {@code caller} from another thread; its stage completes when the attempt's does. */
+    private static <T> CompletionStage<T> hop(Context caller, AsyncTask<T> task, TaskContext tc) {
         CompletableFuture<T> hopped = new CompletableFuture<>();
         caller.runOnContext(v -> {
             if (tc.cancellation().isCancelled()) {
