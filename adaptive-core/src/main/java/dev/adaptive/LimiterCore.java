@@ -101,8 +101,10 @@ final class LimiterCore {
     /** Acquisitions that go before {@link #waiters}: retries, which are older work than fresh calls. */
     private final Queue<Waiter> aheadWaiters = new ConcurrentLinkedQueue<>();
     private final AtomicInteger waiting = new AtomicInteger();
-    private final WorkLoop drainLoop = new WorkLoop();
-    private final Runnable drainPass = this::drainPass;
+    private final WorkLoop drainLoop = new WorkLoop(Runnable::run, () -> {
+        drainPass();
+        return true;
+    });
     /** Waiters that left on their own since the last sweep; their nodes may still be queued. */
     private final AtomicInteger departed = new AtomicInteger();
     private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -309,7 +311,7 @@ final class LimiterCore {
     }
 
     void drain() {
-        drainLoop.run(drainPass);
+        drainLoop.signal();
     }
 
     private void drainPass() {

@@ -1,43 +1,77 @@
 package dev.adaptive.internal;
 
+import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs passes of one piece of work, one thread at a time, without a lock: whoever has news for
- * the work calls {@link #run(Runnable)}; if no thread is in the loop, the caller enters it and
- * runs passes until no call came in during the last one; if one is, the caller only marks that
- * another pass is due and returns at once, and the thread in the loop runs that pass before it
- * leaves.
+ * A lock-free work loop: whoever has news for a piece of serial work calls {@link #signal()};
+ * exactly one pass runs at a time, and a signal that arrives while a pass runs only counts, so
+ * the running loop makes one more pass for it instead of a second pass starting beside it.
+ * Signals from inside a pass therefore never recurse, and a stream of synchronous news runs in
+ * constant stack depth.
  *
- * <p>Why: news is never lost (a call that arrives while a pass runs gets a pass after it), the
- * work never runs concurrently with itself, and work that causes more work (a granted slot
- * whose task completes at once and frees the slot again) becomes iteration in the loop instead
- * of recursion, so any number of synchronous steps run in constant stack depth.
+ * <p>The loop is parameterised by the executor its passes run on: {@code Runnable::run} runs
+ * them on the signalling thread (the thread with the news does the work, and nothing else
+ * serialises it); an executor that hops onto one event-loop context runs every pass there, so
+ * the work needs no locks beyond this counter and never runs on another thread.
  *
- * <p>A pass must not throw: the loop would stay marked busy and every later call would only
- * mark a pass due. Callers that run user code in a pass catch what it throws.
+ * <p>A pass may hand its thread back before its work is done (an event loop must not be held by
+ * a long input): it returns {@code false} after arranging for {@link #resume()} to be called
+ * later. The loop stays claimed meanwhile, so signals still only count, and the resumed pass
+ * covers them.
  *
- * <p>Thread-safe. Not API: its package is internal and may change without notice.
+ * <p>A pass must not throw: the loop would stay claimed and never run again; catch inside it.
+ * Not API: its package is internal and may change without notice. Thread-safe.
  */
 public final class WorkLoop {
 
-    /** Calls since the loop was entered that still want a pass; 0 when no thread is in it. */
-    private final AtomicInteger due = new AtomicInteger();
+    /** One pass over the serial work. */
+    @FunctionalInterface
+    public interface Pass {
+        /**
+         * @return {@code true} once the pass has done what the news it saw asked for;
+         *         {@code false} if it yielded and arranged for {@link WorkLoop#resume()}
+         */
+        boolean run();
+    }
+
+    private final AtomicInteger wip = new AtomicInteger();
+    private final Executor executor;
+    private final Pass pass;
+    // Made once: a signal that starts the loop allocates nothing.
+    private final Runnable drain = () -> drain(1);
+    private final Runnable resumed = () -> drain(wip.get());
 
     /**
-     * Runs {@code pass} now and again for every call that arrives meanwhile, or, if another
-     * thread is in the loop, leaves a pass due for it.
-     *
-     * @param pass the work; runs on the calling thread if it enters the loop
+     * @param executor where passes run; {@code Runnable::run} for the signalling thread
+     * @param pass     the work; must not throw
      */
-    public void run(Runnable pass) {
-        if (due.getAndIncrement() != 0) {
-            return;
+    public WorkLoop(Executor executor, Pass pass) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.pass = Objects.requireNonNull(pass, "pass");
+    }
+
+    /** Says that there is news: runs a pass now (through the executor) unless one is running. */
+    public void signal() {
+        if (wip.getAndIncrement() == 0) {
+            executor.execute(drain);
         }
-        int missed = 1;
+    }
+
+    /** Continues after a pass that yielded; call once per yield, never otherwise. */
+    public void resume() {
+        executor.execute(resumed);
+    }
+
+    private void drain(int missed) {
+        // Every signal counted before a pass starts is covered by that pass: after it, take
+        // those off and go round again only for the ones that came during it.
         for (;;) {
-            pass.run();
-            missed = due.addAndGet(-missed);
+            if (!pass.run()) {
+                return; // yielded: still claimed, resume() goes on
+            }
+            missed = wip.addAndGet(-missed);
             if (missed == 0) {
                 return;
             }

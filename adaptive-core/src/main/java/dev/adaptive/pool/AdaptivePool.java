@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
@@ -102,7 +103,7 @@ public final class AdaptivePool<T> {
         for (T item : items) {
             list.add(item);
         }
-        return new AdaptivePool<>(() -> new IteratorSource<>(list.iterator(), true, null));
+        return new AdaptivePool<>(() -> new IteratorSource<>(list::iterator, true, null));
     }
 
     /**
@@ -113,7 +114,7 @@ public final class AdaptivePool<T> {
      */
     public static <T> AdaptivePool<T> of(Iterable<? extends T> items) {
         Objects.requireNonNull(items, "items");
-        return new AdaptivePool<>(() -> new IteratorSource<>(items.iterator(), items instanceof Collection, null));
+        return new AdaptivePool<>(() -> Source.of(items));
     }
 
     /**
@@ -123,7 +124,7 @@ public final class AdaptivePool<T> {
      */
     public static <T> AdaptivePool<T> of(Iterator<? extends T> items) {
         Objects.requireNonNull(items, "items");
-        return new AdaptivePool<>(() -> new IteratorSource<>(items, false, null));
+        return new AdaptivePool<>(() -> new IteratorSource<>(() -> items, false, null));
     }
 
     /**
@@ -133,7 +134,7 @@ public final class AdaptivePool<T> {
      */
     public static <T> AdaptivePool<T> of(Stream<? extends T> items) {
         Objects.requireNonNull(items, "items");
-        return new AdaptivePool<>(() -> new IteratorSource<>(items.iterator(), false, items));
+        return new AdaptivePool<>(() -> new IteratorSource<>(items::iterator, false, items));
     }
 
     /**
@@ -143,7 +144,7 @@ public final class AdaptivePool<T> {
      */
     public static <T> AdaptivePool<T> of(Flow.Publisher<? extends T> items) {
         Objects.requireNonNull(items, "items");
-        return new AdaptivePool<>(() -> new PublisherSource<>(items));
+        return new AdaptivePool<>(() -> Source.of(items));
     }
 
     // ---- options -----------------------------------------------------------------------
@@ -332,8 +333,8 @@ public final class AdaptivePool<T> {
      */
     public <R> PoolRun<AdaptiveResult<T, R>> process(ItemProcessor<? super T, R> processor) {
         Objects.requireNonNull(processor, "processor");
-        CollectingSink<T, R> sink = new CollectingSink<>(onFinish);
-        return run(sink, sink.future, processor, null);
+        CompletableFuture<AdaptiveResult<T, R>> outcome = new CompletableFuture<>();
+        return run(collecting(outcome), outcome, processor, null);
     }
 
     /**
@@ -346,8 +347,8 @@ public final class AdaptivePool<T> {
      */
     public <R> PoolRun<AdaptiveResult<T, R>> processBlocking(BlockingProcessor<? super T, R> processor) {
         Objects.requireNonNull(processor, "processor");
-        CollectingSink<T, R> sink = new CollectingSink<>(onFinish);
-        return run(sink, sink.future, null, processor);
+        CompletableFuture<AdaptiveResult<T, R>> outcome = new CompletableFuture<>();
+        return run(collecting(outcome), outcome, null, processor);
     }
 
     /**
@@ -361,8 +362,8 @@ public final class AdaptivePool<T> {
      */
     public <R> PoolRun<PoolStats> stream(ItemProcessor<? super T, R> processor, PoolListener<T, R> listener) {
         Objects.requireNonNull(processor, "processor");
-        ListenerSink<T, R> sink = new ListenerSink<>(Objects.requireNonNull(listener, "listener"), onFinish);
-        return run(sink, sink.future, processor, null);
+        CompletableFuture<PoolStats> outcome = new CompletableFuture<>();
+        return run(listening(listener, outcome), outcome, processor, null);
     }
 
     /**
@@ -376,8 +377,8 @@ public final class AdaptivePool<T> {
      */
     public <R> PoolRun<PoolStats> streamBlocking(BlockingProcessor<? super T, R> processor, PoolListener<T, R> listener) {
         Objects.requireNonNull(processor, "processor");
-        ListenerSink<T, R> sink = new ListenerSink<>(Objects.requireNonNull(listener, "listener"), onFinish);
-        return run(sink, sink.future, null, processor);
+        CompletableFuture<PoolStats> outcome = new CompletableFuture<>();
+        return run(listening(listener, outcome), outcome, null, processor);
     }
 
     /**
@@ -409,13 +410,29 @@ public final class AdaptivePool<T> {
     private <R> PoolPublisher<T, R> publisher(ItemProcessor<? super T, R> async, BlockingProcessor<? super T, R> blocking) {
         claim();
         PoolOptions frozen = options.build();
-        return new PoolPublisher<>(sink -> new PoolEngine<>(frozen, input.get(), sink, async, blocking), onFinish);
+        return new PoolPublisher<>(sink -> StandaloneRun.engine(frozen, input.get(), sink, async, blocking), onFinish);
     }
 
-    private <R, V> PoolRun<V> run(Sink<T, R> sink, java.util.concurrent.CompletableFuture<V> outcome,
+    private <R> Sink<T, R> collecting(CompletableFuture<AdaptiveResult<T, R>> outcome) {
+        Consumer<? super AdaptiveResult<T, ?>> callback = onFinish;
+        return Sink.collecting(result -> {
+            FinishCallback.run(callback, result);
+            outcome.complete(result);
+        });
+    }
+
+    private <R> Sink<T, R> listening(PoolListener<T, R> listener, CompletableFuture<PoolStats> outcome) {
+        Consumer<? super AdaptiveResult<T, ?>> callback = onFinish;
+        return Sink.listening(Objects.requireNonNull(listener, "listener"), stats -> {
+            FinishCallback.run(callback, FinishCallback.<T, R>statsOnly(stats));
+            outcome.complete(stats);
+        });
+    }
+
+    private <R, V> PoolRun<V> run(Sink<T, R> sink, CompletableFuture<V> outcome,
                                   ItemProcessor<? super T, R> async, BlockingProcessor<? super T, R> blocking) {
         claim();
-        PoolEngine<T, R> engine = new PoolEngine<>(options.build(), input.get(), sink, async, blocking);
+        PoolEngine<T, R> engine = StandaloneRun.engine(options.build(), input.get(), sink, async, blocking);
         PoolRun<V> run = new PoolRun<>(engine, outcome);
         engine.start();
         return run;

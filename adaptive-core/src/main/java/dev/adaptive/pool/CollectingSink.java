@@ -2,7 +2,6 @@ package dev.adaptive.pool;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /** Keeps every settled item, in completion order, for an {@link AdaptiveResult}. */
@@ -11,11 +10,10 @@ final class CollectingSink<T, R> implements Sink<T, R> {
     // Plain lists: the run's delivery loop calls one method at a time, with happens-before.
     private final List<ItemResult<T, R>> successes = new ArrayList<>();
     private final List<ItemError<T>> errors = new ArrayList<>();
-    private final Consumer<? super AdaptiveResult<T, ?>> onFinish;
-    final CompletableFuture<AdaptiveResult<T, R>> future = new CompletableFuture<>();
+    private final Consumer<? super AdaptiveResult<T, R>> done;
 
-    CollectingSink(Consumer<? super AdaptiveResult<T, ?>> onFinish) {
-        this.onFinish = onFinish;
+    CollectingSink(Consumer<? super AdaptiveResult<T, R>> done) {
+        this.done = done;
     }
 
     @Override
@@ -35,8 +33,6 @@ final class CollectingSink<T, R> implements Sink<T, R> {
 
     @Override
     public void complete(PoolStats stats) {
-        AdaptiveResult<T, R> result = new AdaptiveResult<>(successes, errors, stats);
-        FinishCallback.run(onFinish, result);
-        future.complete(result);
+        done.accept(new AdaptiveResult<>(successes, errors, stats));
     }
 }

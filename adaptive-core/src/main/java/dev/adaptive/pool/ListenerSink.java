@@ -1,18 +1,16 @@
 package dev.adaptive.pool;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /** Hands each settled item to a {@link PoolListener} and keeps nothing. */
 final class ListenerSink<T, R> implements Sink<T, R> {
 
     private final PoolListener<T, R> listener;
-    private final Consumer<? super AdaptiveResult<T, ?>> onFinish;
-    final CompletableFuture<PoolStats> future = new CompletableFuture<>();
+    private final Consumer<? super PoolStats> done;
 
-    ListenerSink(PoolListener<T, R> listener, Consumer<? super AdaptiveResult<T, ?>> onFinish) {
+    ListenerSink(PoolListener<T, R> listener, Consumer<? super PoolStats> done) {
         this.listener = listener;
-        this.onFinish = onFinish;
+        this.done = done;
     }
 
     @Override
@@ -32,7 +30,6 @@ final class ListenerSink<T, R> implements Sink<T, R> {
 
     @Override
     public void complete(PoolStats stats) {
-        FinishCallback.run(onFinish, FinishCallback.<T, R>statsOnly(stats));
-        future.complete(stats);
+        done.accept(stats);
     }
 }

@@ -10,7 +10,8 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Turns limit changes into {@link ConcurrencySegment}s. Thread-safe: limit changes arrive on
+ * Follows a run's limit: turns its changes into {@link ConcurrencySegment}s and keeps the
+ * highest. Thread-safe: limit changes arrive on
  * whichever thread folded the sample, so every method takes the monitor; changes are rare next
  * to attempts, so the monitor is not on the hot path.
  */
@@ -23,6 +24,7 @@ final class PerformanceRecorder implements LimitChangeListener {
     private boolean started;
     private boolean finished;
     private int current;
+    private int max;
     private long since;
 
     PerformanceRecorder(Ticker ticker) {
@@ -32,6 +34,7 @@ final class PerformanceRecorder implements LimitChangeListener {
     synchronized void start(int limit, long nowNanos) {
         started = true;
         current = limit;
+        max = limit;
         since = nowNanos;
     }
 
@@ -43,6 +46,7 @@ final class PerformanceRecorder implements LimitChangeListener {
         long now = ticker.nanoTime();
         close(now);
         current = to;
+        max = Math.max(max, to);
         since = now;
     }
 
@@ -88,6 +92,14 @@ final class PerformanceRecorder implements LimitChangeListener {
             out.merge(current, Duration.ofNanos(open), Duration::plus);
         }
         return out;
+    }
+
+    /**
+     * @param fallback the answer before the run started
+     * @return the highest limit since the start (the limit at the start counts)
+     */
+    synchronized int maxLimit(int fallback) {
+        return started ? max : fallback;
     }
 
     /** The still-open stretch, for live snapshots; 0 once finished. */

@@ -1,83 +1,129 @@
 package dev.adaptive.pool;
 
-import dev.adaptive.AdaptiveExecutor;
+import dev.adaptive.AsyncTask;
 import dev.adaptive.Execution;
 import dev.adaptive.Lease;
+import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
+import dev.adaptive.LimiterClosedException;
 import dev.adaptive.LimiterStats;
 import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskContext;
+import dev.adaptive.internal.LiveSet;
+import dev.adaptive.internal.OptionChecks;
 import dev.adaptive.internal.WorkLoop;
-import dev.adaptive.limit.Limit;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 
 import java.time.Duration;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
- * One run of a pool: feeds items from a {@link Source} through an {@link AdaptiveExecutor},
- * hands each settled item to a {@link Sink}, and ends the run exactly once.
+ * One run of a pool, the batch runner of every face: feeds items from a {@link Source} through
+ * a {@link Limiter}, starting each item's execution (retries, timeout, Retry-After pauses) with
+ * a {@link Starter}, hands each settled item to a {@link Sink}, and ends the run exactly once.
+ * {@link AdaptivePool} runs it on a limiter of its own; the Vert.x pool on the shared limiter of
+ * an {@code AdaptiveLimiter}, with every pass on the caller's event-loop context. For the faces
+ * of this library, not for users: its construction may change in any release.
  *
  * <p><b>Feeding.</b> The feeder first holds a lease, then pulls an item, then starts the item's
- * execution with that lease, so a lazy input is pulled only when a slot is free. It runs under
- * a work-in-progress counter: whoever has news for it (a granted lease, a settled item, an
- * arrived item, a stop) calls {@link #pump()}, and exactly one thread feeds at a time while the
- * others only mark that another pass is due. An execution that completes synchronously settles
- * inside the feeder's loop and its {@code pump()} just marks a pass, so a synchronous input of
- * any length runs in constant stack depth.
+ * execution with that lease, so a lazy input is pulled only when a slot is free, and at most
+ * one acquisition is outstanding. It is a {@link WorkLoop}: whoever has news for it (a granted
+ * lease, a settled item, an arrived item, a stop) signals it, exactly one pass runs at a time,
+ * and passes run on the run's executor ({@code Runnable::run}, the signalling thread, by
+ * default; an event-loop context in Vert.x). An execution that completes synchronously settles
+ * inside the feeder's pass and its signal only counts, so a synchronous input of any length
+ * runs in constant stack depth; with {@link Builder#yieldEvery} the feeder also hands its thread
+ * back every so many items.
  *
- * <p><b>Delivery.</b> Settled items go to a lock-free queue drained by the same pattern, so the
- * sink is never called concurrently. An item counts as pending from its acceptance until the
- * sink took it; the feeder accepts no more than {@link #pendingCap()} pending items, which
- * bounds memory by the concurrency, including items waiting for a retry and, for a publisher,
- * items waiting for demand.
+ * <p><b>Delivery.</b> Settled items go to a lock-free queue drained by a second work loop on the
+ * same executor, so the sink is never called concurrently. An item counts as pending from its
+ * acceptance until the sink took it; the feeder accepts no more than {@link #pendingCap()}
+ * pending items, which bounds memory by the concurrency, including items waiting for a retry
+ * and, for a publisher, items waiting for demand.
  *
  * <p><b>Stop.</b> The first stop (a task's {@link StopPoolException}, a cancellation, the
- * deadline) cancels every live execution and closes intake; accepted items not yet started end
- * as errors with zero attempts.
+ * deadline, a limiter that refuses the run a slot) cancels every live execution and closes
+ * intake; accepted items not yet started end as errors with zero attempts.
+ *
+ * <p>Thread-safe.
+ *
+ * @param <T> the item type
+ * @param <R> the result type
  */
-final class PoolEngine<T, R> {
+public final class PoolEngine<T, R> {
 
-    private final PoolOptions options;
+    /**
+     * Starts one item's execution with the lease the run holds for its first attempt: an
+     * {@link dev.adaptive.AdaptiveExecutor}'s {@code start}, or a face's, which may run each
+     * attempt elsewhere (on an event-loop context) and track the execution for its own close.
+     *
+     * @param <R> the result type
+     */
+    @FunctionalInterface
+    public interface Starter<R> {
+        /**
+         * @param index the item's index
+         * @param task  the attempt, to call once per attempt
+         * @param lease the first attempt's lease
+         * @return the running execution
+         */
+        Execution<R> start(long index, AsyncTask<R> task, Lease lease);
+    }
+
+    /** A stop: why the run stopped, and what its unfinished items end with. */
+    private record Stop(PoolStoppedException cause, Throwable itemError) {
+    }
+
+    private static final Runnable NOTHING = () -> { };
+
     private final Source<T> source;
     private final Sink<T, R> sink;
     private final ItemProcessor<? super T, R> processor;
-    private final ExecutorService ownedThreads;
     private final Limiter limiter;
-    private final AdaptiveExecutor executor;
+    private final Starter<R> starter;
     private final PerformanceRecorder performance;
+    private final Runnable unfollow;
+    private final Runnable onEnd;
     private final Ticker ticker;
     private final Scheduler scheduler;
+    private final int maxPending;
+    private final Duration deadline;
+    private final List<CompletionStage<?>> cancellations;
+    private final Executor executor;
+    private final Executor later;
+    private final int yieldEvery;
+    private final WorkLoop feeder;
+    private final WorkLoop delivery;
+    private final Runnable resumeFeeder;
 
-    private final Map<Long, Execution<R>> live = new ConcurrentHashMap<>();
+    private final LiveSet<Execution<R>, Throwable> live = new LiveSet<>(Execution::cancel);
     private final AtomicInteger pending = new AtomicInteger();
     private final LongAdder succeeded = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LongAdder attempts = new LongAdder();
     private final LongAdder retries = new LongAdder();
     private final LongAdder callbackFailures = new LongAdder();
-    private final AtomicReference<PoolStoppedException> stop = new AtomicReference<>();
+    private final AtomicReference<Stop> stop = new AtomicReference<>();
     private volatile PoolStoppedException inputFailure;
 
-    // Feeder state: touched only by the thread in feedLoop.
-    private final WorkLoop feedLoop = new WorkLoop();
-    private final Runnable feedPass = this::feedPass;
+    // Feeder state: touched only by the feeder's pass.
     private final AtomicReference<Object> grant = new AtomicReference<>();
     private CompletableFuture<Lease> pendingAcquire;
     private Lease heldLease;
@@ -86,59 +132,64 @@ final class PoolEngine<T, R> {
     private volatile boolean intakeClosed;
 
     private final Queue<Object> outbox = new ConcurrentLinkedQueue<>();
-    private final WorkLoop deliveryLoop = new WorkLoop();
-    private final Runnable deliveryPass = this::deliveryPass;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean finished = new AtomicBoolean();
     private volatile long startNanos;
+    private volatile LimiterStats atStart;
     private volatile Cancellable deadlineTimer;
     private volatile PoolStats finalStats;
     private final AtomicReference<PoolEngine<T, R>> self = new AtomicReference<>(this);
 
-    /**
-     * @param options   the run's options
-     * @param source    the input
-     * @param sink      where settled items go
-     * @param async     the processor, or {@code null} when {@code blocking} is given
-     * @param blocking  the blocking processor, or {@code null}
-     */
-    PoolEngine(PoolOptions options, Source<T> source, Sink<T, R> sink,
-               ItemProcessor<? super T, R> async, BlockingProcessor<? super T, R> blocking) {
-        this.options = options;
-        this.source = source;
-        this.sink = sink;
-        this.ticker = options.ticker();
-        this.scheduler = options.scheduler();
-        Limit limit = options.limit();
+    private PoolEngine(Builder<R> b, Source<T> source, Sink<T, R> sink, ItemProcessor<? super T, R> processor) {
+        this.source = Objects.requireNonNull(source, "source");
+        this.sink = Objects.requireNonNull(sink, "sink");
+        this.processor = Objects.requireNonNull(processor, "processor");
+        this.limiter = b.limiter;
+        this.starter = b.starter;
+        this.ticker = limiter.ticker();
+        this.scheduler = limiter.scheduler();
+        this.maxPending = b.maxPending;
+        this.deadline = b.deadline;
+        this.cancellations = List.copyOf(b.cancellations);
+        this.onEnd = b.onEnd;
+        this.executor = b.executor;
+        this.later = b.later != null ? b.later : task -> scheduler.schedule(task, 0);
+        this.yieldEvery = b.yieldEvery;
         this.performance = new PerformanceRecorder(ticker);
-        Limiter.Builder lb = Limiter.builder().name(options.name()).limit(limit).ticker(ticker).scheduler(scheduler)
-                .adapt(options.adapt()).maxRetryAfter(options.retryPolicy().maxRetryAfter())
-                .limitChangeListener(performance);
-        options.traceListeners().forEach(lb::traceListener);
-        this.limiter = lb.build();
-        this.executor = AdaptiveExecutor.builder(limiter).retryPolicy(options.retryPolicy())
-                .classifier(options.classifier()).taskTimeout(options.taskTimeout().orElse(null)).build();
-        if (blocking != null) {
-            this.ownedThreads = options.blockingExecutor().isPresent() ? null
-                    : BlockingThreads.create(options.name(), limit.maxLimit());
-            this.processor = BlockingAdapter.adapt(blocking,
-                    ownedThreads != null ? ownedThreads : options.blockingExecutor().get());
-        } else {
-            this.ownedThreads = null;
-            this.processor = async;
-        }
+        this.unfollow = b.follow != null ? b.follow.apply(performance) : NOTHING;
+        this.feeder = new WorkLoop(executor, this::feedPass);
+        this.delivery = new WorkLoop(executor, this::deliverPass);
+        this.resumeFeeder = feeder::resume;
     }
 
-    /** Starts the run on the calling thread: the first items are dispatched before it returns. */
-    void start() {
+    /**
+     * @param limiter the limiter every attempt passes; its ticker and scheduler are the run's
+     * @param starter starts each item's execution on that limiter
+     * @param <R>     the result type
+     * @return a builder of runs
+     */
+    public static <R> Builder<R> builder(Limiter limiter, Starter<R> starter) {
+        return new Builder<>(limiter, starter);
+    }
+
+    /**
+     * Starts the run on the calling thread: the first items are dispatched before it returns
+     * (when the executor runs passes on the calling thread). A face whose runs live elsewhere
+     * calls it there.
+     *
+     * @throws IllegalStateException if the run already started
+     */
+    public void start() {
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("a run starts once");
         }
         startNanos = ticker.nanoTime();
+        atStart = limiter.stats();
         performance.start(limiter.limit(), startNanos);
-        options.deadline().ifPresent(d -> deadlineTimer = scheduler.schedule(
-                () -> stop(PoolStoppedException.Reason.DEADLINE, null), d));
-        for (CompletionStage<?> c : options.cancellations()) {
+        if (deadline != null) {
+            deadlineTimer = scheduler.schedule(() -> stop(PoolStoppedException.Reason.DEADLINE, null), deadline);
+        }
+        for (CompletionStage<?> c : cancellations) {
             // The callback stays on the user's stage after the run; it must not keep the run
             // (and everything it collected) alive, so it reaches the run through a cleared ref.
             c.whenComplete((value, error) -> {
@@ -156,7 +207,8 @@ final class PoolEngine<T, R> {
         pump();
     }
 
-    Limiter limiter() {
+    /** @return the limiter the run's attempts pass */
+    public Limiter limiter() {
         return limiter;
     }
 
@@ -166,48 +218,63 @@ final class PoolEngine<T, R> {
      * @param cause what to report as the cause, or {@code null}
      * @return {@code true} if this call stopped it
      */
-    boolean cancel(Throwable cause) {
+    public boolean cancel(Throwable cause) {
         return stop(PoolStoppedException.Reason.CANCELLED, cause);
+    }
+
+    /** @return the stats so far; once the run ended, the final ones */
+    public PoolStats snapshot() {
+        PoolStats done = finalStats;
+        return done != null ? done : stats(ticker.nanoTime());
+    }
+
+    /** @return the run's scheduler */
+    public Scheduler scheduler() {
+        return scheduler;
     }
 
     // ---- feeding -----------------------------------------------------------------------
 
+    /** Signals the feeder. */
     void pump() {
-        feedLoop.run(feedPass);
+        feeder.signal();
     }
 
-    private void feedPass() {
+    private boolean feedPass() {
         try {
-            feed();
+            return feed();
         } catch (Throwable bug) {
             // Nothing in feed() should throw; if something does (an Error too), end intake
-            // cleanly rather than leave the loop stuck and the run unfinished.
+            // cleanly rather than leave the loop claimed and the run unfinished.
             if (inputFailure == null) {
                 inputFailure = new PoolStoppedException(PoolStoppedException.Reason.INPUT_FAILED, bug);
             }
             closeIntake(false);
+            return true;
         }
     }
 
-    private void feed() {
+    /** @return {@code false} if it yielded the thread, {@link #resumeFeeder} being on its way */
+    private boolean feed() {
+        int dispatched = 0;
         for (;;) {
             if (intakeClosed) {
                 releaseStrayGrant();
-                return;
+                return true;
             }
             if (stop.get() != null) {
                 closeIntake(true);
-                return;
+                return true;
             }
             if (heldLease == null && !obtainLease()) {
-                return;
+                return true;
             }
             Object next = source.next();
             if (next == Source.WAIT) {
                 // The item is on its way; give the slot back so that it is not held (and its
                 // RTT not counted) while the input takes its time. The arrival pumps again.
                 releaseHeld();
-                return;
+                return true;
             }
             if (next == Source.END) {
                 Throwable f = source.failure();
@@ -215,13 +282,17 @@ final class PoolEngine<T, R> {
                     inputFailure = new PoolStoppedException(PoolStoppedException.Reason.INPUT_FAILED, f);
                 }
                 closeIntake(false);
-                return;
+                return true;
             }
             Lease lease = heldLease;
             heldLease = null;
             @SuppressWarnings("unchecked")
             T item = (T) next;
             dispatch(item, lease);
+            if (++dispatched == yieldEvery) {
+                later.execute(resumeFeeder);
+                return false;
+            }
         }
     }
 
@@ -234,9 +305,7 @@ final class PoolEngine<T, R> {
                 heldLease = lease;
                 return true;
             }
-            // The limiter refused (it only does once closed, which a run never does before it
-            // ends): treat as the end of intake.
-            closeIntake(false);
+            refused(OutcomeClassifier.unwrap((Throwable) g));
             return false;
         }
         if (pendingAcquire != null || !source.ready() || pending.get() >= pendingCap()) {
@@ -256,6 +325,20 @@ final class PoolEngine<T, R> {
         return obtainGrantNow();
     }
 
+    /**
+     * The limiter refused the run a slot: closed, or its queue full of other callers' calls (a
+     * shared limiter), or the wait for a slot timed out. The run cannot go on: it stops as
+     * cancelled, with the refusal as the cause.
+     */
+    private void refused(Throwable refusal) {
+        PoolStoppedException cause = new PoolStoppedException(PoolStoppedException.Reason.CANCELLED, refusal);
+        // Whoever closed the limiter may be cancelling the run's executions with its own
+        // LimiterClosedException at this moment (the Vert.x limiter's close does); the run
+        // cancels them with the same exception, so every item ends the same way whichever
+        // cancel comes first.
+        stop(cause, refusal instanceof LimiterClosedException ? refusal : cause);
+    }
+
     private boolean obtainGrantNow() {
         Object g = grant.get();
         if (g instanceof Lease && grant.compareAndSet(g, null)) {
@@ -267,29 +350,28 @@ final class PoolEngine<T, R> {
     }
 
     private int pendingCap() {
-        int configured = options.maxPending();
-        return configured > 0 ? configured : (int) Math.min(Integer.MAX_VALUE, 2L * limiter.limit());
+        return maxPending > 0 ? maxPending : (int) Math.min(Integer.MAX_VALUE, 2L * limiter.limit());
     }
 
     private void dispatch(T item, Lease lease) {
         long index = nextIndex++;
         accepted = accepted + 1; // single writer: the feeder
         pending.incrementAndGet();
-        Execution<R> e = executor.start(index, ctx -> call(item, ctx), lease);
+        Execution<R> e = starter.start(index, ctx -> call(item, ctx), lease);
         CompletableFuture<R> result = e.result();
         boolean tracked = !result.isDone();
         if (tracked) {
-            live.put(index, e);
+            live.add(e);
         }
         result.whenComplete((value, error) -> {
             if (tracked) {
-                live.remove(index);
+                live.remove(e);
             }
             settle(index, item, value, error, e.attempts());
         });
-        PoolStoppedException s = stop.get();
+        Stop s = stop.get();
         if (s != null) {
-            e.cancel(s); // the stop's sweep of live executions may have run before the put
+            e.cancel(s.itemError()); // the stop's sweep of live executions may have run before the add
         }
     }
 
@@ -326,7 +408,8 @@ final class PoolEngine<T, R> {
     }
 
     private void markStopped(StopPoolException cause) {
-        stop.compareAndSet(null, new PoolStoppedException(PoolStoppedException.Reason.STOPPED, cause));
+        PoolStoppedException s = new PoolStoppedException(PoolStoppedException.Reason.STOPPED, cause);
+        stop.compareAndSet(null, new Stop(s, s));
     }
 
     private void closeIntake(boolean stopped) {
@@ -339,11 +422,11 @@ final class PoolEngine<T, R> {
         releaseHeld();
         releaseStrayGrant();
         if (stopped) {
-            PoolStoppedException s = stop.get();
+            Throwable itemError = stop.get().itemError();
             source.drainAccepted(item -> {
                 @SuppressWarnings("unchecked")
                 T t = (T) item;
-                rejectAccepted(t, s);
+                rejectAccepted(t, itemError);
             });
         } else {
             source.cancel();
@@ -352,7 +435,7 @@ final class PoolEngine<T, R> {
         deliver();
     }
 
-    private void rejectAccepted(T item, PoolStoppedException cause) {
+    private void rejectAccepted(T item, Throwable cause) {
         long index = nextIndex++;
         accepted = accepted + 1;
         pending.incrementAndGet();
@@ -391,21 +474,22 @@ final class PoolEngine<T, R> {
             outbox.offer(new ItemError<>(index, item, cause, attemptCount));
             if (cause instanceof StopPoolException sp) {
                 markStopped(sp);
-                // Deferred by one scheduler turn: this settle may run inside another item's
-                // settle (a synchronous throw in the slot that item freed), and that item,
-                // whose answer is already in, must end with its answer, not with the stop.
-                scheduler.schedule(this::sweep, 0);
+                // Deferred by one turn of the run's executor: this settle may run inside
+                // another item's settle (a synchronous throw in the slot that item freed), and
+                // that item, whose answer is already in, must end with its answer, not with
+                // the stop.
+                later.execute(this::sweep);
             }
         }
         deliver();
     }
 
-    /** Drains the outbox into the sink (never concurrently), lets the feeder go on, and ends the run when all is in. */
+    /** Signals the delivery loop: it drains the outbox into the sink, then lets the feeder go on. */
     void deliver() {
-        deliveryLoop.run(deliveryPass);
+        delivery.signal();
     }
 
-    private void deliveryPass() {
+    private boolean deliverPass() {
         boolean delivered = false;
         while (sink.canDeliver()) {
             Object settled = outbox.poll();
@@ -417,9 +501,10 @@ final class PoolEngine<T, R> {
             delivered = true;
         }
         if (delivered) {
-            pump(); // the feeder's own loop: what it settles meanwhile only marks another pass here
+            pump();
         }
         tryFinish();
+        return true;
     }
 
     @SuppressWarnings("unchecked")
@@ -440,22 +525,26 @@ final class PoolEngine<T, R> {
     // ---- stop and finish ---------------------------------------------------------------
 
     private boolean stop(PoolStoppedException.Reason reason, Throwable cause) {
+        PoolStoppedException s = new PoolStoppedException(reason, cause);
+        return stop(s, s);
+    }
+
+    private boolean stop(PoolStoppedException cause, Throwable itemError) {
         if (finished.get()) {
             return false;
         }
-        if (!stop.compareAndSet(null, new PoolStoppedException(reason, cause))) {
+        if (!stop.compareAndSet(null, new Stop(cause, itemError))) {
             return false;
         }
-        sweep();
+        // On the run's executor, so that a face whose run lives on one context cancels its
+        // items there.
+        executor.execute(this::sweep);
         return true;
     }
 
     /** Cancels every live execution with the stop's exception and lets the feeder close intake. */
     private void sweep() {
-        PoolStoppedException s = stop.get();
-        for (Execution<R> e : live.values()) {
-            e.cancel(s);
-        }
+        live.close(stop.get().itemError());
         pump();
     }
 
@@ -473,34 +562,138 @@ final class PoolEngine<T, R> {
         }
         self.set(null);
         performance.finish(end);
-        limiter.stop();
+        unfollow.run();
         source.close();
         PoolStats stats = stats(end);
         finalStats = stats;
-        if (ownedThreads != null) {
-            // No interrupt: every attempt has settled, so what is left are idle threads and
-            // attempts already interrupted by their own cancellation.
-            ownedThreads.shutdown();
-        }
+        // What the face owns for the run (its limiter, its threads) goes after the last item.
+        onEnd.run();
         sink.complete(stats);
     }
 
-    PoolStats stats(long nowNanos) {
+    private PoolStats stats(long nowNanos) {
         LimiterStats ls = limiter.stats();
-        PoolStoppedException s = stop.get();
-        return new PoolStats(ls.limit(), ls.maxLimitReached(), ls.congestionEvents(), ls.rateLimitEvents(),
+        LimiterStats base = atStart != null ? atStart : ls;
+        Stop s = stop.get();
+        // Event counts are the limiter's during the run: a shared limiter counts its other
+        // callers too, but not what it counted before the run.
+        return new PoolStats(ls.limit(), performance.maxLimit(ls.limit()),
+                ls.congestionEvents() - base.congestionEvents(), ls.rateLimitEvents() - base.rateLimitEvents(),
                 retries.sum(), attempts.sum(), accepted, succeeded.sum(), failed.sum(),
                 Duration.ofNanos(Math.max(0, nowNanos - startNanos)), performance.segments(nowNanos),
                 performance.truncated(nowNanos), performance.totals(nowNanos), callbackFailures.sum(),
-                Optional.ofNullable(s != null ? s : inputFailure));
+                Optional.ofNullable(s != null ? s.cause() : inputFailure));
     }
 
-    PoolStats snapshot() {
-        PoolStats done = finalStats;
-        return done != null ? done : stats(ticker.nanoTime());
-    }
+    /**
+     * Builds runs on one limiter; each {@link #build} makes an independent run. Not thread-safe.
+     * Defaults: passes on the signalling thread, never yielding; at most twice the limit
+     * pending; no deadline; no cancellation; nothing to release at the end.
+     *
+     * @param <R> the result type
+     */
+    public static final class Builder<R> {
+        private final Limiter limiter;
+        private final Starter<R> starter;
+        private Function<? super LimitChangeListener, Runnable> follow;
+        private Executor executor = Runnable::run;
+        private Executor later;
+        private int yieldEvery;
+        private int maxPending;
+        private Duration deadline;
+        private final List<CompletionStage<?>> cancellations = new ArrayList<>();
+        private Runnable onEnd = NOTHING;
 
-    Scheduler scheduler() {
-        return scheduler;
+        private Builder(Limiter limiter, Starter<R> starter) {
+            this.limiter = Objects.requireNonNull(limiter, "limiter");
+            this.starter = Objects.requireNonNull(starter, "starter");
+        }
+
+        /**
+         * @param follow registers a listener for the limiter's limit changes and returns what
+         *               unregisters it; the run follows the limit for its performance data and
+         *               maximum. Default none: the stats then see only the limit at the start
+         * @return this
+         */
+        public Builder<R> followLimit(Function<? super LimitChangeListener, Runnable> follow) {
+            this.follow = Objects.requireNonNull(follow, "follow");
+            return this;
+        }
+
+        /**
+         * @param executor runs the run's serial passes (feeding, delivery, a stop's sweep):
+         *                 now on the calling thread if it may run there, else where it
+         *                 belongs; default {@code Runnable::run}
+         * @param later    runs a pass after what is already waiting there: a feeder that
+         *                 yields and a stop deferred by one turn go through it; default one
+         *                 turn of the limiter's scheduler
+         * @return this
+         */
+        public Builder<R> executor(Executor executor, Executor later) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            this.later = Objects.requireNonNull(later, "later");
+            return this;
+        }
+
+        /**
+         * @param items the feeder hands its thread back (through {@code later}) after starting
+         *              this many items in one pass; 0 (default) never
+         * @return this
+         */
+        public Builder<R> yieldEvery(int items) {
+            this.yieldEvery = OptionChecks.atLeast("yieldEvery", items, 0);
+            return this;
+        }
+
+        /**
+         * @param maxPending bound on accepted items not yet handed to the sink; 0 (default) is
+         *                   twice the current limit
+         * @return this
+         */
+        public Builder<R> maxPending(int maxPending) {
+            this.maxPending = OptionChecks.atLeast("maxPending", maxPending, 0);
+            return this;
+        }
+
+        /**
+         * @param deadline the most a run may take, in the limiter's ticker time, or {@code null}
+         *                 for none (default); positive, as the face's options checked it
+         *                 ({@link PoolOptions.Builder#deadline})
+         * @return this
+         */
+        public Builder<R> deadline(Duration deadline) {
+            this.deadline = deadline;
+            return this;
+        }
+
+        /**
+         * @param stages each cancels the run when it completes, normally or not
+         * @return this
+         */
+        public Builder<R> cancellations(List<? extends CompletionStage<?>> stages) {
+            stages.forEach(s -> cancellations.add(Objects.requireNonNull(s, "cancellation")));
+            return this;
+        }
+
+        /**
+         * @param onEnd releases what the face owns for the run (its own limiter, its threads),
+         *              once every item ended and before the sink completes; default nothing
+         * @return this
+         */
+        public Builder<R> onEnd(Runnable onEnd) {
+            this.onEnd = Objects.requireNonNull(onEnd, "onEnd");
+            return this;
+        }
+
+        /**
+         * @param source    the input
+         * @param sink      where settled items go
+         * @param processor the work per item
+         * @param <T>       the item type
+         * @return a run, not started
+         */
+        public <T> PoolEngine<T, R> build(Source<T> source, Sink<T, R> sink, ItemProcessor<? super T, R> processor) {
+            return new PoolEngine<>(this, source, sink, processor);
+        }
     }
 }

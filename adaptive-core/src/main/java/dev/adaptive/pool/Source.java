@@ -1,14 +1,43 @@
 package dev.adaptive.pool;
 
+import java.util.Collection;
+import java.util.Objects;
+import java.util.concurrent.Flow;
 import java.util.function.Consumer;
 
 /**
- * Where a run takes its items from. Every method but {@link #open} and {@link #cancel} is called
- * only by the run's feeder, which never runs on two threads at once.
+ * Where a {@link PoolEngine} takes its items from. Every method but {@link #open} and
+ * {@link #cancel} is called only by the run's feeder, which never runs on two threads at once.
+ * For the faces of this library, which adapt their inputs with {@link #of(Iterable)} and
+ * {@link #of(Flow.Publisher)}; not for users.
  *
  * @param <T> the item type
  */
-interface Source<T> {
+public interface Source<T> {
+
+    /**
+     * @param items pulled one at a time when a slot is free; a {@link Collection} is accepted
+     *              whole (after a stop its unpulled items end as errors), any other iterable is
+     *              lazy (after a stop nothing more is pulled); its iterator is made when the run
+     *              starts, and one that throws then, or while pulled, is an input failure
+     * @param <T>   the item type
+     * @return the source
+     */
+    static <T> Source<T> of(Iterable<? extends T> items) {
+        Objects.requireNonNull(items, "items");
+        return new IteratorSource<>(items::iterator, items instanceof Collection, null);
+    }
+
+    /**
+     * @param items subscribed to when the run starts; {@code request(1)} only while the run holds
+     *              a free slot and nothing requested is outstanding; items it sends unasked are
+     *              still accepted and processed
+     * @param <T>   the item type
+     * @return the source
+     */
+    static <T> Source<T> of(Flow.Publisher<? extends T> items) {
+        return new PublisherSource<>(Objects.requireNonNull(items, "items"));
+    }
 
     /** Returned by {@link #next()} when an item was asked for and has not arrived yet. */
     Object WAIT = new Object();

@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.LongAdder;
 final class Outbox {
 
     private final Queue<Runnable> effects = new ConcurrentLinkedQueue<>();
-    private final WorkLoop loop = new WorkLoop();
-    private final Runnable pass = this::runPosted;
+    private final WorkLoop loop = new WorkLoop(Runnable::run, () -> {
+        runPosted();
+        return true;
+    });
     private final LongAdder failures = new LongAdder();
 
     /** Must be called under the queue's lock, so that the order of effects is the lock order. */
@@ -32,7 +34,7 @@ final class Outbox {
 
     /** Runs every posted effect unless another thread is already doing so. Never under the lock. */
     void drain() {
-        loop.run(pass);
+        loop.signal();
     }
 
     private void runPosted() {

@@ -1,91 +1,96 @@
 package dev.adaptive.internal;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** One thread at a time, no news lost, and work that causes work runs as iteration. */
 class WorkLoopTest {
 
     @Test
-    void aCallFromInsideAPassOnlyMarksAnotherPassWhichRunsAfterIt() {
-        WorkLoop loop = new WorkLoop();
-        List<String> ran = new ArrayList<>();
+    void aSignalFromInsideAPassOnlyCountsAndTheLoopRunsOneMorePass() {
+        AtomicInteger depth = new AtomicInteger();
+        AtomicInteger maxDepth = new AtomicInteger();
         AtomicInteger passes = new AtomicInteger();
-        Runnable[] pass = new Runnable[1];
-        pass[0] = () -> {
-            int n = passes.incrementAndGet();
-            ran.add("start " + n);
-            if (n < 3) {
-                loop.run(pass[0]);
+        WorkLoop[] loop = new WorkLoop[1];
+        loop[0] = new WorkLoop(Runnable::run, () -> {
+            maxDepth.accumulateAndGet(depth.incrementAndGet(), Math::max);
+            if (passes.incrementAndGet() < 10_000) {
+                loop[0].signal(); // news from inside: a synchronous completion, say
             }
-            ran.add("end " + n);
-        };
-        loop.run(pass[0]);
-        assertThat(ran).containsExactly("start 1", "end 1", "start 2", "end 2", "start 3", "end 3");
+            depth.decrementAndGet();
+            return true;
+        });
+        loop[0].signal();
+        assertThat(passes).hasValue(10_000);
+        assertThat(maxDepth).as("passes never nest").hasValue(1);
     }
 
     @Test
-    void aMillionSynchronousStepsRunInConstantStackDepth() {
-        WorkLoop loop = new WorkLoop();
-        AtomicInteger left = new AtomicInteger(1_000_000);
-        Runnable[] pass = new Runnable[1];
-        pass[0] = () -> {
-            if (left.decrementAndGet() > 0) {
-                loop.run(pass[0]);
+    void aYieldingPassKeepsTheLoopClaimedUntilItResumes() {
+        Queue<Runnable> later = new ArrayDeque<>();
+        List<String> log = new ArrayList<>();
+        AtomicInteger pass = new AtomicInteger();
+        WorkLoop[] loop = new WorkLoop[1];
+        loop[0] = new WorkLoop(Runnable::run, () -> {
+            int n = pass.incrementAndGet();
+            log.add("pass " + n);
+            if (n == 1) {
+                later.add(loop[0]::resume);
+                return false;
             }
-        };
-        loop.run(pass[0]);
-        assertThat(left).hasValue(0);
+            return true;
+        });
+        loop[0].signal();
+        loop[0].signal(); // while yielded: counted, no pass of its own
+        assertThat(log).containsExactly("pass 1");
+        later.poll().run();
+        assertThat(log).as("the resumed pass covers the signal that came meanwhile").containsExactly("pass 1", "pass 2");
+        loop[0].signal();
+        assertThat(log).containsExactly("pass 1", "pass 2", "pass 3");
     }
 
     @Test
-    @Timeout(60)
-    void passesNeverOverlapAndEveryCallIsFollowedByAPass() throws Exception {
-        WorkLoop loop = new WorkLoop();
+    void passesRunOnTheExecutorOneAtATimeWhateverThreadSignals() throws Exception {
+        Queue<Runnable> hops = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        Executor elsewhere = hops::add;
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
-        AtomicLong posted = new AtomicLong();
-        AtomicLong seen = new AtomicLong();
-        Runnable pass = () -> {
-            if (inside.incrementAndGet() != 1) {
+        AtomicInteger passes = new AtomicInteger();
+        WorkLoop loop = new WorkLoop(elsewhere, () -> {
+            if (inside.incrementAndGet() > 1) {
                 overlaps.incrementAndGet();
             }
-            seen.set(posted.get());
+            passes.incrementAndGet();
             inside.decrementAndGet();
-        };
-        int threads = 4;
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> all = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            Thread th = new Thread(() -> {
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
+            return true;
+        });
+        CountDownLatch done = new CountDownLatch(4);
+        for (int t = 0; t < 4; t++) {
+            new Thread(() -> {
+                for (int i = 0; i < 1_000; i++) {
+                    loop.signal();
                 }
-                for (int i = 0; i < 100_000; i++) {
-                    posted.incrementAndGet();
-                    loop.run(pass);
-                }
-            });
-            th.start();
-            all.add(th);
+                done.countDown();
+            }).start();
         }
-        go.countDown();
-        for (Thread th : all) {
-            th.join();
+        done.await();
+        Runnable hop;
+        while ((hop = hops.poll()) != null) {
+            hop.run(); // the one "event loop" thread
         }
         assertThat(overlaps).hasValue(0);
-        // The last news posted was seen by a pass that ran after it.
-        assertThat(seen.get()).isEqualTo(posted.get()).isEqualTo(threads * 100_000L);
+        assertThat(passes.get()).isPositive().isLessThanOrEqualTo(4_000);
+        int before = passes.get();
+        loop.signal();
+        hops.poll().run();
+        assertThat(passes.get()).as("idle again: a new signal runs a new pass").isEqualTo(before + 1);
     }
 }

@@ -6,6 +6,7 @@ import dev.adaptive.LimiterStats;
 import dev.adaptive.Outcome;
 import dev.adaptive.RejectedException;
 import dev.adaptive.fleet.FleetMember;
+import dev.adaptive.internal.LiveSet;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import org.apache.camel.AsyncCallback;
@@ -16,10 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Queue;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -64,7 +62,8 @@ final class ExchangePool {
     private volatile boolean closed;
     /** Why the pool is stopping, once a shutdown ran out of time or it closed; else null. */
     private volatile String stopping;
-    private final Set<Submission> active = ConcurrentHashMap.newKeySet();
+    /** The exchanges accepted and not yet ended; a stop fails them with the words it gives. */
+    private final LiveSet<Submission, String> active = new LiveSet<>((s, why) -> s.fail(stopped(why)));
     private final Queue<Submission> awaitingConsumer = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicLong sequence = new AtomicLong();
@@ -273,14 +272,7 @@ final class ExchangePool {
      */
     int failQueued(String why) {
         stopping = why;
-        int n = 0;
-        for (Submission s : List.copyOf(active)) {
-            if (!s.attemptRunning()) {
-                s.fail(stopped(why));
-                n++;
-            }
-        }
-        return n;
+        return active.cancelIf(s -> !s.attemptRunning(), why);
     }
 
     /** Stops for good: every exchange still on its way fails with {@link AdaptivePoolStoppedException}. */
@@ -290,9 +282,8 @@ final class ExchangePool {
         }
         closed = true;
         awaitingConsumer.clear();
-        for (Submission s : List.copyOf(active)) {
-            s.fail(stopped("the Camel context or component stopped before the exchange completed"));
-        }
+        // An exchange accepted while this runs is failed by its own add: none slips past.
+        active.close("the Camel context or component stopped before the exchange completed");
         Engine e = engine;
         if (e != null) {
             if (e.fleet() != null) {

@@ -7,12 +7,13 @@ import dev.adaptive.pool.PoolStats;
 import dev.adaptive.pool.PoolStoppedException;
 import dev.adaptive.pool.Settled;
 import dev.adaptive.vertx.impl.AdaptiveLimiterImpl;
-import dev.adaptive.vertx.impl.PoolRun;
+import dev.adaptive.vertx.impl.AdaptivePoolImpl;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.streams.ReadStream;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -20,34 +21,43 @@ import java.util.Objects;
  * limiter's retries, task timeout and Retry-After pauses, and as many run at once as the limit
  * allows.
  *
- * <p>Inputs are pulled, never pushed: a slot is acquired first, then the next item is taken
- * (from an {@link Iterable}'s iterator, or by {@link ReadStream#fetch(long) fetch(1)} on a paused
- * {@link ReadStream}), so memory stays O(concurrency) however long the input. Items that a
- * stream delivers without being asked are buffered and processed, never lost.
+ * <p>The runs are the core pool's ({@link dev.adaptive.pool.AdaptivePool}): the same engine,
+ * on this limiter, with the same semantics. Inputs are pulled, never pushed: a slot is acquired
+ * first, then the next item is taken (from an {@link Iterable}'s iterator, or by
+ * {@link ReadStream#fetch(long) fetch(1)} on a paused {@link ReadStream}), so memory stays
+ * O(concurrency) however long the input; items accepted and not yet handed over (running,
+ * waiting for a retry) are at most twice the limit. Items that a stream delivers without being
+ * asked are buffered and processed, never lost.
  *
  * <p>Results and stats are the core pool's: an {@link AdaptiveResult} (successes and
  * {@link ItemError}s in completion order, and {@link PoolStats}), or, in the streaming form, one
  * {@link Settled} per item and the stats; {@link AdaptivePoolStats} gives the stats as JSON. Every
- * item pulled ends in exactly one place. Early ends are as in the core pool, with the same
+ * accepted item ends in exactly one place. Early ends are as in the core pool, with the same
  * {@link PoolStoppedException} as {@link PoolStats#stopCause()}:
  * <ul>
  *   <li>an item that fails with a {@link StopPoolException} keeps it as its error and stops the
- *       run ({@code STOPPED}): nothing more is pulled, and the calls still running are cancelled
- *       (their {@link dev.adaptive.TaskContext#cancellation()} fires) and end with the
- *       {@code PoolStoppedException};</li>
+ *       run ({@code STOPPED}); a cancellation ({@link #withCancellation}) or the deadline
+ *       ({@link #withDeadline}) stops it too ({@code CANCELLED}, {@code DEADLINE}): nothing more
+ *       is pulled, the calls still running are cancelled (their
+ *       {@link dev.adaptive.TaskContext#cancellation()} fires) and end with the
+ *       {@code PoolStoppedException}, and so do items accepted and not started (attempts
+ *       0);</li>
  *   <li>if the input fails (the iterator throws, the stream reports an exception:
  *       {@code INPUT_FAILED}), nothing more is pulled and the items already taken finish
  *       normally;</li>
- *   <li>if the limiter refuses the run a slot (it was closed, or its queue is full:
- *       {@code CANCELLED}), nothing more is pulled; calls a closed limiter cancelled end with
- *       its {@link dev.adaptive.LimiterClosedException}.</li>
+ *   <li>if the limiter refuses the run a slot (it was closed, its queue is full, the wait timed
+ *       out: {@code CANCELLED}, the refusal as the cause), the run stops as above; when it was
+ *       closed, the items end with its {@link dev.adaptive.LimiterClosedException}.</li>
  * </ul>
- * Items never pulled are not part of the run. The returned future always succeeds once every
- * item taken has ended.
+ * Which items count as accepted: every item of a {@link java.util.Collection} (after a stop
+ * its unpulled items end as errors), but only the items already taken from any other
+ * {@link Iterable} or from a stream. The returned future always succeeds once every accepted
+ * item has ended.
  *
  * <p>The run lives on the context it was started from (or the limiter's, outside any
- * context): the processor is called there and the returned future completes there. A long
- * input of instantly completing items yields the event loop every few hundred items.
+ * context): the processor is called there, items are handed over there, and the returned
+ * future completes there. A long input of instantly completing items yields the event loop
+ * every few hundred items.
  *
  * <p>Thread-safe; each run is independent.
  */
@@ -71,34 +81,7 @@ public interface AdaptivePool {
         if (!(limiter instanceof AdaptiveLimiterImpl impl)) {
             throw new IllegalArgumentException("limiter must come from AdaptiveLimiter.create: " + limiter);
         }
-        return new AdaptivePool() {
-            @Override
-            public <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, ItemProcessor<? super T, R> processor) {
-                return PoolRun.collect(impl, PoolRun.source(items), processor);
-            }
-
-            @Override
-            public <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, ItemProcessor<? super T, R> processor) {
-                return PoolRun.collect(impl, PoolRun.source(items), processor);
-            }
-
-            @Override
-            public <T, R> Future<PoolStats> stream(Iterable<? extends T> items, ItemProcessor<? super T, R> processor,
-                                                   Handler<Settled<T, R>> onItem) {
-                return PoolRun.stream(impl, PoolRun.source(items), processor, onItem);
-            }
-
-            @Override
-            public <T, R> Future<PoolStats> stream(ReadStream<T> items, ItemProcessor<? super T, R> processor,
-                                                   Handler<Settled<T, R>> onItem) {
-                return PoolRun.stream(impl, PoolRun.source(items), processor, onItem);
-            }
-
-            @Override
-            public AdaptiveLimiter limiter() {
-                return impl;
-            }
-        };
+        return new AdaptivePoolImpl(impl);
     }
 
     /**
@@ -152,6 +135,29 @@ public interface AdaptivePool {
      */
     <T, R> Future<PoolStats> stream(ReadStream<T> items, ItemProcessor<? super T, R> processor,
                                     Handler<Settled<T, R>> onItem);
+
+    /**
+     * A pool on the same limiter whose runs also stop when {@code deadline} has passed since
+     * each one started ({@code DEADLINE}): nothing more is pulled, running calls are cancelled,
+     * and every item taken and not finished ends with the {@link PoolStoppedException}.
+     *
+     * @param deadline the most each run may take, positive
+     * @return the new pool; this one is unchanged
+     * @throws IllegalArgumentException if {@code deadline} is not positive
+     */
+    AdaptivePool withDeadline(Duration deadline);
+
+    /**
+     * A pool on the same limiter whose runs are also cancelled ({@code CANCELLED}) when
+     * {@code trigger} completes, succeeded or failed (its failure, or its value if that is a
+     * {@link Throwable}, becomes the cause); a trigger already complete cancels each run as it
+     * starts. May be given several times. A task's cancellation nests a pool in it:
+     * {@code withCancellation(Future.fromCompletionStage(ctx.cancellation().asFuture()))}.
+     *
+     * @param trigger cancels the runs when it completes
+     * @return the new pool; this one is unchanged
+     */
+    AdaptivePool withCancellation(Future<?> trigger);
 
     /** @return the limiter the pool's calls go through */
     AdaptiveLimiter limiter();

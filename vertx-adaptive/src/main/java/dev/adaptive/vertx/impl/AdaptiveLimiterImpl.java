@@ -11,6 +11,7 @@ import dev.adaptive.LimiterClosedException;
 import dev.adaptive.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.TaskContext;
+import dev.adaptive.internal.LiveSet;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceListener;
@@ -26,10 +27,8 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -49,7 +48,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private final AdaptiveExecutor executor;
     private final OutcomeClassifier classifier;
     private final StatsPublisher publisher;
-    private final Set<Execution<?>> live = ConcurrentHashMap.newKeySet();
+    private final LiveSet<Execution<?>, Throwable> live = new LiveSet<>(Execution::cancel);
     private final List<LimitChangeListener> limitListeners = new CopyOnWriteArrayList<>();
     private final AtomicLong sequence = new AtomicLong();
     private volatile boolean closed;
@@ -124,7 +123,10 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     public <T> Future<T> execute(AdaptiveExecutor exec, Function<TaskContext, Future<T>> task) {
         Objects.requireNonNull(task, "task");
         Context caller = callerContext();
-        Execution<T> e = start(exec, sequence.getAndIncrement(), task, null, caller);
+        // One lambda per call: the adapting one is made only when the attempt must hop.
+        AsyncTask<T> attempt = tc -> Vertx.currentContext() == caller ? invoke(task, tc)
+                : hop(caller, t -> invoke(task, t), tc);
+        Execution<T> e = track(exec.start(sequence.getAndIncrement(), attempt, null));
         return Future.fromCompletionStage(sameCloseError(e.result()), caller);
     }
 
@@ -156,32 +158,26 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     }
 
     /**
-     * Starts one call through the executor, its attempts run on {@code caller}.
+     * Starts one call through the executor, its attempts run on {@code caller}: the pool's runs
+     * start their items here, so that {@link #close()} ends them with every other call.
      *
      * @param index      the item's index
-     * @param task       called once per attempt
+     * @param task       called once per attempt, on {@code caller}
      * @param firstLease a lease already held, or {@code null}
      * @param caller     the context attempts run on
      * @param <T>        the result type
      * @return the running execution; its result completes on any thread
      */
-    public <T> Execution<T> start(long index, Function<TaskContext, Future<T>> task, Lease firstLease,
-                                  Context caller) {
-        return start(executor, index, task, firstLease, caller);
+    public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller) {
+        return track(executor.start(index, tc -> callOn(caller, task, tc), firstLease));
     }
 
-    private <T> Execution<T> start(AdaptiveExecutor exec, long index, Function<TaskContext, Future<T>> task,
-                                   Lease firstLease, Context caller) {
-        AsyncTask<T> attempt = tc -> callOn(caller, task, tc);
-        Execution<T> e = exec.start(index, attempt, firstLease);
+    private <T> Execution<T> track(Execution<T> e) {
+        // A close that swept the set before this add cancels the execution in the add.
         live.add(e);
         // handle, not whenComplete: the dropped stage of whenComplete would wrap every failure in
         // a new CompletionException, which a close failing thousands of calls pays per call.
         e.result().handle((v, err) -> live.remove(e));
-        if (closed) {
-            // close() may have swept the live set just before this execution joined it.
-            e.cancel(closeReason);
-        }
         return e;
     }
 
@@ -203,11 +199,12 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         return out;
     }
 
-    private static <T> CompletionStage<T> callOn(Context caller, Function<TaskContext, Future<T>> task,
-                                                 TaskContext tc) {
-        if (Vertx.currentContext() == caller) {
-            return invoke(task, tc);
-        }
+    private static <T> CompletionStage<T> callOn(Context caller, AsyncTask<T> task, TaskContext tc) throws Exception {
+        return Vertx.currentContext() == caller ? task.call(tc) : hop(caller, task, tc);
+    }
+
+    /** Runs an attempt on {@code caller} from another thread; its stage completes when the attempt's does. */
+    private static <T> CompletionStage<T> hop(Context caller, AsyncTask<T> task, TaskContext tc) {
         CompletableFuture<T> hopped = new CompletableFuture<>();
         caller.runOnContext(v -> {
             if (tc.cancellation().isCancelled()) {
@@ -216,7 +213,11 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                 return;
             }
             try {
-                invoke(task, tc).whenComplete((r, err) -> {
+                CompletionStage<T> stage = task.call(tc);
+                if (stage == null) {
+                    throw new NullPointerException("task returned a null CompletionStage");
+                }
+                stage.whenComplete((r, err) -> {
                     if (err != null) {
                         hopped.completeExceptionally(err);
                     } else {
@@ -304,9 +305,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         // hand that slot to a queued call, which could then run and succeed before its own
         // cancel arrives (seen in a clean-clone CI run).
         limiter.abort();
-        for (Execution<?> e : live) {
-            e.cancel(reason);
-        }
+        live.close(reason);
         if (publisher != null) {
             publisher.stop();
         }
