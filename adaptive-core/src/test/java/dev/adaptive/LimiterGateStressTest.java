@@ -92,7 +92,7 @@ class LimiterGateStressTest {
     void theProtocolHoldsUnderContention() throws Exception {
         CheckingGate gate = new CheckingGate();
         Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(Ticker.system()).scheduler(Scheduler.system())
-                .gate(gate).build();
+                .gate(gate).maxQueueSize(THREADS * CALLS_PER_THREAD).build();
         CountDownLatch go = new CountDownLatch(1);
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<CompletableFuture<Lease>> futures = new ConcurrentLinkedQueue<>();

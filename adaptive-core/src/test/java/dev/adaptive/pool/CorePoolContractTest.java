@@ -61,7 +61,7 @@ class CorePoolContractTest extends PoolContract {
                     : AdaptivePool.of(((Input.Items<T>) input).items());
             pool.withVirtualTime(time)
                     .withAlgorithm(FixedLimit.of(setup.limit()))
-                    .withRetry(RetryPolicy.builder().retries(setup.retries())
+                    .withRetryPolicy(RetryPolicy.builder().retries(setup.retries())
                             .maxRateLimitRetries(setup.maxRateLimitRetries())
                             .constant().minDelay(setup.backoff()).noJitter().build());
             if (setup.taskTimeout() != null) {
