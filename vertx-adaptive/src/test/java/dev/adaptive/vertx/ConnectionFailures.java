@@ -6,14 +6,14 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.http.HttpClosedException;
 
-import java.net.ConnectException;
+import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Counts, from a limiter's trace, the attempts that ended because the connection failed
- * (refused, or closed under a request in flight), so that a test can act after the client has
+ * (refused, closed under a request in flight, or reset by the dying server), so that a test can act after the client has
  * seen {@code n} of them rather than after some time.
  */
 final class ConnectionFailures implements TraceListener {
@@ -28,9 +28,13 @@ final class ConnectionFailures implements TraceListener {
         this.watchFor = watchFor;
     }
 
-    /** @return whether {@code t} says the connection was refused or closed under the request */
+    /**
+     * @return whether {@code t} says the connection was refused, closed under the request, or
+     *         reset (a server killed with a request being read resets it instead of closing it)
+     */
     static boolean isConnectionFailure(Throwable t) {
-        return t instanceof ConnectException || t instanceof HttpClosedException;
+        // SocketException covers ConnectException (refused) and "Connection reset".
+        return t instanceof SocketException || t instanceof HttpClosedException;
     }
 
     @Override
