@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
 
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
+
 /**
  * Cause used when an attempt was classified as a failure although the task returned a value
  * (for example an HTTP response with status 500 classified as {@link Outcome#DROPPED}).

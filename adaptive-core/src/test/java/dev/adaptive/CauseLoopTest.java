@@ -1,6 +1,7 @@
 package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.pool.AdaptivePool;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.PoolRun;

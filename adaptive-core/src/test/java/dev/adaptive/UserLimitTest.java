@@ -2,6 +2,7 @@ package dev.adaptive;
 
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Sample;
 import dev.adaptive.pool.AdaptivePool;
 import dev.adaptive.pool.AdaptiveResult;

@@ -7,7 +7,7 @@ import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
 import dev.adaptive.LimiterClosedException;
 import dev.adaptive.LimiterStats;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskContext;

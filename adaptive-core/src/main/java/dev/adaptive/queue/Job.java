@@ -3,7 +3,7 @@ package dev.adaptive.queue;
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.AsyncTask;
 import dev.adaptive.Execution;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskContext;
 import dev.adaptive.time.Cancellable;

@@ -145,7 +145,7 @@ class PoolFaultScheduleProperties {
         assertThat(s.succeeded()).isEqualTo(r.successes().size());
         assertThat(s.failed()).isEqualTo(r.errors().size());
         long rateLimitedEnds = h.eventsOf(TraceEvent.TaskEnd.class).stream()
-                .filter(e -> e.outcome() instanceof dev.adaptive.Outcome.RateLimited).count();
+                .filter(e -> e.outcome() instanceof dev.adaptive.limit.Outcome.RateLimited).count();
         assertThat(s.rateLimitEvents()).isEqualTo(rateLimitedEnds);
         assertThat(h.eventsOf(TraceEvent.TaskEnd.class)).hasSizeLessThanOrEqualTo(starts.size());
         r.successes().forEach(x -> assertThat(x.attempts()).isBetween(1, 1 + retries + rateLimitRetries));

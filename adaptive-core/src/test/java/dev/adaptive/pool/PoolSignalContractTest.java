@@ -1,6 +1,6 @@
 package dev.adaptive.pool;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskTimeoutException;

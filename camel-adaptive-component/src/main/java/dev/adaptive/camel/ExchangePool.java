@@ -3,7 +3,7 @@ package dev.adaptive.camel;
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.Limiter;
 import dev.adaptive.LimiterStats;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RejectedException;
 import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.internal.LiveSet;

@@ -8,7 +8,7 @@ import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
 import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.LimiterClosedException;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.TaskContext;
 import dev.adaptive.internal.LiveSet;
