@@ -3,6 +3,7 @@ package dev.adaptive.pool;
 import dev.adaptive.Adapt;
 import dev.adaptive.Cancellation;
 import dev.adaptive.OutcomeClassifier;
+import dev.adaptive.TaskContext;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Scheduler;
@@ -21,6 +22,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -145,6 +147,80 @@ public final class AdaptivePool<T> {
     public static <T> AdaptivePool<T> of(Flow.Publisher<? extends T> items) {
         Objects.requireNonNull(items, "items");
         return new AdaptivePool<>(() -> Source.of(items));
+    }
+
+    /**
+     * Maps items through an asynchronous function in one call: the shortcut for
+     * {@code of(items).withOptions(options).process((item, ctx) -> fn.apply(item))}.
+     *
+     * <pre>{@code
+     * CompletableFuture<AdaptiveResult<String, Integer>> f =
+     *     AdaptivePool.map(urls, url -> client.fetchAsync(url), PoolOptions.builder().concurrency(4, 1, 32).build());
+     * }</pre>
+     *
+     * <p>The returned future never completes exceptionally: failed items are in
+     * {@link AdaptiveResult#errors()}; use {@link AdaptiveResult#resultsInInputOrder()} for the
+     * values in input order. For cancellation, tracing or streaming, build the pool with
+     * {@link #of(Iterable)}.
+     *
+     * @param items   the items; a collection is accepted whole, other iterables are pulled lazily
+     * @param fn      the asynchronous work for one item
+     * @param options the pool's options
+     * @param <T>     the item type
+     * @param <R>     the result type
+     * @return the run's result, when it ends
+     */
+    public static <T, R> CompletableFuture<AdaptiveResult<T, R>> map(
+            Iterable<? extends T> items, Function<? super T, ? extends CompletionStage<R>> fn, PoolOptions options) {
+        Objects.requireNonNull(fn, "fn");
+        return AdaptivePool.<T>of(items).withOptions(options)
+                .process((T item, TaskContext ctx) -> fn.apply(item)).toCompletableFuture();
+    }
+
+    /**
+     * {@link #map(Iterable, Function, PoolOptions)} with {@link PoolOptions#defaults()}.
+     *
+     * @param items the items
+     * @param fn    the asynchronous work for one item
+     * @param <T>   the item type
+     * @param <R>   the result type
+     * @return the run's result, when it ends
+     */
+    public static <T, R> CompletableFuture<AdaptiveResult<T, R>> map(
+            Iterable<? extends T> items, Function<? super T, ? extends CompletionStage<R>> fn) {
+        return map(items, fn, PoolOptions.defaults());
+    }
+
+    /**
+     * Maps with a blocking function, run on the pool's blocking executor (see
+     * {@link PoolOptions.Builder#blockingExecutor}).
+     *
+     * @param items   the items
+     * @param fn      the blocking work for one item
+     * @param options the pool's options
+     * @param <T>     the item type
+     * @param <R>     the result type
+     * @return the run's result, when it ends
+     */
+    public static <T, R> CompletableFuture<AdaptiveResult<T, R>> mapBlocking(
+            Iterable<? extends T> items, Function<? super T, ? extends R> fn, PoolOptions options) {
+        Objects.requireNonNull(fn, "fn");
+        return AdaptivePool.<T>of(items).withOptions(options)
+                .<R>processBlocking((T item, TaskContext ctx) -> fn.apply(item)).toCompletableFuture();
+    }
+
+    /**
+     * {@link #mapBlocking(Iterable, Function, PoolOptions)} with {@link PoolOptions#defaults()}.
+     *
+     * @param items the items
+     * @param fn    the blocking work for one item
+     * @param <T>   the item type
+     * @param <R>   the result type
+     * @return the run's result, when it ends
+     */
+    public static <T, R> CompletableFuture<AdaptiveResult<T, R>> mapBlocking(
+            Iterable<? extends T> items, Function<? super T, ? extends R> fn) {
+        return mapBlocking(items, fn, PoolOptions.defaults());
     }
 
     // ---- options -----------------------------------------------------------------------

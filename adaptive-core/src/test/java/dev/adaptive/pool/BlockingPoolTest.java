@@ -1,6 +1,5 @@
 package dev.adaptive.pool;
 
-import dev.adaptive.Adaptive;
 import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.retry.RetryPolicy;
 import org.junit.jupiter.api.Test;
@@ -157,10 +156,10 @@ class BlockingPoolTest {
     @Test
     void adaptiveMapShortcutsCollectEveryItem() throws Exception {
         List<Integer> input = IntStream.range(0, 50).boxed().toList();
-        AdaptiveResult<Integer, Integer> async = Adaptive.map(input, i -> CompletableFuture.completedFuture(i + 1))
+        AdaptiveResult<Integer, Integer> async = AdaptivePool.map(input, i -> CompletableFuture.completedFuture(i + 1))
                 .get(GENEROUS_SECONDS, TimeUnit.SECONDS);
         assertThat(async.resultsInInputOrder()).isEqualTo(input.stream().map(i -> i + 1).toList());
-        AdaptiveResult<Integer, String> blocking = Adaptive.mapBlocking(input, String::valueOf,
+        AdaptiveResult<Integer, String> blocking = AdaptivePool.mapBlocking(input, String::valueOf,
                         PoolOptions.builder().name("map-blocking").limits(2, 1, 3).build())
                 .get(GENEROUS_SECONDS, TimeUnit.SECONDS);
         assertThat(blocking.resultsInInputOrder()).isEqualTo(input.stream().map(String::valueOf).toList());
