@@ -1,0 +1,15 @@
+package dev.adaptive.vertx;
+
+import dev.adaptive.contract.PackageCycles;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+/** This module's packages form no cycle (see {@link PackageCycles}). */
+class PackageCyclesTest {
+
+    @Test
+    void thePackagesFormNoCycle() {
+        PackageCycles.assertAcyclic(Path.of("target/classes"));
+    }
+}
