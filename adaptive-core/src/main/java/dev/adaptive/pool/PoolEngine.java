@@ -38,7 +38,7 @@ import java.util.function.Function;
  * One run of a pool, the batch runner of every face: feeds items from a {@link Source} through
  * a {@link Limiter}, starting each item's execution (retries, timeout, Retry-After pauses) with
  * a {@link Starter}, hands each settled item to a {@link Sink}, and ends the run exactly once.
- * {@link AdaptivePool} runs it on a limiter of its own; the Vert.x pool on the shared limiter of
+ * {@link ItemPool} runs it on a limiter of its own; the Vert.x pool on the shared limiter of
  * an {@code AdaptiveLimiter}, with every pass on the caller's event-loop context. For the faces
  * of this library, not for users: its construction may change in any release.
  *

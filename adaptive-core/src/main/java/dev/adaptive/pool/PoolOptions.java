@@ -22,7 +22,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 /**
- * Every knob of an {@link AdaptivePool} run, as one immutable value that can be shared between
+ * Every knob of an {@link ItemPool} run, as one immutable value that can be shared between
  * runs and handed to {@link dev.adaptive.Adaptive#map}.
  *
  * <p>Defaults ({@link #defaults()}):

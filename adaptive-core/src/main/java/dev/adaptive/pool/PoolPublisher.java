@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * A pool run as a {@link Flow.Publisher} of settled items ({@link AdaptivePool#publish}): the
+ * A pool run as a {@link Flow.Publisher} of settled items ({@link ItemPool#publish}): the
  * run starts when a subscriber subscribes, each item is published as it settles, and nothing is
  * retained beyond what the subscriber has not yet requested.
  *

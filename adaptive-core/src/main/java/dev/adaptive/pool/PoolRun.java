@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A running pool: wait for its outcome, watch it, or cancel it. Returned by
- * {@link AdaptivePool#process} (outcome {@link AdaptiveResult}) and {@link AdaptivePool#stream}
+ * {@link ItemPool#process} (outcome {@link AdaptiveResult}) and {@link ItemPool#stream}
  * (outcome {@link PoolStats}). The outcome never completes exceptionally: failed items are in
  * the result, and a stopped run says why in {@link PoolStats#stopCause()}.
  *

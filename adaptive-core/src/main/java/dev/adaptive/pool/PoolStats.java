@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * @param rateLimitEvents          rate-limited attempts (429, or whatever the classifier calls so)
  * @param totalRetries             attempts beyond the first, over all items, both budgets
  * @param totalAttempts            attempts started, over all items
- * @param accepted                 items taken from the input (see {@link AdaptivePool} for which
+ * @param accepted                 items taken from the input (see {@link ItemPool} for which
  *                                 items count as accepted when a run stops early)
  * @param succeeded                items that ended with a result
  * @param failed                   items that ended with an error

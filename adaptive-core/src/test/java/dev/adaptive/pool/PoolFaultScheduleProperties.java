@@ -67,7 +67,7 @@ class PoolFaultScheduleProperties {
         int rateLimitRetries = rnd.nextInt(5);
         FaultSchedule faults = FaultSchedule.random(rnd);
 
-        AdaptivePool<Integer> pool = h.traced(AdaptivePool.of(IntStream.range(0, n).boxed().toArray(Integer[]::new)))
+        ItemPool<Integer> pool = h.traced(ItemPool.of(IntStream.range(0, n).boxed().toArray(Integer[]::new)))
                 .withAlgorithm(algorithm(rnd, min, max))
                 .withRetryPolicy(RetryPolicy.builder().retries(retries).maxRateLimitRetries(rateLimitRetries)
                         .minDelay(Duration.ofMillis(20)).maxDelay(Duration.ofSeconds(1)).jitter(0.5)

@@ -23,7 +23,7 @@ class PoolSignalContractTest {
 
     @Test
     void successIsOneAttemptAndFreesTheSlotForTheNextItem() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a", "b", "c"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a", "b", "c"))
                 .withAlgorithm(FixedLimit.of(2))
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item.toUpperCase())));
         AdaptiveResult<String, Object> r = h.finish(run);
@@ -49,7 +49,7 @@ class PoolSignalContractTest {
 
     @Test
     void rateLimitPausesTheWholePoolUntilRetryAfterAndDoesNotConsumeRetries() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a", "b", "c"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a", "b", "c"))
                 .withAlgorithm(FixedLimit.of(2))
                 .withRetryPolicy(noJitter().retries(0).build())
                 .process(h.scripted((item, attempt) -> item.equals("a") && attempt == 1
@@ -86,7 +86,7 @@ class PoolSignalContractTest {
 
     @Test
     void rateLimitBudgetIsCappedByMaxRateLimitRetries() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a"))
                 .withAlgorithm(FixedLimit.of(1))
                 .withRetryPolicy(noJitter().retries(5).maxRateLimitRetries(2).build())
                 .process(h.scripted((item, attempt) -> Reply.fail(10, new RateLimitedException(Duration.ofSeconds(1)))));
@@ -107,7 +107,7 @@ class PoolSignalContractTest {
     @Test
     void otherErrorsConsumeRetriesWithBackoffThenSucceedOrLandInErrors() {
         IllegalStateException last = new IllegalStateException("third");
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("flaky", "broken"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("flaky", "broken"))
                 .withAlgorithm(FixedLimit.of(2))
                 .withRetryPolicy(noJitter().retries(2).build())
                 .process(h.scripted((item, attempt) -> item.equals("flaky")
@@ -137,7 +137,7 @@ class PoolSignalContractTest {
     @Test
     void jitterSpreadsTheBackoffWithTheInjectedRandom() {
         // random() = 1.0 - tiny: the delay is stretched by almost the full jitter of 0.5
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a"))
                 .withAlgorithm(FixedLimit.of(1))
                 .withRetryPolicy(noJitter().retries(1).jitter(0.5).random(() -> 0.0).build())
                 .process(h.scripted((item, attempt) -> attempt == 1
@@ -150,7 +150,7 @@ class PoolSignalContractTest {
 
     @Test
     void taskTimeoutFiresTheCancellationCountsAsADropAndConsumesARetry() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("slow"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("slow"))
                 .withAlgorithm(FixedLimit.of(1))
                 .withTaskTimeout(Duration.ofMillis(200))
                 .withRetryPolicy(noJitter().constant().retries(1).build())
@@ -174,7 +174,7 @@ class PoolSignalContractTest {
 
     @Test
     void ignoredOutcomeGivesNoSampleAndIsRetriedOnlyIfTheRetryClassifierSaysSo() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("missing", "flaky"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("missing", "flaky"))
                 .withAlgorithm(FixedLimit.of(2))
                 .withClassifier((result, error) -> error instanceof IllegalArgumentException ? Outcome.IGNORED : null)
                 .withRetryPolicy(noJitter().retries(3).retryOn(RetryClassifier.on(IllegalStateException.class)).build())
@@ -197,7 +197,7 @@ class PoolSignalContractTest {
 
     @Test
     void stopPoolExceptionStopsDispatchCancelsInFlightAndEndsTheRestAsErrors() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(0, 1, 2, 3, 4, 5))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(0, 1, 2, 3, 4, 5))
                 .withAlgorithm(FixedLimit.of(2))
                 .withRetryPolicy(noJitter().retries(3).build())
                 .process(h.scripted((item, attempt) -> item == 1
@@ -236,7 +236,7 @@ class PoolSignalContractTest {
     @Test
     void stopPoolExceptionThrownSynchronouslyStopsTooAndLeavesALazyInputUnpulled() {
         CountingIterator input = new CountingIterator(100);
-        PoolRun<AdaptiveResult<Integer, Object>> run = AdaptivePool.of(input)
+        PoolRun<AdaptiveResult<Integer, Object>> run = ItemPool.of(input)
                 .withVirtualTime(h.time)
                 .withAlgorithm(FixedLimit.of(3))
                 .process((item, ctx) -> {

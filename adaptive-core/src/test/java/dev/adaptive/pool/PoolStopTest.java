@@ -29,7 +29,7 @@ class PoolStopTest {
 
     @Test
     void deadlineCancelsInFlightAndEndsEveryAcceptedItemAsAnError() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(items(10)))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(items(10)))
                 .withAlgorithm(FixedLimit.of(2))
                 .withDeadline(Duration.ofMillis(250))
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item)));
@@ -53,7 +53,7 @@ class PoolStopTest {
 
     @Test
     void deadlineThatIsNotReachedLeavesNoTimerBehind() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(items(2)))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(items(2)))
                 .withDeadline(Duration.ofHours(1))
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item)));
         AdaptiveResult<Integer, Object> r = h.finish(run);
@@ -66,7 +66,7 @@ class PoolStopTest {
         CountingIterator input = new CountingIterator(10);
         CompletableFuture<String> stop = new CompletableFuture<>();
         h.time.schedule(() -> stop.complete("user pressed stop"), Duration.ofMillis(150));
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(input))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(input))
                 .withAlgorithm(FixedLimit.of(2))
                 .withCancellation(stop)
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item)));
@@ -89,7 +89,7 @@ class PoolStopTest {
         CompletableFuture<Void> stop = new CompletableFuture<>();
         IllegalStateException why = new IllegalStateException("shutdown");
         h.time.schedule(() -> stop.completeExceptionally(why), Duration.ofMillis(50));
-        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(items(3)))
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(ItemPool.of(items(3)))
                 .withCancellation(stop)
                 .process(h.scripted((item, attempt) -> Reply.hang())));
         assertThat(r.errors()).hasSize(3);
@@ -98,7 +98,7 @@ class PoolStopTest {
 
     @Test
     void alreadyCompletedCancellationEndsEveryItemOfAnArrayWithoutStartingOne() {
-        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(items(5)))
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(ItemPool.of(items(5)))
                 .withCancellation(CompletableFuture.completedFuture(null))
                 .process(h.scripted((item, attempt) -> Reply.ok(1, item))));
         assertThat(h.starts).isEmpty();
@@ -110,7 +110,7 @@ class PoolStopTest {
     void aPublisherIsNotEvenSubscribedWhenTheRunIsCancelledBeforeItStarts() {
         AtomicInteger subscribes = new AtomicInteger();
         java.util.concurrent.Flow.Publisher<Integer> publisher = s -> subscribes.incrementAndGet();
-        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(publisher))
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(ItemPool.of(publisher))
                 .withCancellation(CompletableFuture.completedFuture(null))
                 .process(h.scripted((item, attempt) -> Reply.ok(1, item))));
         assertThat(subscribes.get()).isZero();
@@ -120,7 +120,7 @@ class PoolStopTest {
 
     @Test
     void poolRunCancelStopsRetriesWaitingForTheirBackoff() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(items(1)))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(items(1)))
                 .withRetryPolicy(RetryPolicy.builder().retries(5).constant().minDelay(Duration.ofSeconds(10)).noJitter().build())
                 .process(h.scripted((item, attempt) -> Reply.fail(10, new IllegalStateException("down"))));
         h.time.advance(Duration.ofSeconds(1));
@@ -142,10 +142,10 @@ class PoolStopTest {
     void aTasksCancellationSignalCancelsANestedPool() {
         List<PoolStats> inner = new CopyOnWriteArrayList<>();
         List<TaskContext> innerContexts = new CopyOnWriteArrayList<>();
-        PoolRun<AdaptiveResult<String, Object>> outer = h.traced(AdaptivePool.of("batch"))
+        PoolRun<AdaptiveResult<String, Object>> outer = h.traced(ItemPool.of("batch"))
                 .withTaskTimeout(Duration.ofMillis(300))
                 .withRetryPolicy(RetryPolicy.none())
-                .process((batch, ctx) -> AdaptivePool.of(items(4))
+                .process((batch, ctx) -> ItemPool.of(items(4))
                         .withVirtualTime(h.time)
                         .withAlgorithm(FixedLimit.of(1))
                         .withCancellation(ctx.cancellation())
@@ -180,7 +180,7 @@ class PoolStopTest {
     @Test
     void pendingItemsEndExactlyOnceWhenEverythingStopsAtOnce() {
         List<Integer> seen = new ArrayList<>();
-        PoolRun<PoolStats> run = h.traced(AdaptivePool.of(items(50)))
+        PoolRun<PoolStats> run = h.traced(ItemPool.of(items(50)))
                 .withAlgorithm(FixedLimit.of(5))
                 .withDeadline(Duration.ofMillis(100))
                 .stream(h.scripted((item, attempt) -> attempt == 1

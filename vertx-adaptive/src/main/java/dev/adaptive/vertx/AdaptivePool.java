@@ -21,7 +21,7 @@ import java.util.Objects;
  * limiter's retries, task timeout and Retry-After pauses, and as many run at once as the limit
  * allows.
  *
- * <p>The runs are the core pool's ({@link dev.adaptive.pool.AdaptivePool}): the same engine,
+ * <p>The runs are the core pool's ({@link dev.adaptive.pool.ItemPool}): the same engine,
  * on this limiter, with the same semantics. Inputs are pulled, never pushed: a slot is acquired
  * first, then the next item is taken (from an {@link Iterable}'s iterator, or by
  * {@link ReadStream#fetch(long) fetch(1)} on a paused {@link ReadStream}), so memory stays
