@@ -84,7 +84,7 @@ class DocsExamplesTest {
 
     private static void runsOrders(CamelContext camel, int orders) {
         camel.createProducerTemplate().requestBody("direct:orders", IntStream.range(0, orders).boxed().toList());
-        PoolStats stats = camel.getComponent("adaptive", AdaptiveComponent.class).stats("orders-api").orElseThrow();
+        AdaptiveStats stats = camel.getComponent("adaptive", AdaptiveComponent.class).stats("orders-api").orElseThrow();
         assertThat(stats.completed()).isEqualTo(orders);
         assertThat(stats.failed()).isZero();
     }
