@@ -93,7 +93,7 @@ public interface AdaptivePool {
      * @param <R>       the result type
      * @return successes, errors and stats, once every item pulled has ended
      */
-    <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, ItemProcessor<? super T, R> processor);
+    <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, FutureItemProcessor<? super T, R> processor);
 
     /**
      * Processes every item of a stream, with back-pressure: the stream is paused and fetched one
@@ -105,10 +105,10 @@ public interface AdaptivePool {
      * @param <R>       the result type
      * @return successes, errors and stats, once the stream has ended and every item has ended
      */
-    <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, ItemProcessor<? super T, R> processor);
+    <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, FutureItemProcessor<? super T, R> processor);
 
     /**
-     * As {@link #process(Iterable, ItemProcessor)}, but hands each outcome to {@code onItem} as
+     * As {@link #process(Iterable, FutureItemProcessor)}, but hands each outcome to {@code onItem} as
      * it settles and retains nothing, for inputs too large to collect.
      *
      * @param items     the items
@@ -120,11 +120,11 @@ public interface AdaptivePool {
      * @param <R>       the result type
      * @return the stats, once every item pulled has ended
      */
-    <T, R> Future<PoolStats> stream(Iterable<? extends T> items, ItemProcessor<? super T, R> processor,
+    <T, R> Future<PoolStats> stream(Iterable<? extends T> items, FutureItemProcessor<? super T, R> processor,
                                     Handler<Settled<T, R>> onItem);
 
     /**
-     * As {@link #process(ReadStream, ItemProcessor)}, streaming outcomes to {@code onItem}.
+     * As {@link #process(ReadStream, FutureItemProcessor)}, streaming outcomes to {@code onItem}.
      *
      * @param items     the stream
      * @param processor the work per item
@@ -133,7 +133,7 @@ public interface AdaptivePool {
      * @param <R>       the result type
      * @return the stats, once the stream has ended and every item has ended
      */
-    <T, R> Future<PoolStats> stream(ReadStream<T> items, ItemProcessor<? super T, R> processor,
+    <T, R> Future<PoolStats> stream(ReadStream<T> items, FutureItemProcessor<? super T, R> processor,
                                     Handler<Settled<T, R>> onItem);
 
     /**
