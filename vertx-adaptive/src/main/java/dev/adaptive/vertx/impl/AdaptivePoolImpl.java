@@ -41,24 +41,24 @@ public final class AdaptivePoolImpl implements AdaptivePool {
 
     @Override
     public <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, FutureItemProcessor<? super T, R> processor) {
-        return PoolRun.collect(this, PoolRun.source(items), processor);
+        return PoolRunner.collect(this, PoolRunner.source(items), processor);
     }
 
     @Override
     public <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, FutureItemProcessor<? super T, R> processor) {
-        return PoolRun.collect(this, PoolRun.source(items), processor);
+        return PoolRunner.collect(this, PoolRunner.source(items), processor);
     }
 
     @Override
     public <T, R> Future<PoolStats> stream(Iterable<? extends T> items, FutureItemProcessor<? super T, R> processor,
                                            Handler<Settled<T, R>> onItem) {
-        return PoolRun.stream(this, PoolRun.source(items), processor, onItem);
+        return PoolRunner.stream(this, PoolRunner.source(items), processor, onItem);
     }
 
     @Override
     public <T, R> Future<PoolStats> stream(ReadStream<T> items, FutureItemProcessor<? super T, R> processor,
                                            Handler<Settled<T, R>> onItem) {
-        return PoolRun.stream(this, PoolRun.source(items), processor, onItem);
+        return PoolRunner.stream(this, PoolRunner.source(items), processor, onItem);
     }
 
     @Override

@@ -26,11 +26,11 @@ import java.util.concurrent.Executor;
  * Nothing blocks: a long input of instantly completing items hands the event loop back every
  * {@value #YIELD_EVERY} items.
  */
-final class PoolRun {
+final class PoolRunner {
 
     static final int YIELD_EVERY = 256;
 
-    private PoolRun() {
+    private PoolRunner() {
     }
 
     /** @return the engine's source over an iterable, a collection accepted whole */
