@@ -63,7 +63,7 @@ import java.util.stream.Stream;
  * cancellation ({@link PoolRun#cancel()}, {@link #withCancellation}) or the deadline
  * ({@link #withDeadline}) stops the run: no more items are dispatched, every running attempt's
  * {@link Cancellation} fires (running attempts are cancelled, not awaited), and every item that
- * was accepted and has not finished ends as an error with a {@link PoolStoppedException}
+ * was accepted and has not finished ends as an error with a {@link PoolAbortedException}
  * (attempts 0 if it never started); the item that threw {@code StopPoolException} ends with it.
  * Which items count as accepted: every item of an array or a {@link Collection} (the rest of
  * the input ends as errors), but only the items already pulled from a lazy input

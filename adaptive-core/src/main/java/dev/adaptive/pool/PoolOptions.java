@@ -327,7 +327,7 @@ public final class PoolOptions {
         /**
          * @param deadline how long a run may take, positive, from its start in the pool's ticker
          *                 time; when it passes, the run ends as by a cancellation with reason
-         *                 {@link PoolStoppedException.Reason#DEADLINE}; default none
+         *                 {@link PoolAbortedException.Reason#DEADLINE}; default none
          * @return this
          */
         public Builder deadline(Duration deadline) {

@@ -19,7 +19,7 @@ import java.util.function.Function;
  *       instead of filling memory.</li>
  *   <li>One subscriber: a second one gets {@code onError(IllegalStateException)}.</li>
  *   <li>The subscriber's {@code cancel()} cancels the run
- *       ({@link PoolStoppedException.Reason#CANCELLED}); nothing is published after it.</li>
+ *       ({@link PoolAbortedException.Reason#CANCELLED}); nothing is published after it.</li>
  *   <li>{@code onComplete} follows the last item, whether the run processed its whole input or
  *       was stopped (see {@link #stats()}); {@code onError} is only for a broken subscription
  *       (a {@code request(n)} with {@code n <= 0}).</li>

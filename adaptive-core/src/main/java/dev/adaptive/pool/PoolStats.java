@@ -40,7 +40,7 @@ public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long co
                         long totalRetries, long totalAttempts, long accepted, long succeeded, long failed,
                         Duration elapsed, List<ConcurrencySegment> performanceData, boolean performanceDataTruncated,
                         SortedMap<Integer, Duration> timeAtConcurrency, long callbackFailures,
-                        Optional<PoolStoppedException> stopCause) {
+                        Optional<PoolAbortedException> stopCause) {
 
     /**
      * The cap on {@link #performanceData()}: 10,000 stretches. It keeps a streaming run over an

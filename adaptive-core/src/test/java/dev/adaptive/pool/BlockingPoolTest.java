@@ -107,7 +107,7 @@ class BlockingPoolTest {
         assertThat(run.cancel()).isTrue();
         AdaptiveResult<Integer, Integer> r = run.toCompletableFuture().get(GENEROUS_SECONDS, TimeUnit.SECONDS);
         assertThat(interrupted.await(GENEROUS_SECONDS, TimeUnit.SECONDS)).isTrue();
-        assertThat(r.errors()).hasSize(2).allSatisfy(e -> assertThat(e.error()).isInstanceOf(PoolStoppedException.class));
+        assertThat(r.errors()).hasSize(2).allSatisfy(e -> assertThat(e.error()).isInstanceOf(PoolAbortedException.class));
         assertThat(r.stats().accepted()).isEqualTo(2);
         assertThreadsGone(name);
     }

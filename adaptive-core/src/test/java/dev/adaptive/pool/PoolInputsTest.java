@@ -142,7 +142,7 @@ class PoolInputsTest {
                 .process(h.scripted((item, attempt) -> Reply.ok(10, item))));
         assertThat(r.results()).containsExactly(0, 1, 2);
         assertThat(r.stats().stopCause()).get().satisfies(p -> {
-            assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.INPUT_FAILED);
+            assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.INPUT_FAILED);
             assertThat(p.getCause()).hasMessage("disk gone");
         });
 

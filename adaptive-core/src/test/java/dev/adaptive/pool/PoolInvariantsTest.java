@@ -113,7 +113,7 @@ class PoolInvariantsTest {
         r.successes().forEach(x -> assertThat(x.attempts()).isBetween(1, maxAttempts));
         r.errors().forEach(x -> assertThat(x.attempts()).isBetween(0, maxAttempts));
         r.errors().stream().filter(x -> x.attempts() == 0)
-                .forEach(x -> assertThat(x.error()).isInstanceOf(PoolStoppedException.class));
+                .forEach(x -> assertThat(x.error()).isInstanceOf(PoolAbortedException.class));
         assertThat(h.eventsOf(TraceEvent.Retry.class)).noneMatch(e -> e.cause() instanceof StopPoolException);
 
         // Invariant 4: no attempt starts strictly inside an announced Retry-After window.
@@ -126,7 +126,7 @@ class PoolInvariantsTest {
         }
         pauses.forEach(p -> assertThat(p.retryAfter()).isLessThanOrEqualTo(Duration.ofMillis(800)));
         Property.collect("paused", !pauses.isEmpty());
-        Property.collect("ended by", s.stopCause().map(PoolStoppedException::reason).map(Enum::name)
+        Property.collect("ended by", s.stopCause().map(PoolAbortedException::reason).map(Enum::name)
                 .orElse("input end"));
     }
 

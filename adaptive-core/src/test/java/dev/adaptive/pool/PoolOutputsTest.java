@@ -200,8 +200,8 @@ class PoolOutputsTest {
         assertThat(c.items).hasSize(1);
         assertThat(c.completions.get()).isZero();
         PoolStats stats = publisher.stats().join();
-        assertThat(stats.stopCause()).get().extracting(PoolStoppedException::reason)
-                .isEqualTo(PoolStoppedException.Reason.CANCELLED);
+        assertThat(stats.stopCause()).get().extracting(PoolAbortedException::reason)
+                .isEqualTo(PoolAbortedException.Reason.CANCELLED);
         assertThat(stats.succeeded() + stats.failed()).isEqualTo(stats.accepted());
         assertThat(h.contexts).filteredOn(ctx -> ctx.cancellation().isCancelled()).isNotEmpty();
     }

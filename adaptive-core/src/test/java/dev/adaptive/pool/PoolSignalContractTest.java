@@ -212,22 +212,22 @@ class PoolSignalContractTest {
             assertThat(e.attempts()).isEqualTo(1);
         });
         assertThat(r.errors()).filteredOn(e -> e.item() == 0).singleElement().satisfies(e -> {
-            assertThat(e.error()).isInstanceOfSatisfying(PoolStoppedException.class,
-                    p -> assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.STOPPED));
+            assertThat(e.error()).isInstanceOfSatisfying(PoolAbortedException.class,
+                    p -> assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.STOPPED));
             assertThat(e.attempts()).isEqualTo(1);
         });
         assertThat(r.errors()).filteredOn(e -> e.item() >= 2).hasSize(4)
                 .allSatisfy(e -> assertThat(e.attempts()).isZero())
-                .allSatisfy(e -> assertThat(e.error()).isInstanceOf(PoolStoppedException.class));
+                .allSatisfy(e -> assertThat(e.error()).isInstanceOf(PoolAbortedException.class));
         // The slot item 1 freed was not given to item 2: dispatch stopped at once.
         assertThat(h.starts).extracting(VirtualPoolHarness.Start::item).containsExactly(0, 1);
-        assertThat(h.contexts.get(0).cancellation().reason()).isInstanceOf(PoolStoppedException.class);
+        assertThat(h.contexts.get(0).cancellation().reason()).isInstanceOf(PoolAbortedException.class);
         PoolStats s = r.stats();
         assertThat(s.accepted()).isEqualTo(6);
         assertThat(s.failed()).isEqualTo(6);
         assertThat(s.elapsed()).isEqualTo(Duration.ofMillis(50));
         assertThat(s.stopCause()).get().satisfies(p -> {
-            assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.STOPPED);
+            assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.STOPPED);
             assertThat(p.getCause()).isInstanceOf(StopPoolException.class).hasMessage("quota gone");
         });
         assertThat(h.eventsOf(TraceEvent.Retry.class)).isEmpty();
@@ -255,7 +255,7 @@ class PoolSignalContractTest {
         assertThat(r.results()).containsExactly(0, 1, 2);
         assertThat(r.errors()).extracting(ItemError::item).containsExactlyInAnyOrder(3, 4);
         assertThat(r.errors()).filteredOn(e -> e.item() == 3).singleElement().satisfies(e -> {
-            assertThat(e.error()).isInstanceOf(PoolStoppedException.class);
+            assertThat(e.error()).isInstanceOf(PoolAbortedException.class);
             assertThat(e.attempts()).isEqualTo(1);
         });
         assertThat(r.errors()).filteredOn(e -> e.item() == 4).singleElement()

@@ -37,16 +37,16 @@ class PoolStopTest {
 
         assertThat(r.results()).containsExactly(0, 1, 2, 3);
         assertThat(r.errors()).hasSize(6).allSatisfy(e -> assertThat(e.error())
-                .isInstanceOfSatisfying(PoolStoppedException.class,
-                        p -> assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.DEADLINE)));
+                .isInstanceOfSatisfying(PoolAbortedException.class,
+                        p -> assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.DEADLINE)));
         // 4 and 5 were running (started at 200) and were cancelled; 6..9 never started.
         assertThat(r.errors()).filteredOn(e -> e.item() < 6).extracting(ItemError::attempts).containsOnly(1);
         assertThat(r.errors()).filteredOn(e -> e.item() >= 6).extracting(ItemError::attempts).containsOnly(0);
         assertThat(h.contexts).filteredOn(c -> c.index() >= 4).hasSize(2)
-                .allSatisfy(c -> assertThat(c.cancellation().reason()).isInstanceOf(PoolStoppedException.class));
+                .allSatisfy(c -> assertThat(c.cancellation().reason()).isInstanceOf(PoolAbortedException.class));
         assertThat(r.stats().elapsed()).isEqualTo(Duration.ofMillis(250));
-        assertThat(r.stats().stopCause()).get().extracting(PoolStoppedException::reason)
-                .isEqualTo(PoolStoppedException.Reason.DEADLINE);
+        assertThat(r.stats().stopCause()).get().extracting(PoolAbortedException::reason)
+                .isEqualTo(PoolAbortedException.Reason.DEADLINE);
         assertThat(r.stats().accepted()).isEqualTo(10);
         assertThat(h.time.elapsed()).as("no task left behind by the run").isLessThanOrEqualTo(Duration.ofMillis(300));
     }
@@ -78,7 +78,7 @@ class PoolStopTest {
         assertThat(r.errors()).extracting(ItemError::item).containsExactlyInAnyOrder(2, 3);
         assertThat(r.errors()).extracting(ItemError::attempts).containsOnly(1);
         assertThat(r.stats().stopCause()).get().satisfies(p -> {
-            assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
+            assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.CANCELLED);
             assertThat(p.getCause()).isNull();
         });
         assertThat(r.stats().elapsed()).isEqualTo(Duration.ofMillis(150));
@@ -131,7 +131,7 @@ class PoolStopTest {
 
         assertThat(r.errors()).singleElement().satisfies(e -> {
             assertThat(e.attempts()).isEqualTo(1);
-            assertThat(e.error()).isInstanceOf(PoolStoppedException.class).hasRootCauseMessage("bored");
+            assertThat(e.error()).isInstanceOf(PoolAbortedException.class).hasRootCauseMessage("bored");
         });
         assertThat(h.starts).hasSize(1);
         assertThat(r.stats().elapsed()).isEqualTo(Duration.ofSeconds(1));
@@ -169,12 +169,12 @@ class PoolStopTest {
             // answer was scheduled) cancelled 2 while running, and 3 was never started.
             assertThat(s.succeeded()).isEqualTo(2);
             assertThat(s.failed()).isEqualTo(2);
-            assertThat(s.stopCause()).get().extracting(PoolStoppedException::reason)
-                    .isEqualTo(PoolStoppedException.Reason.CANCELLED);
+            assertThat(s.stopCause()).get().extracting(PoolAbortedException::reason)
+                    .isEqualTo(PoolAbortedException.Reason.CANCELLED);
             assertThat(s.elapsed()).isEqualTo(Duration.ofMillis(300));
         });
         assertThat(innerContexts).hasSize(3);
-        assertThat(innerContexts.get(2).cancellation().reason()).isInstanceOf(PoolStoppedException.class);
+        assertThat(innerContexts.get(2).cancellation().reason()).isInstanceOf(PoolAbortedException.class);
     }
 
     @Test

@@ -4,7 +4,7 @@ import dev.adaptive.StopPoolException;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.ItemError;
 import dev.adaptive.pool.PoolStats;
-import dev.adaptive.pool.PoolStoppedException;
+import dev.adaptive.pool.PoolAbortedException;
 import dev.adaptive.pool.Settled;
 import dev.adaptive.vertx.impl.AdaptiveLimiterImpl;
 import dev.adaptive.vertx.impl.AdaptivePoolImpl;
@@ -33,14 +33,14 @@ import java.util.Objects;
  * {@link ItemError}s in completion order, and {@link PoolStats}), or, in the streaming form, one
  * {@link Settled} per item and the stats; {@link AdaptivePoolStats} gives the stats as JSON. Every
  * accepted item ends in exactly one place. Early ends are as in the core pool, with the same
- * {@link PoolStoppedException} as {@link PoolStats#stopCause()}:
+ * {@link PoolAbortedException} as {@link PoolStats#stopCause()}:
  * <ul>
  *   <li>an item that fails with a {@link StopPoolException} keeps it as its error and stops the
  *       run ({@code STOPPED}); a cancellation ({@link #withCancellation}) or the deadline
  *       ({@link #withDeadline}) stops it too ({@code CANCELLED}, {@code DEADLINE}): nothing more
  *       is pulled, the calls still running are cancelled (their
  *       {@link dev.adaptive.TaskContext#cancellation()} fires) and end with the
- *       {@code PoolStoppedException}, and so do items accepted and not started (attempts
+ *       {@code PoolAbortedException}, and so do items accepted and not started (attempts
  *       0);</li>
  *   <li>if the input fails (the iterator throws, the stream reports an exception:
  *       {@code INPUT_FAILED}), nothing more is pulled and the items already taken finish
@@ -139,7 +139,7 @@ public interface AdaptivePool {
     /**
      * A pool on the same limiter whose runs also stop when {@code deadline} has passed since
      * each one started ({@code DEADLINE}): nothing more is pulled, running calls are cancelled,
-     * and every item taken and not finished ends with the {@link PoolStoppedException}.
+     * and every item taken and not finished ends with the {@link PoolAbortedException}.
      *
      * @param deadline the most each run may take, positive
      * @return the new pool; this one is unchanged
