@@ -1,7 +1,7 @@
 package dev.adaptive.pool;
 
 import dev.adaptive.AsyncTask;
-import dev.adaptive.Execution;
+import dev.adaptive.spi.Execution;
 import dev.adaptive.Lease;
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;

@@ -2,7 +2,7 @@ package dev.adaptive.vertx.impl;
 
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.AsyncTask;
-import dev.adaptive.Execution;
+import dev.adaptive.spi.Execution;
 import dev.adaptive.Lease;
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
