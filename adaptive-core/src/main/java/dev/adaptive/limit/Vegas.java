@@ -199,7 +199,7 @@ public final class Vegas extends BoundedLimit {
     }
 
     @Override
-    public State initialState() {
+    public LimitState initialState() {
         return initialState;
     }
 
@@ -207,7 +207,7 @@ public final class Vegas extends BoundedLimit {
      * @throws IllegalArgumentException if {@code state} was not made by a {@code Vegas}
      */
     @Override
-    public State update(LimitState state, Sample sample) {
+    public LimitState update(LimitState state, Sample sample) {
         Objects.requireNonNull(sample, "sample");
         if (!(state instanceof State s)) {
             throw new IllegalArgumentException("not a Vegas state: " + state);
@@ -467,7 +467,7 @@ public final class Vegas extends BoundedLimit {
      *                          are not part of it
      * @param dropRate          the recent share of failed attempts
      */
-    public record State(int limit, RttHistory history, RttBatch probe, RttHistory level, int probeFloor,
+    record State(int limit, RttHistory history, RttBatch probe, RttHistory level, int probeFloor,
                         double queue,
                         double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
                         int step, Wall wall, int proven, int baseLevel, boolean discovering, int queuedInARow,
