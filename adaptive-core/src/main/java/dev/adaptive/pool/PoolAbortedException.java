@@ -1,5 +1,7 @@
 package dev.adaptive.pool;
 
+import dev.adaptive.AdaptiveException;
+
 import java.util.Objects;
 
 /**
@@ -9,7 +11,7 @@ import java.util.Objects;
  * anything did: the {@link dev.adaptive.StopPoolException}, the cancellation's failure or
  * reason, or the input's failure. Immutable once thrown.
  */
-public class PoolAbortedException extends RuntimeException {
+public class PoolAbortedException extends AdaptiveException {
 
     /** What ended the run early. */
     public enum Reason {
