@@ -23,7 +23,7 @@ import java.util.concurrent.Executor;
 
 /**
  * Every knob of an {@link ItemPool} run, as one immutable value that can be shared between
- * runs and handed to {@link dev.adaptive.Adaptive#map}.
+ * runs and handed to {@link ItemPool#map}.
  *
  * <p>Defaults ({@link #defaults()}):
  * <ul>
