@@ -12,15 +12,10 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Every public exception of the engine extends {@link AdaptiveException}. */
+/** The scan of public exceptions, and the check that names one of another base. */
 public class PublicExceptionsTest {
 
     private static final Path CLASSES = Path.of("target/classes");
-
-    @Test
-    void everyPublicExceptionOfTheEngineExtendsTheBase() {
-        PublicExceptions.assertAllExtendAdaptiveException(CLASSES, Set.of());
-    }
 
     @Test
     void theScanFindsTheEnginesExceptions() {
