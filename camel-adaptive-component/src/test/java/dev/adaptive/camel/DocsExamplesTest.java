@@ -2,6 +2,7 @@ package dev.adaptive.camel;
 
 import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.docs.Snippets;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.component.http.HttpComponent;

@@ -1,6 +1,7 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.fleet.InMemoryCoordinator;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;

@@ -1,5 +1,7 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.FlakyHttpServer;
+
 import org.apache.camel.Exchange;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
