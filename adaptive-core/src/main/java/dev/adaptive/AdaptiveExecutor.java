@@ -1,6 +1,9 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.spi.Execution;
+import dev.adaptive.spi.ExecutionHooks;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -25,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@link StopPoolException}: never retried;</li>
  *   <li>otherwise fail with the last cause.</li>
  * </ul>
- * A retry queues for its lease in arrival order, unless the runner's {@link Execution.Hooks}
+ * A retry queues for its lease in arrival order, unless the runner's {@link ExecutionHooks}
  * put retries first.
  *
  * <p>Thread-safe; holds no threads. Defaults: {@link RetryPolicy#defaults()}, no task timeout,
@@ -75,11 +78,11 @@ public final class AdaptiveExecutor {
      * @return the running execution
      */
     public <R> Execution<R> start(long index, AsyncTask<R> task, Lease firstLease) {
-        return start(index, task, firstLease, Execution.Hooks.NONE);
+        return start(index, task, firstLease, ExecutionHooks.NONE);
     }
 
     /**
-     * Starts a task for a runner that follows its executions through {@link Execution.Hooks}.
+     * Starts a task for a runner that follows its executions through {@link ExecutionHooks}.
      *
      * @param index      the item's index, for the trace and the task context
      * @param task       the task
@@ -88,10 +91,10 @@ public final class AdaptiveExecutor {
      * @param <R>        its result type
      * @return the running execution
      */
-    public <R> Execution<R> start(long index, AsyncTask<R> task, Lease firstLease, Execution.Hooks hooks) {
+    public <R> Execution<R> start(long index, AsyncTask<R> task, Lease firstLease, ExecutionHooks hooks) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(hooks, "hooks");
-        Execution<R> e = new Execution<>(this, index, task, hooks);
+        ExecutionImpl<R> e = new ExecutionImpl<>(this, index, task, hooks);
         e.begin(firstLease);
         return e;
     }

@@ -1,5 +1,7 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
+
 /**
  * A gate in front of a {@link Limiter}: besides a free slot, every start needs the gate's
  * consent. The limiter asks the gate before each grant and tells it of each start and each end,

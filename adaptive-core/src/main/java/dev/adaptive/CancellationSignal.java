@@ -3,20 +3,18 @@ package dev.adaptive;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The engine's {@link Cancellation}, one per attempt: a future that fires once. The pool, the
- * executor and the queue each hand their attempts one; code that calls a task itself (a test, an
- * adapter) can do the same. Callbacks registered with {@link #onCancel(Runnable)} run once, on
+ * The engine's {@link Cancellation}, one per attempt: a future that fires once. Callbacks registered with {@link #onCancel(Runnable)} run once, on
  * the thread that fires it (at once if it already fired); one that throws does not stop the
  * others.
  *
  * <p>Thread-safe.
  */
-public final class CancellationSignal implements Cancellation {
+final class CancellationSignal implements Cancellation {
 
     private final CompletableFuture<Throwable> fired = new CompletableFuture<>();
 
     /** A signal that has not fired. */
-    public CancellationSignal() {
+    CancellationSignal() {
     }
 
     /**
@@ -25,7 +23,7 @@ public final class CancellationSignal implements Cancellation {
      * @param reason why; what {@link #reason()} returns from now on
      * @return {@code true} if this call fired it
      */
-    public boolean fire(Throwable reason) {
+    boolean fire(Throwable reason) {
         return fired.complete(reason);
     }
 

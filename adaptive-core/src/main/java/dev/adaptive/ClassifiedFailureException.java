@@ -1,10 +1,12 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
+
 /**
  * Cause used when an attempt was classified as a failure although the task returned a value
  * (for example an HTTP response with status 500 classified as {@link Outcome#DROPPED}).
  */
-public class ClassifiedFailureException extends RuntimeException {
+public class ClassifiedFailureException extends AdaptiveException {
 
     private final transient Object result;
     /** How the result was classified; serialized with the exception. */

@@ -1,5 +1,7 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
+
 /**
  * One admitted call. Release it exactly once with the attempt's {@link Outcome}: the first
  * {@link #release(Outcome)} frees the slot and feeds the sample to the limit; later calls are

@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;

@@ -2,6 +2,7 @@ package dev.adaptive;
 
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.time.Scheduler;

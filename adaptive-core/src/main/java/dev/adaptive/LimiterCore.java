@@ -5,6 +5,7 @@ import dev.adaptive.internal.Nanos;
 import dev.adaptive.internal.WorkLoop;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Sample;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;

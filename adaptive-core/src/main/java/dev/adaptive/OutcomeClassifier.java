@@ -1,6 +1,7 @@
 package dev.adaptive;
 
 import dev.adaptive.internal.Causes;
+import dev.adaptive.limit.Outcome;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;

@@ -11,7 +11,7 @@ import java.util.Optional;
  * whole limiter pauses until the Retry-After, and the item is retried on the rate-limit
  * budget without consuming its ordinary retries.
  */
-public class RateLimitedException extends RuntimeException {
+public class RateLimitedException extends AdaptiveException {
 
     /** The parsed wait, or {@code null} when none was usable; serialized with the exception. */
     private final Duration retryAfter;

@@ -3,7 +3,7 @@ package dev.adaptive;
 import java.time.Duration;
 
 /** An attempt ran longer than its task timeout. Counts as a drop and consumes a retry. */
-public class TaskTimeoutException extends RuntimeException {
+public class TaskTimeoutException extends AdaptiveException {
 
     /** @param timeout the timeout that fired */
     public TaskTimeoutException(Duration timeout) {

@@ -1,7 +1,9 @@
 package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.spi.Execution;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.Test;
 

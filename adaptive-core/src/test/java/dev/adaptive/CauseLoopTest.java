@@ -1,7 +1,8 @@
 package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
-import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.limit.Outcome;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.PoolRun;
 import dev.adaptive.retry.RetryClassifier;
@@ -112,7 +113,7 @@ class CauseLoopTest {
 
     @Test
     void aPoolRunWhoseItemsFailWithLoopsFinishes() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = AdaptivePool.of(List.of(1, 2, 3))
+        PoolRun<AdaptiveResult<Integer, Object>> run = ItemPool.of(List.of(1, 2, 3))
                 .withAlgorithm(FixedLimit.of(2)).withVirtualTime(time)
                 .withRetryPolicy(RetryPolicy.builder().retries(1).minDelay(Duration.ofMillis(10)).build())
                 .process((item, ctx) -> CompletableFuture.failedFuture(loop()));

@@ -1,7 +1,10 @@
 package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.spi.Execution;
+import dev.adaptive.spi.ExecutionHooks;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.VirtualTime;
@@ -40,7 +43,7 @@ class ExecutionHooksTest {
     }
 
     /** Hooks that record the retry waits (run on the scheduler) and how often the execution ended. */
-    private final class Recording implements Execution.Hooks {
+    private final class Recording implements ExecutionHooks {
         final List<Long> delays = new ArrayList<>();
         final List<String> endings = new ArrayList<>();
         int finished;
@@ -48,15 +51,15 @@ class ExecutionHooksTest {
         Limiter limiter;
 
         @Override
-        public void ending(TaskContext attempt, Outcome outcome, Throwable failure) {
-            endings.add(attempt.attempt() + ": " + outcome + (failure == null ? "" : " " + failure.getMessage())
+        public void ending(int attempt, Outcome outcome, Throwable failure) {
+            endings.add(attempt + ": " + outcome + (failure == null ? "" : " " + failure.getMessage())
                     + (limiter == null ? "" : ", in flight " + limiter.inflight()));
         }
 
         @Override
         public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
             delays.add(delayNanos);
-            return Execution.Hooks.super.delayRetry(retry, delayNanos, scheduler);
+            return ExecutionHooks.super.delayRetry(retry, delayNanos, scheduler);
         }
 
         @Override

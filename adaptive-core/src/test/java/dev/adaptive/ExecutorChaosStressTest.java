@@ -2,6 +2,7 @@ package dev.adaptive;
 
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.spi.Execution;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -8,6 +8,7 @@ import dev.adaptive.limit.Gradient2;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.spi.Execution;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,7 @@
 package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,7 @@
 package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.time.VirtualTime;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;

@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.time.Ticker;
 import dev.adaptive.time.VirtualTime;

@@ -3,6 +3,7 @@ package dev.adaptive;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Sample;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;

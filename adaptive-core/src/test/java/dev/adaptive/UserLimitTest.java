@@ -2,8 +2,9 @@ package dev.adaptive;
 
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Sample;
-import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.PoolRun;
 import dev.adaptive.retry.RetryPolicy;
@@ -219,7 +220,7 @@ class UserLimitTest {
         Limit broken = limit(3, 1, 8, (s, sample) -> {
             throw new AssertionError("fold bug");
         });
-        PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(IntStream.range(0, 50).boxed().toList())
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(IntStream.range(0, 50).boxed().toList())
                 .withAlgorithm(broken).withVirtualTime(time).withRetryPolicy(RetryPolicy.none())
                 .process((item, ctx) -> {
                     if (item % 5 == 0) {

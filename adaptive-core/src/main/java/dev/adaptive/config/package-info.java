@@ -5,5 +5,7 @@
  * description). The Camel component's URI and properties options and the Vert.x module's JSON
  * options translate their syntax onto it, so every face has the same names, defaults, checks
  * and messages.
+ *
+ * <p>Status: public API.
  */
 package dev.adaptive.config;

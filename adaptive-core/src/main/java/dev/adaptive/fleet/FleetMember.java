@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link Scheduler}, the member sends the {@link Coordinator} a {@link NodeReport} (its local
  * limit, its in-flight count and its claim) with a TTL (default twice the heartbeat; it must
  * exceed it). From the live reports returned it computes the global ceiling and its own share
- * by the rule of {@link FleetShares}, and applies it with {@link Limiter#ceiling(int)}: the
+ * by the share rule below, and applies it with {@link Limiter#ceiling(int)}: the
  * limiter admits at most {@code min(share, local limit)}, so whenever the fleet gate admits,
  * the local one does too.
  *

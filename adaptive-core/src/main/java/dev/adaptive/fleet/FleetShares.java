@@ -34,7 +34,7 @@ import java.util.Objects;
  * @param nodes         the live reports, ordered by node id then incarnation
  * @param claimed       the sum of their claims
  */
-public record FleetShares(int globalCeiling, List<NodeReport> nodes, long claimed) {
+record FleetShares(int globalCeiling, List<NodeReport> nodes, long claimed) {
 
     private static final Comparator<NodeReport> ORDER =
             Comparator.comparing(NodeReport::nodeId).thenComparing(NodeReport::incarnation);
@@ -60,7 +60,7 @@ public record FleetShares(int globalCeiling, List<NodeReport> nodes, long claime
      *             {@code incarnation}) only the last is kept
      * @return the ceiling, the order and the claimed total
      */
-    public static FleetShares of(List<NodeReport> live) {
+    static FleetShares of(List<NodeReport> live) {
         Objects.requireNonNull(live, "live");
         List<NodeReport> nodes = new ArrayList<>(live.size());
         for (NodeReport r : live) {
@@ -81,12 +81,12 @@ public record FleetShares(int globalCeiling, List<NodeReport> nodes, long claime
     }
 
     /** @return the number of live nodes */
-    public int liveNodes() {
+    int liveNodes() {
         return nodes.size();
     }
 
     /** @return whether the live nodes' claims sum to at most the global ceiling */
-    public boolean fits() {
+    boolean fits() {
         return claimed <= globalCeiling;
     }
 
@@ -95,7 +95,7 @@ public record FleetShares(int globalCeiling, List<NodeReport> nodes, long claime
      * @param incarnation its incarnation
      * @return its share, or -1 if that node is not among the live ones
      */
-    public int shareOf(String nodeId, String incarnation) {
+    int shareOf(String nodeId, String incarnation) {
         int n = nodes.size();
         for (int rank = 0; rank < n; rank++) {
             NodeReport r = nodes.get(rank);

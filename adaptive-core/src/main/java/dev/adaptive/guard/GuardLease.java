@@ -1,7 +1,7 @@
 package dev.adaptive.guard;
 
 import dev.adaptive.Lease;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 
 /**
  * The answer of {@link ConcurrencyGuard#acquire()}: admitted (serve the request, then release)

@@ -1,6 +1,5 @@
 package dev.adaptive.limit;
 
-import dev.adaptive.Outcome;
 import dev.adaptive.internal.OptionChecks;
 
 import java.util.Map;
@@ -34,7 +33,7 @@ import java.util.Objects;
  * {@code k} refusals with up to {@code n} in flight, about {@code n - k}); growth goes back to it
  * and past it only one slot at a time, each once the wall has stood for 30 Retry-Afters (one per
  * slot held, if more). A congestion sample that started before the last multiplicative decrease
- * is ignored (see {@link State}), so that the attempts that were in flight together during one
+ * is ignored, so that the attempts that were in flight together during one
  * overload cost one decrease, not one each.
  *
  * <p>Defaults: initialLimit 5, minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded),
@@ -115,7 +114,7 @@ public final class Aimd extends BoundedLimit {
     }
 
     @Override
-    public State initialState() {
+    public LimitState initialState() {
         return initialState;
     }
 
@@ -123,7 +122,7 @@ public final class Aimd extends BoundedLimit {
      * @throws IllegalArgumentException if {@code state} was not made by an {@code Aimd}
      */
     @Override
-    public State update(LimitState state, Sample sample) {
+    public LimitState update(LimitState state, Sample sample) {
         Objects.requireNonNull(sample, "sample");
         if (!(state instanceof State s)) {
             throw new IllegalArgumentException("not an Aimd state: " + state);
@@ -263,7 +262,7 @@ public final class Aimd extends BoundedLimit {
      *                          baseline
      * @param dropRate          the recent share of failed attempts
      */
-    public record State(int limit, RttHistory history, RttBatch recent, int windowFloor, double baselineRttNanos,
+    record State(int limit, RttHistory history, RttBatch recent, int windowFloor, double baselineRttNanos,
                         double recentRttNanos, double ratio, long lastDecreaseNanos, boolean decreased,
                         long changedNanos, boolean changed, int floor, boolean slowStart, Wall wall, int proven,
                         int baseLevel, double dropRate) implements LimitState {

@@ -1,6 +1,5 @@
 package dev.adaptive.limit;
 
-import dev.adaptive.Outcome;
 import dev.adaptive.internal.OptionChecks;
 
 import java.util.Map;
@@ -35,14 +34,14 @@ import java.util.Objects;
  * <p>Unlike Netflix's Gradient2, rate limits and drops are signals: a rate limit, or drops beyond
  * {@link #dropTolerance()} of recent attempts (a single transient error is no overload), multiply
  * the limit by {@link #decreaseFactor()} at once and start a new window, unless the attempt
- * started before the last such decrease (see {@link State}); successes admitted before it are
+ * started before the last such decrease; successes admitted before it are
  * not judged either (they are the overload's answers, and would cut the new limit again). A
  * rate limit also leaves a wall (what the refusal burst says the downstream held: after
  * {@code k} refusals with up to {@code n} in flight, about {@code n - k}): growth goes back to it
  * and past it only one slot at a time, each once the wall has stood for 30 Retry-Afters. Success
  * RTTs count as at least 1 microsecond; failure RTTs never enter the averages.
  *
- * <p>The limit is held as a fractional estimate; {@link State#limit()} is its floor, always in
+ * <p>The limit is held as a fractional estimate; {@link LimitState#limit()} is its floor, always in
  * [min, max].
  *
  * <p>Defaults: initialLimit 5, minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded),
@@ -127,7 +126,7 @@ public final class Gradient2 extends BoundedLimit {
     }
 
     @Override
-    public State initialState() {
+    public LimitState initialState() {
         return initialState;
     }
 
@@ -135,7 +134,7 @@ public final class Gradient2 extends BoundedLimit {
      * @throws IllegalArgumentException if {@code state} was not made by a {@code Gradient2}
      */
     @Override
-    public State update(LimitState state, Sample sample) {
+    public LimitState update(LimitState state, Sample sample) {
         Objects.requireNonNull(sample, "sample");
         if (!(state instanceof State s)) {
             throw new IllegalArgumentException("not a Gradient2 state: " + state);
@@ -261,7 +260,7 @@ public final class Gradient2 extends BoundedLimit {
      * @param dropRate          the recent share of failed attempts
      * @param slowStart         whether slow start goes on
      */
-    public record State(double estimate, double longRttNanos, int longRttCount, int longLevel, RttBatch window,
+    record State(double estimate, double longRttNanos, int longRttCount, int longLevel, RttBatch window,
                         double shortRttNanos, double gradient, long lastDecreaseNanos,
                         boolean decreased, Wall wall, int proven, double dropRate, boolean slowStart)
             implements LimitState {

@@ -33,7 +33,7 @@ public interface Limit {
      * Folds one sample into the state.
      *
      * @param state  a state made by this limit ({@link #initialState()} or an earlier update)
-     * @param sample the finished attempt; {@link dev.adaptive.Outcome#IGNORED} samples are
+     * @param sample the finished attempt; {@link dev.adaptive.limit.Outcome#IGNORED} samples are
      *               never passed
      * @return the next state; may be {@code state} itself when nothing changed
      */

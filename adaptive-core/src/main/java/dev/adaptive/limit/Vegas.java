@@ -1,6 +1,5 @@
 package dev.adaptive.limit;
 
-import dev.adaptive.Outcome;
 import dev.adaptive.internal.OptionChecks;
 
 import java.util.Arrays;
@@ -200,7 +199,7 @@ public final class Vegas extends BoundedLimit {
     }
 
     @Override
-    public State initialState() {
+    public LimitState initialState() {
         return initialState;
     }
 
@@ -208,7 +207,7 @@ public final class Vegas extends BoundedLimit {
      * @throws IllegalArgumentException if {@code state} was not made by a {@code Vegas}
      */
     @Override
-    public State update(LimitState state, Sample sample) {
+    public LimitState update(LimitState state, Sample sample) {
         Objects.requireNonNull(sample, "sample");
         if (!(state instanceof State s)) {
             throw new IllegalArgumentException("not a Vegas state: " + state);
@@ -468,7 +467,7 @@ public final class Vegas extends BoundedLimit {
      *                          are not part of it
      * @param dropRate          the recent share of failed attempts
      */
-    public record State(int limit, RttHistory history, RttBatch probe, RttHistory level, int probeFloor,
+    record State(int limit, RttHistory history, RttBatch probe, RttHistory level, int probeFloor,
                         double queue,
                         double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
                         int step, Wall wall, int proven, int baseLevel, boolean discovering, int queuedInARow,

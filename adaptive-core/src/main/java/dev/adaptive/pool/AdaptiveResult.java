@@ -8,7 +8,7 @@ import java.util.Objects;
  * What a collecting run produced: every accepted item is in exactly one of {@link #successes()}
  * and {@link #errors()}, each list in completion order. Immutable if the items and values are.
  *
- * <p>The streaming forms ({@link AdaptivePool#stream}, {@link AdaptivePool#publish}) retain
+ * <p>The streaming forms ({@link ItemPool#stream}, {@link ItemPool#publish}) retain
  * nothing: the result their {@code onFinish} callback receives has empty lists and only the
  * {@link #stats()}.
  *

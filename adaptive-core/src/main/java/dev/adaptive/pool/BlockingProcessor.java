@@ -4,7 +4,7 @@ import dev.adaptive.TaskContext;
 
 /**
  * The blocking work done for one item, run on the pool's blocking executor (see
- * {@link AdaptivePool#withBlockingExecutor(java.util.concurrent.Executor)}). Called once per
+ * {@link ItemPool#withBlockingExecutor(java.util.concurrent.Executor)}). Called once per
  * attempt; throwing is a failed attempt.
  *
  * <p>When the attempt's {@link dev.adaptive.Cancellation} fires (task timeout, pool stop,

@@ -5,7 +5,7 @@ package dev.adaptive.pool;
  *
  * <p>{@code error} is the last attempt's failure once the retry budget is spent (for example a
  * {@link dev.adaptive.TaskTimeoutException} or a {@link dev.adaptive.RateLimitedException}), the
- * {@link dev.adaptive.StopPoolException} the item threw, or a {@link PoolStoppedException} for
+ * {@link dev.adaptive.StopPoolException} the item threw, or a {@link PoolAbortedException} for
  * an item ended by a stop, a cancellation or the deadline. {@code attempts} is 0 for an item
  * that was accepted but never started.
  *

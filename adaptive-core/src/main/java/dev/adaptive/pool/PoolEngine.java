@@ -1,13 +1,13 @@
 package dev.adaptive.pool;
 
 import dev.adaptive.AsyncTask;
-import dev.adaptive.Execution;
+import dev.adaptive.spi.Execution;
 import dev.adaptive.Lease;
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
 import dev.adaptive.LimiterClosedException;
 import dev.adaptive.LimiterStats;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskContext;
@@ -38,7 +38,7 @@ import java.util.function.Function;
  * One run of a pool, the batch runner of every face: feeds items from a {@link Source} through
  * a {@link Limiter}, starting each item's execution (retries, timeout, Retry-After pauses) with
  * a {@link Starter}, hands each settled item to a {@link Sink}, and ends the run exactly once.
- * {@link AdaptivePool} runs it on a limiter of its own; the Vert.x pool on the shared limiter of
+ * {@link ItemPool} runs it on a limiter of its own; the Vert.x pool on the shared limiter of
  * an {@code AdaptiveLimiter}, with every pass on the caller's event-loop context. For the faces
  * of this library, not for users: its construction may change in any release.
  *
@@ -88,7 +88,7 @@ public final class PoolEngine<T, R> {
     }
 
     /** A stop: why the run stopped, and what its unfinished items end with. */
-    private record Stop(PoolStoppedException cause, Throwable itemError) {
+    private record Stop(PoolAbortedException cause, Throwable itemError) {
     }
 
     private static final Runnable NOTHING = () -> { };
@@ -121,7 +121,7 @@ public final class PoolEngine<T, R> {
     private final LongAdder retries = new LongAdder();
     private final LongAdder callbackFailures = new LongAdder();
     private final AtomicReference<Stop> stop = new AtomicReference<>();
-    private volatile PoolStoppedException inputFailure;
+    private volatile PoolAbortedException inputFailure;
 
     // Feeder state: touched only by the feeder's pass.
     private final AtomicReference<Object> grant = new AtomicReference<>();
@@ -187,7 +187,7 @@ public final class PoolEngine<T, R> {
         atStart = limiter.stats();
         performance.start(limiter.limit(), startNanos);
         if (deadline != null) {
-            deadlineTimer = scheduler.schedule(() -> stop(PoolStoppedException.Reason.DEADLINE, null), deadline);
+            deadlineTimer = scheduler.schedule(() -> stop(PoolAbortedException.Reason.DEADLINE, null), deadline);
         }
         for (CompletionStage<?> c : cancellations) {
             // The callback stays on the user's stage after the run; it must not keep the run
@@ -195,7 +195,7 @@ public final class PoolEngine<T, R> {
             c.whenComplete((value, error) -> {
                 PoolEngine<T, R> run = self.get();
                 if (run != null) {
-                    run.stop(PoolStoppedException.Reason.CANCELLED,
+                    run.stop(PoolAbortedException.Reason.CANCELLED,
                             error != null ? OutcomeClassifier.unwrap(error) : value instanceof Throwable t ? t : null);
                 }
             });
@@ -219,7 +219,7 @@ public final class PoolEngine<T, R> {
      * @return {@code true} if this call stopped it
      */
     public boolean cancel(Throwable cause) {
-        return stop(PoolStoppedException.Reason.CANCELLED, cause);
+        return stop(PoolAbortedException.Reason.CANCELLED, cause);
     }
 
     /** @return the stats so far; once the run ended, the final ones */
@@ -247,7 +247,7 @@ public final class PoolEngine<T, R> {
             // Nothing in feed() should throw; if something does (an Error too), end intake
             // cleanly rather than leave the loop claimed and the run unfinished.
             if (inputFailure == null) {
-                inputFailure = new PoolStoppedException(PoolStoppedException.Reason.INPUT_FAILED, bug);
+                inputFailure = new PoolAbortedException(PoolAbortedException.Reason.INPUT_FAILED, bug);
             }
             closeIntake(false);
             return true;
@@ -279,7 +279,7 @@ public final class PoolEngine<T, R> {
             if (next == Source.END) {
                 Throwable f = source.failure();
                 if (f != null) {
-                    inputFailure = new PoolStoppedException(PoolStoppedException.Reason.INPUT_FAILED, f);
+                    inputFailure = new PoolAbortedException(PoolAbortedException.Reason.INPUT_FAILED, f);
                 }
                 closeIntake(false);
                 return true;
@@ -331,7 +331,7 @@ public final class PoolEngine<T, R> {
      * cancelled, with the refusal as the cause.
      */
     private void refused(Throwable refusal) {
-        PoolStoppedException cause = new PoolStoppedException(PoolStoppedException.Reason.CANCELLED, refusal);
+        PoolAbortedException cause = new PoolAbortedException(PoolAbortedException.Reason.CANCELLED, refusal);
         // Whoever closed the limiter may be cancelling the run's executions with its own
         // LimiterClosedException at this moment (the Vert.x limiter's close does); the run
         // cancels them with the same exception, so every item ends the same way whichever
@@ -408,7 +408,7 @@ public final class PoolEngine<T, R> {
     }
 
     private void markStopped(StopPoolException cause) {
-        PoolStoppedException s = new PoolStoppedException(PoolStoppedException.Reason.STOPPED, cause);
+        PoolAbortedException s = new PoolAbortedException(PoolAbortedException.Reason.STOPPED, cause);
         stop.compareAndSet(null, new Stop(s, s));
     }
 
@@ -524,12 +524,12 @@ public final class PoolEngine<T, R> {
 
     // ---- stop and finish ---------------------------------------------------------------
 
-    private boolean stop(PoolStoppedException.Reason reason, Throwable cause) {
-        PoolStoppedException s = new PoolStoppedException(reason, cause);
+    private boolean stop(PoolAbortedException.Reason reason, Throwable cause) {
+        PoolAbortedException s = new PoolAbortedException(reason, cause);
         return stop(s, s);
     }
 
-    private boolean stop(PoolStoppedException cause, Throwable itemError) {
+    private boolean stop(PoolAbortedException cause, Throwable itemError) {
         if (finished.get()) {
             return false;
         }

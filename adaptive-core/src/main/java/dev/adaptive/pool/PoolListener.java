@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Receives each item of a streaming run as it settles ({@link AdaptivePool#stream}); nothing is
+ * Receives each item of a streaming run as it settles ({@link ItemPool#stream}); nothing is
  * retained by the pool. Calls are never concurrent, and each happens before the next, so an
  * implementation needs no locking of its own; they run on the thread that settled the item (or
  * delivered the one before), so they should be quick. A call that throws is counted in

@@ -22,8 +22,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 /**
- * Every knob of an {@link AdaptivePool} run, as one immutable value that can be shared between
- * runs and handed to {@link dev.adaptive.Adaptive#map}.
+ * Every knob of an {@link ItemPool} run, as one immutable value that can be shared between
+ * runs and handed to {@link ItemPool#map}.
  *
  * <p>Defaults ({@link #defaults()}):
  * <ul>
@@ -327,7 +327,7 @@ public final class PoolOptions {
         /**
          * @param deadline how long a run may take, positive, from its start in the pool's ticker
          *                 time; when it passes, the run ends as by a cancellation with reason
-         *                 {@link PoolStoppedException.Reason#DEADLINE}; default none
+         *                 {@link PoolAbortedException.Reason#DEADLINE}; default none
          * @return this
          */
         public Builder deadline(Duration deadline) {

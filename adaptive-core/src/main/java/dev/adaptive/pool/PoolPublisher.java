@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * A pool run as a {@link Flow.Publisher} of settled items ({@link AdaptivePool#publish}): the
+ * A pool run as a {@link Flow.Publisher} of settled items ({@link ItemPool#publish}): the
  * run starts when a subscriber subscribes, each item is published as it settles, and nothing is
  * retained beyond what the subscriber has not yet requested.
  *
@@ -19,7 +19,7 @@ import java.util.function.Function;
  *       instead of filling memory.</li>
  *   <li>One subscriber: a second one gets {@code onError(IllegalStateException)}.</li>
  *   <li>The subscriber's {@code cancel()} cancels the run
- *       ({@link PoolStoppedException.Reason#CANCELLED}); nothing is published after it.</li>
+ *       ({@link PoolAbortedException.Reason#CANCELLED}); nothing is published after it.</li>
  *   <li>{@code onComplete} follows the last item, whether the run processed its whole input or
  *       was stopped (see {@link #stats()}); {@code onError} is only for a broken subscription
  *       (a {@code request(n)} with {@code n <= 0}).</li>

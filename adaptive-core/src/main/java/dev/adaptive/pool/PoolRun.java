@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A running pool: wait for its outcome, watch it, or cancel it. Returned by
- * {@link AdaptivePool#process} (outcome {@link AdaptiveResult}) and {@link AdaptivePool#stream}
+ * {@link ItemPool#process} (outcome {@link AdaptiveResult}) and {@link ItemPool#stream}
  * (outcome {@link PoolStats}). The outcome never completes exceptionally: failed items are in
  * the result, and a stopped run says why in {@link PoolStats#stopCause()}.
  *
@@ -52,7 +52,7 @@ public final class PoolRun<V> {
 
     /**
      * Cancels the run: dispatch stops, running attempts' cancellations fire, and every
-     * unfinished item ends as an error with {@link PoolStoppedException.Reason#CANCELLED}.
+     * unfinished item ends as an error with {@link PoolAbortedException.Reason#CANCELLED}.
      *
      * @return {@code true} if this call stopped the run; {@code false} if it had ended or was
      *         already stopping
@@ -62,7 +62,7 @@ public final class PoolRun<V> {
     }
 
     /**
-     * As {@link #cancel()}, with a cause for {@link PoolStoppedException#getCause()}.
+     * As {@link #cancel()}, with a cause for {@link PoolAbortedException#getCause()}.
      *
      * @param cause why; may be {@code null}
      * @return as {@link #cancel()}

@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * @param rateLimitEvents          rate-limited attempts (429, or whatever the classifier calls so)
  * @param totalRetries             attempts beyond the first, over all items, both budgets
  * @param totalAttempts            attempts started, over all items
- * @param accepted                 items taken from the input (see {@link AdaptivePool} for which
+ * @param accepted                 items taken from the input (see {@link ItemPool} for which
  *                                 items count as accepted when a run stops early)
  * @param succeeded                items that ended with a result
  * @param failed                   items that ended with an error
@@ -40,7 +40,7 @@ public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long co
                         long totalRetries, long totalAttempts, long accepted, long succeeded, long failed,
                         Duration elapsed, List<ConcurrencySegment> performanceData, boolean performanceDataTruncated,
                         SortedMap<Integer, Duration> timeAtConcurrency, long callbackFailures,
-                        Optional<PoolStoppedException> stopCause) {
+                        Optional<PoolAbortedException> stopCause) {
 
     /**
      * The cap on {@link #performanceData()}: 10,000 stretches. It keeps a streaming run over an

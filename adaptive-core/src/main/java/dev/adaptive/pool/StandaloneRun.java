@@ -9,7 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The plain Java face's wiring of a {@link PoolEngine}: a run of {@link AdaptivePool} owns its
+ * The plain Java face's wiring of a {@link PoolEngine}: a run of {@link ItemPool} owns its
  * limiter and executor, built from its {@link PoolOptions}, and, for a blocking processor
  * without an executor of the user's, its threads; the run stops the limiter and shuts the
  * threads down when it ends. Passes run on the signalling thread, never yielding.

@@ -12,7 +12,7 @@ import java.util.function.BiConsumer;
 
 /**
  * The backoff waits of the queue's retries, which the executor hands over to it (see
- * {@link dev.adaptive.Execution.Hooks#delayRetry}). While the queue runs, each is armed on the
+ * {@link dev.adaptive.spi.ExecutionHooks#delayRetry}). While the queue runs, each is armed on the
  * scheduler; while it does not, each is frozen with the delay it has left, so a pause or stop
  * neither shortens nor lengthens a backoff, and a held queue keeps no timer for them. The
  * retries themselves, what they wait for and when they give up, are the executor's. Not

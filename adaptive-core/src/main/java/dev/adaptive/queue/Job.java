@@ -2,10 +2,10 @@ package dev.adaptive.queue;
 
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.AsyncTask;
-import dev.adaptive.Execution;
-import dev.adaptive.Outcome;
+import dev.adaptive.spi.Execution;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.StopPoolException;
-import dev.adaptive.TaskContext;
+import dev.adaptive.spi.ExecutionHooks;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 
@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * @param <R> the result type
  */
-final class Job<R> implements Execution.Hooks {
+final class Job<R> implements ExecutionHooks {
 
     private final QueueCore queue;
     final long index;
@@ -73,7 +73,7 @@ final class Job<R> implements Execution.Hooks {
     }
 
     @Override
-    public void ending(TaskContext attempt, Outcome outcome, Throwable failure) {
+    public void ending(int attempt, Outcome outcome, Throwable failure) {
         if (failure instanceof StopPoolException stop) {
             queue.stopRequested(this, stop);
         }

@@ -2,7 +2,7 @@ package dev.adaptive.queue;
 
 import dev.adaptive.AdmissionGate;
 import dev.adaptive.Lease;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.internal.Nanos;
 
 import java.util.function.LongSupplier;

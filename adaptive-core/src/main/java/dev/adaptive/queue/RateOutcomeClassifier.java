@@ -1,6 +1,6 @@
 package dev.adaptive.queue;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 
 /**
  * Decides whether one failed attempt counts against the rate, that is towards

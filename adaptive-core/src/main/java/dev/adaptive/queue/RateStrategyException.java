@@ -1,11 +1,13 @@
 package dev.adaptive.queue;
 
+import dev.adaptive.AdaptiveException;
+
 /**
  * Why a {@link ThrottledQueue} halted: its {@link RateStrategy} threw (the cause) or returned
  * no decision. Surfaced in {@link QueueState#haltCause()} and as the failure of
  * {@link ThrottledQueue#awaitIdle()} while the queue stays halted.
  */
-public class RateStrategyException extends RuntimeException {
+public class RateStrategyException extends AdaptiveException {
 
     /**
      * @param message what the strategy was asked

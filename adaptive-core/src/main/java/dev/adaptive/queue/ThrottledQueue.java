@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
  * {@code minRate} and {@code maxRate} starts per {@code interval}, for APIs that publish a rate
  * limit rather than a concurrency limit. The rate adapts to failures through a pure
  * {@link RateStrategy}; a rate-limited answer ({@link dev.adaptive.RateLimitedException}, or a
- * result classified {@link dev.adaptive.Outcome.RateLimited}) holds the whole queue until its
+ * result classified {@link dev.adaptive.limit.Outcome.RateLimited}) holds the whole queue until its
  * Retry-After. Options and defaults: {@link ThrottledQueueBuilder}.
  *
  * <pre>{@code

@@ -1,6 +1,6 @@
 package dev.adaptive.trace;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Sample;
 
 import java.time.Duration;

@@ -12,7 +12,7 @@ import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.ItemError;
 import dev.adaptive.pool.ItemResult;
 import dev.adaptive.pool.PoolStats;
-import dev.adaptive.pool.PoolStoppedException;
+import dev.adaptive.pool.PoolAbortedException;
 import dev.adaptive.pool.Settled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -148,8 +148,8 @@ public abstract class PoolContract {
         assertThat(r.stats().failed()).isEqualTo(r.errors().size());
     }
 
-    private static void assertStoppedBy(PoolStats stats, PoolStoppedException.Reason reason) {
-        assertThat(stats.stopCause()).get().extracting(PoolStoppedException::reason).isEqualTo(reason);
+    private static void assertStoppedBy(PoolStats stats, PoolAbortedException.Reason reason) {
+        assertThat(stats.stopCause()).get().extracting(PoolAbortedException::reason).isEqualTo(reason);
         assertThat(stats.completed()).isFalse();
     }
 
@@ -298,14 +298,14 @@ public abstract class PoolContract {
         List<ItemError<Integer>> stopped = r.errors().stream().filter(e -> e.item() != 10).toList();
         assertThat(stopped).isNotEmpty().hasSize(hanging.started.get()).allSatisfy(e -> {
             assertThat(e.attempts()).isEqualTo(1);
-            assertThat(e.error()).isInstanceOfSatisfying(PoolStoppedException.class, stop -> {
-                assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.STOPPED);
+            assertThat(e.error()).isInstanceOfSatisfying(PoolAbortedException.class, stop -> {
+                assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.STOPPED);
                 assertThat(stop.getCause()).hasMessage("quota exhausted");
             });
         });
         assertThat(hanging.reasons).as("running calls cancelled").hasSize(hanging.started.get())
-                .allSatisfy(reason -> assertThat(reason).isInstanceOf(PoolStoppedException.class));
-        assertStoppedBy(r.stats(), PoolStoppedException.Reason.STOPPED);
+                .allSatisfy(reason -> assertThat(reason).isInstanceOf(PoolAbortedException.class));
+        assertStoppedBy(r.stats(), PoolAbortedException.Reason.STOPPED);
         assertThat(r.stats().accepted()).as("a lazy input's unpulled items are not part of the run")
                 .isEqualTo(lazy.pulled.get());
         assertThat(lazy.pulled.get()).isLessThanOrEqualTo(11 + 4);
@@ -326,8 +326,8 @@ public abstract class PoolContract {
 
         assertEveryItemOnce(r, items);
         assertThat(r.errors()).hasSize(20).allSatisfy(e -> assertThat(e.error())
-                .isInstanceOfSatisfying(PoolStoppedException.class, stop -> {
-                    assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
+                .isInstanceOfSatisfying(PoolAbortedException.class, stop -> {
+                    assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.CANCELLED);
                     assertThat(stop.getCause()).isSameAs(why);
                 }));
         assertThat(r.errors()).filteredOn(e -> e.attempts() == 1).hasSize(2);
@@ -335,8 +335,8 @@ public abstract class PoolContract {
                 .filteredOn(e -> e.attempts() == 0).hasSize(18);
         assertThat(hanging.started).hasValue(2);
         assertThat(hanging.reasons).hasSize(2).allSatisfy(reason -> assertThat(reason)
-                .isInstanceOf(PoolStoppedException.class));
-        assertStoppedBy(r.stats(), PoolStoppedException.Reason.CANCELLED);
+                .isInstanceOf(PoolAbortedException.class));
+        assertStoppedBy(r.stats(), PoolAbortedException.Reason.CANCELLED);
         assertThat(run.inflight()).isZero();
     }
 
@@ -354,11 +354,11 @@ public abstract class PoolContract {
         assertThat(r.successes()).isEmpty();
         assertThat(r.errors()).hasSize(lazy.pulled.get()).allSatisfy(e -> {
             assertThat(e.attempts()).isEqualTo(1);
-            assertThat(e.error()).isInstanceOfSatisfying(PoolStoppedException.class,
-                    stop -> assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.DEADLINE));
+            assertThat(e.error()).isInstanceOfSatisfying(PoolAbortedException.class,
+                    stop -> assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.DEADLINE));
         });
         assertThat(hanging.reasons).hasSize(hanging.started.get()).hasSize(2);
-        assertStoppedBy(r.stats(), PoolStoppedException.Reason.DEADLINE);
+        assertStoppedBy(r.stats(), PoolAbortedException.Reason.DEADLINE);
         assertThat(run.inflight()).isZero();
     }
 
@@ -379,7 +379,7 @@ public abstract class PoolContract {
         });
         assertThat(hanging.reasons).hasSize(2);
         assertThat(r.stats().stopCause()).get().satisfies(stop -> {
-            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
+            assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.CANCELLED);
             assertThat(stop.getCause()).isInstanceOf(LimiterClosedException.class);
         });
         assertThat(run.inflight()).isZero();
@@ -503,7 +503,7 @@ public abstract class PoolContract {
         AdaptiveResult<Integer, Integer> r = run.await();
 
         assertThat(r.stats().stopCause()).get().satisfies(stop -> {
-            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.INPUT_FAILED);
+            assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.INPUT_FAILED);
             assertThat(stop.getCause()).isInstanceOf(IllegalStateException.class).hasMessage("disk gone");
         });
         assertThat(r.resultsInInputOrder()).isEqualTo(range(7));
@@ -520,7 +520,7 @@ public abstract class PoolContract {
 
         assertThat(r.stats().accepted()).isZero();
         assertThat(r.stats().stopCause()).get().satisfies(stop -> {
-            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.INPUT_FAILED);
+            assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.INPUT_FAILED);
             assertThat(stop.getCause()).hasMessage("no iterator today");
         });
     }
@@ -562,7 +562,7 @@ public abstract class PoolContract {
         assertThat(r.resultsInInputOrder()).isEqualTo(range(12));
         assertThat(r.errors()).isEmpty();
         assertThat(r.stats().stopCause()).get().satisfies(stop -> {
-            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.INPUT_FAILED);
+            assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.INPUT_FAILED);
             assertThat(stop.getCause()).hasMessageContaining("broke after 12 items");
         });
         assertThat(down.inside).hasValue(0);

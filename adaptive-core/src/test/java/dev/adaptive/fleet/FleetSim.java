@@ -2,7 +2,7 @@ package dev.adaptive.fleet;
 
 import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.time.VirtualTime;
 

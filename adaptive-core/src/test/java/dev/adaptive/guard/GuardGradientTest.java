@@ -1,6 +1,6 @@
 package dev.adaptive.guard;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.gen.Gen;
 import dev.adaptive.gen.Property;
 import dev.adaptive.limit.LimitState;

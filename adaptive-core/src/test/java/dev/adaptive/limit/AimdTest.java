@@ -1,6 +1,5 @@
 package dev.adaptive.limit;
 
-import dev.adaptive.Outcome;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

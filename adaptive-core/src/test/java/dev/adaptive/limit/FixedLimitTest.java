@@ -1,6 +1,5 @@
 package dev.adaptive.limit;
 
-import dev.adaptive.Outcome;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

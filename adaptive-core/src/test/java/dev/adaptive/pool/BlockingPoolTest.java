@@ -1,6 +1,5 @@
 package dev.adaptive.pool;
 
-import dev.adaptive.Adaptive;
 import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.retry.RetryPolicy;
 import org.junit.jupiter.api.Test;
@@ -43,7 +42,7 @@ class BlockingPoolTest {
         CountDownLatch never = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(3);
         Set<String> threads = ConcurrentHashMap.newKeySet();
-        AdaptiveResult<Integer, Integer> r = AdaptivePool.of(0, 1, 2)
+        AdaptiveResult<Integer, Integer> r = ItemPool.of(0, 1, 2)
                 .withName(name)
                 .withLimits(3, 1, 3)
                 .withTaskTimeout(Duration.ofMillis(100))
@@ -73,7 +72,7 @@ class BlockingPoolTest {
     void blockingWorkRunsOnAtMostMaxDaemonThreadsThatEndWithTheRun() throws Exception {
         String name = "blocking-bounded";
         Set<Thread> threads = ConcurrentHashMap.newKeySet();
-        PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(IntStream.range(0, 200).boxed().toList())
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(IntStream.range(0, 200).boxed().toList())
                 .withName(name)
                 .withLimits(2, 1, 4)
                 .processBlocking((Integer i, dev.adaptive.TaskContext ctx) -> {
@@ -91,7 +90,7 @@ class BlockingPoolTest {
         String name = "blocking-cancel";
         CountDownLatch started = new CountDownLatch(2);
         CountDownLatch interrupted = new CountDownLatch(2);
-        PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(IntStream.range(0, 10).iterator())
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(IntStream.range(0, 10).iterator())
                 .withName(name)
                 .withLimits(2, 2, 2)
                 .processBlocking((Integer i, dev.adaptive.TaskContext ctx) -> {
@@ -108,7 +107,7 @@ class BlockingPoolTest {
         assertThat(run.cancel()).isTrue();
         AdaptiveResult<Integer, Integer> r = run.toCompletableFuture().get(GENEROUS_SECONDS, TimeUnit.SECONDS);
         assertThat(interrupted.await(GENEROUS_SECONDS, TimeUnit.SECONDS)).isTrue();
-        assertThat(r.errors()).hasSize(2).allSatisfy(e -> assertThat(e.error()).isInstanceOf(PoolStoppedException.class));
+        assertThat(r.errors()).hasSize(2).allSatisfy(e -> assertThat(e.error()).isInstanceOf(PoolAbortedException.class));
         assertThat(r.stats().accepted()).isEqualTo(2);
         assertThreadsGone(name);
     }
@@ -122,7 +121,7 @@ class BlockingPoolTest {
         });
         try {
             Set<String> names = ConcurrentHashMap.newKeySet();
-            PoolStats s = AdaptivePool.of(1, 2, 3, 4, 5)
+            PoolStats s = ItemPool.of(1, 2, 3, 4, 5)
                     .withBlockingExecutor(mine)
                     .streamBlocking((Integer i, dev.adaptive.TaskContext ctx) -> {
                         names.add(Thread.currentThread().getName());
@@ -140,7 +139,7 @@ class BlockingPoolTest {
     @Test
     void aBlockingTaskThatThrowsIsRetried() throws Exception {
         ConcurrentHashMap<Integer, Integer> calls = new ConcurrentHashMap<>();
-        AdaptiveResult<Integer, Integer> r = AdaptivePool.of(1, 2, 3)
+        AdaptiveResult<Integer, Integer> r = ItemPool.of(1, 2, 3)
                 .withName("blocking-retry")
                 .withRetryPolicy(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(1)).build())
                 .processBlocking((Integer i, dev.adaptive.TaskContext ctx) -> {
@@ -157,10 +156,10 @@ class BlockingPoolTest {
     @Test
     void adaptiveMapShortcutsCollectEveryItem() throws Exception {
         List<Integer> input = IntStream.range(0, 50).boxed().toList();
-        AdaptiveResult<Integer, Integer> async = Adaptive.map(input, i -> CompletableFuture.completedFuture(i + 1))
+        AdaptiveResult<Integer, Integer> async = ItemPool.map(input, i -> CompletableFuture.completedFuture(i + 1))
                 .get(GENEROUS_SECONDS, TimeUnit.SECONDS);
         assertThat(async.resultsInInputOrder()).isEqualTo(input.stream().map(i -> i + 1).toList());
-        AdaptiveResult<Integer, String> blocking = Adaptive.mapBlocking(input, String::valueOf,
+        AdaptiveResult<Integer, String> blocking = ItemPool.mapBlocking(input, String::valueOf,
                         PoolOptions.builder().name("map-blocking").limits(2, 1, 3).build())
                 .get(GENEROUS_SECONDS, TimeUnit.SECONDS);
         assertThat(blocking.resultsInInputOrder()).isEqualTo(input.stream().map(String::valueOf).toList());

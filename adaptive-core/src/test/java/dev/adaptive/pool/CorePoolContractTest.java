@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The batch runner's contract against the plain Java {@link AdaptivePool}, in virtual time. */
+/** The batch runner's contract against the plain Java {@link ItemPool}, in virtual time. */
 class CorePoolContractTest extends PoolContract {
 
     @Override
@@ -55,10 +55,10 @@ class CorePoolContractTest extends PoolContract {
                             e -> onItem.accept(new Settled.Failed<>(e)))));
         }
 
-        private <T> AdaptivePool<T> pool(Setup setup, Input<T> input) {
-            AdaptivePool<T> pool = input instanceof Input.Pushed<T> pushed
-                    ? AdaptivePool.of(publisher(pushed.items()))
-                    : AdaptivePool.of(((Input.Items<T>) input).items());
+        private <T> ItemPool<T> pool(Setup setup, Input<T> input) {
+            ItemPool<T> pool = input instanceof Input.Pushed<T> pushed
+                    ? ItemPool.of(publisher(pushed.items()))
+                    : ItemPool.of(((Input.Items<T>) input).items());
             pool.withVirtualTime(time)
                     .withAlgorithm(FixedLimit.of(setup.limit()))
                     .withRetryPolicy(RetryPolicy.builder().retries(setup.retries())

@@ -26,7 +26,7 @@ public final class HugeInputMain {
         long n = Long.parseLong(args[0]);
         String kind = args[1];
         long start = System.nanoTime();
-        AdaptivePool<Long> pool = kind.equals("publisher") ? AdaptivePool.of(new Counting(n)) : AdaptivePool.of(iterator(n));
+        ItemPool<Long> pool = kind.equals("publisher") ? ItemPool.of(new Counting(n)) : ItemPool.of(iterator(n));
         AtomicLong succeeded = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicLong sum = new AtomicLong();

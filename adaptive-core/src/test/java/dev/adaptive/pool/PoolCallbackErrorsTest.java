@@ -27,7 +27,7 @@ class PoolCallbackErrorsTest {
             closed.incrementAndGet();
             throw new AssertionError("close handler bug");
         });
-        PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(items).withAlgorithm(FixedLimit.of(2))
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(items).withAlgorithm(FixedLimit.of(2))
                 .withVirtualTime(time)
                 .process((item, ctx) -> CompletableFuture.completedFuture(item * 10));
         time.runUntilIdle();
@@ -40,7 +40,7 @@ class PoolCallbackErrorsTest {
     @Test
     void aListenerThrowingAnErrorLosesOnlyItsOwnCall() {
         AtomicInteger heard = new AtomicInteger();
-        PoolRun<PoolStats> run = AdaptivePool.of(List.of(1, 2, 3, 4)).withAlgorithm(FixedLimit.of(2))
+        PoolRun<PoolStats> run = ItemPool.of(List.of(1, 2, 3, 4)).withAlgorithm(FixedLimit.of(2))
                 .withVirtualTime(time)
                 .stream((item, ctx) -> CompletableFuture.completedFuture(item), new PoolListener<Integer, Integer>() {
                     @Override

@@ -67,7 +67,7 @@ class PoolFaultScheduleProperties {
         int rateLimitRetries = rnd.nextInt(5);
         FaultSchedule faults = FaultSchedule.random(rnd);
 
-        AdaptivePool<Integer> pool = h.traced(AdaptivePool.of(IntStream.range(0, n).boxed().toArray(Integer[]::new)))
+        ItemPool<Integer> pool = h.traced(ItemPool.of(IntStream.range(0, n).boxed().toArray(Integer[]::new)))
                 .withAlgorithm(algorithm(rnd, min, max))
                 .withRetryPolicy(RetryPolicy.builder().retries(retries).maxRateLimitRetries(rateLimitRetries)
                         .minDelay(Duration.ofMillis(20)).maxDelay(Duration.ofSeconds(1)).jitter(0.5)
@@ -145,7 +145,7 @@ class PoolFaultScheduleProperties {
         assertThat(s.succeeded()).isEqualTo(r.successes().size());
         assertThat(s.failed()).isEqualTo(r.errors().size());
         long rateLimitedEnds = h.eventsOf(TraceEvent.TaskEnd.class).stream()
-                .filter(e -> e.outcome() instanceof dev.adaptive.Outcome.RateLimited).count();
+                .filter(e -> e.outcome() instanceof dev.adaptive.limit.Outcome.RateLimited).count();
         assertThat(s.rateLimitEvents()).isEqualTo(rateLimitedEnds);
         assertThat(h.eventsOf(TraceEvent.TaskEnd.class)).hasSizeLessThanOrEqualTo(starts.size());
         r.successes().forEach(x -> assertThat(x.attempts()).isBetween(1, 1 + retries + rateLimitRetries));

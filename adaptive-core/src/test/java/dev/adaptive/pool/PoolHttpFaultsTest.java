@@ -74,7 +74,7 @@ class PoolHttpFaultsTest {
                 });
                 return true;
             };
-            PoolRun<AdaptiveResult<Integer, String>> run = AdaptivePool.of(IntStream.range(0, n).boxed().toList())
+            PoolRun<AdaptiveResult<Integer, String>> run = ItemPool.of(IntStream.range(0, n).boxed().toList())
                     .withLimits(4, 1, 16)
                     .withRetryPolicy(RetryPolicy.builder().retries(6).exponential().minDelay(Duration.ofMillis(50))
                             .maxDelay(Duration.ofMillis(400)).build())
@@ -110,7 +110,7 @@ class PoolHttpFaultsTest {
         }
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         int p = port;
-        AdaptiveResult<Integer, String> r = AdaptivePool.of(1, 2, 3)
+        AdaptiveResult<Integer, String> r = ItemPool.of(1, 2, 3)
                 .withRetryPolicy(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(10)).maxDelay(Duration.ofMillis(20)).build())
                 .process((i, ctx) -> get(client, p, "/" + i, ctx.cancellation()::onCancel))
                 .toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -138,7 +138,7 @@ class PoolHttpFaultsTest {
             acceptor.start();
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             int n = 24;
-            PoolRun<AdaptiveResult<Integer, String>> run = AdaptivePool.of(IntStream.range(0, n).boxed().toList())
+            PoolRun<AdaptiveResult<Integer, String>> run = ItemPool.of(IntStream.range(0, n).boxed().toList())
                     .withAlgorithm(FixedLimit.of(4)) // a leaked slot would stall the run after four
                     .withRetryPolicy(RetryPolicy.builder().retries(1).minDelay(Duration.ofMillis(10)).maxDelay(Duration.ofMillis(20)).build())
                     .withTaskTimeout(Duration.ofMillis(300))

@@ -29,7 +29,7 @@ class PoolInputsTest {
         CountingIterator input = new CountingIterator(20);
         AtomicInteger settled = new AtomicInteger();
         AtomicInteger maxAhead = new AtomicInteger();
-        PoolRun<PoolStats> run = h.traced(AdaptivePool.of(input))
+        PoolRun<PoolStats> run = h.traced(ItemPool.of(input))
                 .withAlgorithm(FixedLimit.of(3))
                 .stream(h.scripted((item, attempt) -> {
                     maxAhead.accumulateAndGet(input.pulled() - settled.get(), Math::max);
@@ -53,7 +53,7 @@ class PoolInputsTest {
         Iterable<Integer> iterable = () -> lazy;
         CompletableFuture<Void> stop = new CompletableFuture<>();
         h.time.schedule(() -> stop.complete(null), Duration.ofMillis(50));
-        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(iterable))
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(ItemPool.of(iterable))
                 .withAlgorithm(FixedLimit.of(2)).withCancellation(stop)
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item))));
         assertThat(lazy.pulled()).isEqualTo(2);
@@ -63,7 +63,7 @@ class PoolInputsTest {
         CompletableFuture<Void> stop2 = new CompletableFuture<>();
         h2.time.schedule(() -> stop2.complete(null), Duration.ofMillis(50));
         List<Integer> list = IntStream.range(0, 10).boxed().toList();
-        AdaptiveResult<Integer, Object> all = h2.finish(AdaptivePool.of(list).withVirtualTime(h2.time)
+        AdaptiveResult<Integer, Object> all = h2.finish(ItemPool.of(list).withVirtualTime(h2.time)
                 .withAlgorithm(FixedLimit.of(2)).withCancellation(stop2)
                 .process(h2.scripted((item, attempt) -> Reply.ok(100, item))));
         assertThat(all.errors()).extracting(ItemError::item).containsExactlyInAnyOrderElementsOf(list);
@@ -76,7 +76,7 @@ class PoolInputsTest {
         AtomicInteger pulled = new AtomicInteger();
         Stream<Integer> stream = Stream.iterate(0, i -> i + 1).limit(12).peek(i -> pulled.incrementAndGet())
                 .onClose(() -> closed.set(true));
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(stream))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(stream))
                 .withAlgorithm(FixedLimit.of(4))
                 .process(h.scripted((item, attempt) -> Reply.ok(10, item * 2)));
         assertThat(pulled.get()).isEqualTo(4);
@@ -91,7 +91,7 @@ class PoolInputsTest {
         TestPublishers.Range source = new TestPublishers.Range(30, h.time, Duration.ZERO);
         AtomicInteger settled = new AtomicInteger();
         source.settled = settled::get;
-        PoolStats s = h.finish(h.traced(AdaptivePool.of(source))
+        PoolStats s = h.finish(h.traced(ItemPool.of(source))
                 .withAlgorithm(FixedLimit.of(4))
                 .stream(h.scripted((item, attempt) -> Reply.ok(10, item)),
                         PoolListener.of(r -> settled.incrementAndGet(), e -> settled.incrementAndGet())));
@@ -106,7 +106,7 @@ class PoolInputsTest {
     @Test
     void anAsynchronousPublisherIsWaitedForWithoutHoldingASlot() {
         TestPublishers.Range source = new TestPublishers.Range(10, h.time, Duration.ofMillis(5));
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(source))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(source))
                 .withAlgorithm(FixedLimit.of(3))
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item)));
         // Nothing requested is in hand yet, so no slot is held while the publisher works.
@@ -137,19 +137,19 @@ class PoolInputsTest {
                 return next++;
             }
         };
-        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(broken))
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(ItemPool.of(broken))
                 .withAlgorithm(FixedLimit.of(5))
                 .process(h.scripted((item, attempt) -> Reply.ok(10, item))));
         assertThat(r.results()).containsExactly(0, 1, 2);
         assertThat(r.stats().stopCause()).get().satisfies(p -> {
-            assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.INPUT_FAILED);
+            assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.INPUT_FAILED);
             assertThat(p.getCause()).hasMessage("disk gone");
         });
 
         VirtualPoolHarness h2 = new VirtualPoolHarness();
         TestPublishers.Range failing = new TestPublishers.Range(10, h2.time, Duration.ofMillis(1), 4,
                 new IllegalStateException("upstream died"));
-        AdaptiveResult<Integer, Object> p = h2.finish(AdaptivePool.of(failing).withVirtualTime(h2.time)
+        AdaptiveResult<Integer, Object> p = h2.finish(ItemPool.of(failing).withVirtualTime(h2.time)
                 .withAlgorithm(FixedLimit.of(2))
                 .process(h2.scripted((item, attempt) -> Reply.ok(10, item))));
         assertThat(p.results()).containsExactly(0, 1, 2, 3);
@@ -164,7 +164,7 @@ class PoolInputsTest {
         // A small stack: recursion per item would overflow it within a few thousand items.
         Thread t = new Thread(null, () -> {
             try {
-                PoolStats s = AdaptivePool.of(IntStream.range(0, n).iterator())
+                PoolStats s = ItemPool.of(IntStream.range(0, n).iterator())
                         .withVirtualTime(new VirtualTime())
                         .withLimits(1, 1, 4)
                         .stream((Integer i, dev.adaptive.TaskContext ctx) -> CompletableFuture.completedFuture(i),
@@ -189,7 +189,7 @@ class PoolInputsTest {
         List<String> withNull = new ArrayList<>();
         withNull.add("a");
         withNull.add(null);
-        AdaptiveResult<String, Object> r = h.finish(h.traced(AdaptivePool.of(withNull))
+        AdaptiveResult<String, Object> r = h.finish(h.traced(ItemPool.of(withNull))
                 .process((item, ctx) -> CompletableFuture.completedFuture(String.valueOf(item))));
         assertThat(r.resultsInInputOrder()).containsExactly("a", "null");
     }

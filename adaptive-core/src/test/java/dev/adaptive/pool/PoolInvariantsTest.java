@@ -53,10 +53,10 @@ class PoolInvariantsTest {
         boolean stops = rnd.nextInt(5) == 0;
         int inputKind = rnd.nextInt(3);
 
-        AdaptivePool<Integer> pool = switch (inputKind) {
-            case 0 -> AdaptivePool.of(IntStream.range(0, n).boxed().toArray(Integer[]::new));
-            case 1 -> AdaptivePool.of(new CountingIterator(n));
-            default -> AdaptivePool.of(new TestPublishers.Range(n, h.time, Duration.ofMillis(rnd.nextInt(3))));
+        ItemPool<Integer> pool = switch (inputKind) {
+            case 0 -> ItemPool.of(IntStream.range(0, n).boxed().toArray(Integer[]::new));
+            case 1 -> ItemPool.of(new CountingIterator(n));
+            default -> ItemPool.of(new TestPublishers.Range(n, h.time, Duration.ofMillis(rnd.nextInt(3))));
         };
         h.traced(pool)
                 .withAlgorithm(algorithm(rnd))
@@ -113,7 +113,7 @@ class PoolInvariantsTest {
         r.successes().forEach(x -> assertThat(x.attempts()).isBetween(1, maxAttempts));
         r.errors().forEach(x -> assertThat(x.attempts()).isBetween(0, maxAttempts));
         r.errors().stream().filter(x -> x.attempts() == 0)
-                .forEach(x -> assertThat(x.error()).isInstanceOf(PoolStoppedException.class));
+                .forEach(x -> assertThat(x.error()).isInstanceOf(PoolAbortedException.class));
         assertThat(h.eventsOf(TraceEvent.Retry.class)).noneMatch(e -> e.cause() instanceof StopPoolException);
 
         // Invariant 4: no attempt starts strictly inside an announced Retry-After window.
@@ -126,7 +126,7 @@ class PoolInvariantsTest {
         }
         pauses.forEach(p -> assertThat(p.retryAfter()).isLessThanOrEqualTo(Duration.ofMillis(800)));
         Property.collect("paused", !pauses.isEmpty());
-        Property.collect("ended by", s.stopCause().map(PoolStoppedException::reason).map(Enum::name)
+        Property.collect("ended by", s.stopCause().map(PoolAbortedException::reason).map(Enum::name)
                 .orElse("input end"));
     }
 
@@ -146,7 +146,7 @@ class PoolInvariantsTest {
                 if (round % 2 == 1) {
                     completers.schedule(() -> stop.complete(null), 20 + seeds.nextInt(60), TimeUnit.MILLISECONDS);
                 }
-                PoolRun<AdaptiveResult<Integer, Integer>> run = AdaptivePool.of(new CountingIterator(n))
+                PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(new CountingIterator(n))
                         .withLimits(4, 1, 16)
                         .withRetryPolicy(RetryPolicy.builder().retries(2).minDelay(Duration.ofMillis(1))
                                 .maxDelay(Duration.ofMillis(5)).maxRetryAfter(Duration.ofMillis(5)).build())

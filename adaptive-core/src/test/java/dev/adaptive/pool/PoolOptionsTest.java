@@ -26,7 +26,7 @@ class PoolOptionsTest {
 
     @Test
     void badLimitsNameTheBoundAndTheValue() {
-        AdaptivePool<String> pool = AdaptivePool.of("a");
+        ItemPool<String> pool = ItemPool.of("a");
         assertThatThrownBy(() -> pool.withLimits(1, 0, 5)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("minLimit must be >= 1: 0");
         assertThatThrownBy(() -> pool.withLimits(5, 1, 3)).isInstanceOf(IllegalArgumentException.class)
@@ -37,7 +37,7 @@ class PoolOptionsTest {
 
     @Test
     void badDurationsAndCountsNameTheOption() {
-        AdaptivePool<String> pool = AdaptivePool.of("a");
+        ItemPool<String> pool = ItemPool.of("a");
         assertThatThrownBy(() -> pool.withTaskTimeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("taskTimeout must be positive: PT0S");
         assertThatThrownBy(() -> pool.withDeadline(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
@@ -54,7 +54,7 @@ class PoolOptionsTest {
 
     @Test
     void aPoolRunsOnce() {
-        AdaptivePool<String> pool = AdaptivePool.of("a").withVirtualTime(h.time);
+        ItemPool<String> pool = ItemPool.of("a").withVirtualTime(h.time);
         pool.process((item, ctx) -> CompletableFuture.completedFuture(item));
         assertThatThrownBy(() -> pool.process((item, ctx) -> CompletableFuture.completedFuture(item)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("already run");
@@ -64,7 +64,7 @@ class PoolOptionsTest {
 
     @Test
     void joinOnAnUnfinishedVirtualTimeRunFailsInsteadOfHanging() {
-        PoolRun<AdaptiveResult<String, Object>> run = AdaptivePool.of("a").withVirtualTime(h.time)
+        PoolRun<AdaptiveResult<String, Object>> run = ItemPool.of("a").withVirtualTime(h.time)
                 .process(h.scripted((item, attempt) -> Reply.ok(10, item)));
         assertThatThrownBy(run::join).isInstanceOf(IllegalStateException.class).hasMessageContaining("VirtualTime");
         h.time.runUntilIdle();
@@ -73,14 +73,14 @@ class PoolOptionsTest {
 
     @Test
     void withLimitsBuildsVegasWithThoseBoundsAndWithAlgorithmWins() {
-        PoolRun<AdaptiveResult<String, Object>> vegas = AdaptivePool.of("a").withVirtualTime(h.time)
+        PoolRun<AdaptiveResult<String, Object>> vegas = ItemPool.of("a").withVirtualTime(h.time)
                 .withLimits(7, 2, 9).process(h.scripted((item, attempt) -> Reply.ok(10, item)));
         assertThat(vegas.limiter().algorithm()).isInstanceOfSatisfying(Vegas.class, v -> {
             assertThat(v.initialLimit()).isEqualTo(7);
             assertThat(v.minLimit()).isEqualTo(2);
             assertThat(v.maxLimit()).isEqualTo(9);
         });
-        PoolRun<AdaptiveResult<String, Object>> fixed = AdaptivePool.of("a").withVirtualTime(h.time)
+        PoolRun<AdaptiveResult<String, Object>> fixed = ItemPool.of("a").withVirtualTime(h.time)
                 .withLimits(7, 2, 9).withAlgorithm(FixedLimit.of(3))
                 .process(h.scripted((item, attempt) -> Reply.ok(10, item)));
         assertThat(fixed.limiter().limit()).isEqualTo(3);
@@ -103,13 +103,13 @@ class PoolOptionsTest {
         assertThat(copy.taskTimeout()).contains(Duration.ofSeconds(2));
         assertThat(copy.deadline()).contains(Duration.ofMinutes(1));
         assertThat(copy.ticker()).isSameAs(o.ticker());
-        assertThat(AdaptivePool.of("a").withOptions(o).options().name()).isEqualTo("x");
+        assertThat(ItemPool.of("a").withOptions(o).options().name()).isEqualTo("x");
     }
 
     // ---- hostile Retry-After -----------------------------------------------------------
 
     private AdaptiveResult<String, Object> oneRateLimitThenOk(RateLimitedException first, Duration maxRetryAfter) {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a"))
                 .withAlgorithm(FixedLimit.of(1))
                 .withRetryPolicy(noJitter().retries(0).maxRetryAfter(maxRetryAfter).build())
                 .process(h.scripted((item, attempt) -> attempt == 1 ? Reply.fail(10, first) : Reply.ok(10, "ok")));
@@ -140,7 +140,7 @@ class PoolOptionsTest {
             VirtualPoolHarness local = new VirtualPoolHarness();
             RateLimitedException e = new RateLimitedException("429", hostile,
                     local.time.clock(Instant.parse("2025-01-01T00:00:00Z")));
-            PoolRun<AdaptiveResult<String, Object>> run = local.traced(AdaptivePool.of("a"))
+            PoolRun<AdaptiveResult<String, Object>> run = local.traced(ItemPool.of("a"))
                     .withAlgorithm(FixedLimit.of(1))
                     .withRetryPolicy(noJitter().retries(0).build())
                     .process(local.scripted((item, attempt) -> attempt == 1 ? Reply.fail(10, e) : Reply.ok(10, "ok")));

@@ -34,7 +34,7 @@ class PoolOutputsTest {
     @Test
     void resultsAreInCompletionOrderAndOnFinishRunsOnceBeforeTheOutcome() {
         List<AdaptiveResult<Integer, ?>> finished = new ArrayList<>();
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(3, 1, 2))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(3, 1, 2))
                 .withAlgorithm(FixedLimit.of(3))
                 .onFinish(finished::add)
                 .process(h.scripted((item, attempt) -> Reply.ok(item * 10L, "v" + item)));
@@ -52,7 +52,7 @@ class PoolOutputsTest {
         Thread.UncaughtExceptionHandler before = Thread.currentThread().getUncaughtExceptionHandler();
         Thread.currentThread().setUncaughtExceptionHandler((t, e) -> reported.set(e));
         try {
-            PoolRun<AdaptiveResult<Integer, Object>> run = AdaptivePool.of(1).withVirtualTime(h.time)
+            PoolRun<AdaptiveResult<Integer, Object>> run = ItemPool.of(1).withVirtualTime(h.time)
                     .onFinish(r -> {
                         throw new IllegalStateException("logger down");
                     })
@@ -67,7 +67,7 @@ class PoolOutputsTest {
     @Test
     void aThrowingListenerIsCountedAndEveryItemStillSettles() {
         AtomicInteger calls = new AtomicInteger();
-        PoolStats s = h.finish(h.traced(AdaptivePool.of(items(10)))
+        PoolStats s = h.finish(h.traced(ItemPool.of(items(10)))
                 .withAlgorithm(FixedLimit.of(3))
                 .stream(h.scripted((item, attempt) -> item % 2 == 0
                                 ? Reply.ok(10, item) : Reply.fail(10, new IllegalArgumentException("odd"))),
@@ -84,7 +84,7 @@ class PoolOutputsTest {
     @Test
     void streamingOnFinishGetsStatsOnly() {
         AtomicReference<AdaptiveResult<Integer, ?>> seen = new AtomicReference<>();
-        PoolStats s = h.finish(h.traced(AdaptivePool.of(items(4)))
+        PoolStats s = h.finish(h.traced(ItemPool.of(items(4)))
                 .onFinish(seen::set)
                 .stream(h.scripted((item, attempt) -> Reply.ok(1, item)), PoolListener.of(r -> { }, e -> { })));
         assertThat(seen.get().successes()).isEmpty();
@@ -98,7 +98,7 @@ class PoolOutputsTest {
             AtomicBoolean inside = new AtomicBoolean();
             AtomicInteger overlaps = new AtomicInteger();
             List<Integer> seen = new ArrayList<>(); // unsynchronized on purpose: calls are serialized
-            PoolRun<PoolStats> run = AdaptivePool.of(IntStream.range(0, 3000).iterator())
+            PoolRun<PoolStats> run = ItemPool.of(IntStream.range(0, 3000).iterator())
                     .withAlgorithm(FixedLimit.of(16))
                     .stream((Integer i, TaskContext ctx) -> CompletableFuture.supplyAsync(() -> i, completers),
                             PoolListener.of(r -> {
@@ -155,7 +155,7 @@ class PoolOutputsTest {
 
     @Test
     void publisherOutputRespectsDemandAndBoundsIntake() {
-        PoolPublisher<Integer, Object> publisher = h.traced(AdaptivePool.of(IntStream.range(0, 40).iterator()))
+        PoolPublisher<Integer, Object> publisher = h.traced(ItemPool.of(IntStream.range(0, 40).iterator()))
                 .withAlgorithm(FixedLimit.of(4))
                 .withRetryPolicy(RetryPolicy.none())
                 .publish(h.scripted((item, attempt) -> item == 7
@@ -187,7 +187,7 @@ class PoolOutputsTest {
 
     @Test
     void subscriberCancelCancelsTheRunAndNothingFollows() {
-        PoolPublisher<Integer, Object> publisher = h.traced(AdaptivePool.of(IntStream.range(0, 40).iterator()))
+        PoolPublisher<Integer, Object> publisher = h.traced(ItemPool.of(IntStream.range(0, 40).iterator()))
                 .withAlgorithm(FixedLimit.of(2))
                 .publish(h.scripted((item, attempt) -> Reply.ok(100, item)));
         Collector c = new Collector();
@@ -200,15 +200,15 @@ class PoolOutputsTest {
         assertThat(c.items).hasSize(1);
         assertThat(c.completions.get()).isZero();
         PoolStats stats = publisher.stats().join();
-        assertThat(stats.stopCause()).get().extracting(PoolStoppedException::reason)
-                .isEqualTo(PoolStoppedException.Reason.CANCELLED);
+        assertThat(stats.stopCause()).get().extracting(PoolAbortedException::reason)
+                .isEqualTo(PoolAbortedException.Reason.CANCELLED);
         assertThat(stats.succeeded() + stats.failed()).isEqualTo(stats.accepted());
         assertThat(h.contexts).filteredOn(ctx -> ctx.cancellation().isCancelled()).isNotEmpty();
     }
 
     @Test
     void badRequestAndSecondSubscriberGetOnError() {
-        PoolPublisher<Integer, Object> publisher = h.traced(AdaptivePool.of(items(5)))
+        PoolPublisher<Integer, Object> publisher = h.traced(ItemPool.of(items(5)))
                 .publish(h.scripted((item, attempt) -> Reply.ok(10, item)));
         Collector first = new Collector();
         publisher.subscribe(first);

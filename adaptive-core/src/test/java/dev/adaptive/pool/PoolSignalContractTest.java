@@ -1,6 +1,6 @@
 package dev.adaptive.pool;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskTimeoutException;
@@ -23,7 +23,7 @@ class PoolSignalContractTest {
 
     @Test
     void successIsOneAttemptAndFreesTheSlotForTheNextItem() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a", "b", "c"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a", "b", "c"))
                 .withAlgorithm(FixedLimit.of(2))
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item.toUpperCase())));
         AdaptiveResult<String, Object> r = h.finish(run);
@@ -49,7 +49,7 @@ class PoolSignalContractTest {
 
     @Test
     void rateLimitPausesTheWholePoolUntilRetryAfterAndDoesNotConsumeRetries() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a", "b", "c"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a", "b", "c"))
                 .withAlgorithm(FixedLimit.of(2))
                 .withRetryPolicy(noJitter().retries(0).build())
                 .process(h.scripted((item, attempt) -> item.equals("a") && attempt == 1
@@ -86,7 +86,7 @@ class PoolSignalContractTest {
 
     @Test
     void rateLimitBudgetIsCappedByMaxRateLimitRetries() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a"))
                 .withAlgorithm(FixedLimit.of(1))
                 .withRetryPolicy(noJitter().retries(5).maxRateLimitRetries(2).build())
                 .process(h.scripted((item, attempt) -> Reply.fail(10, new RateLimitedException(Duration.ofSeconds(1)))));
@@ -107,7 +107,7 @@ class PoolSignalContractTest {
     @Test
     void otherErrorsConsumeRetriesWithBackoffThenSucceedOrLandInErrors() {
         IllegalStateException last = new IllegalStateException("third");
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("flaky", "broken"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("flaky", "broken"))
                 .withAlgorithm(FixedLimit.of(2))
                 .withRetryPolicy(noJitter().retries(2).build())
                 .process(h.scripted((item, attempt) -> item.equals("flaky")
@@ -137,7 +137,7 @@ class PoolSignalContractTest {
     @Test
     void jitterSpreadsTheBackoffWithTheInjectedRandom() {
         // random() = 1.0 - tiny: the delay is stretched by almost the full jitter of 0.5
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("a"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("a"))
                 .withAlgorithm(FixedLimit.of(1))
                 .withRetryPolicy(noJitter().retries(1).jitter(0.5).random(() -> 0.0).build())
                 .process(h.scripted((item, attempt) -> attempt == 1
@@ -150,7 +150,7 @@ class PoolSignalContractTest {
 
     @Test
     void taskTimeoutFiresTheCancellationCountsAsADropAndConsumesARetry() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("slow"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("slow"))
                 .withAlgorithm(FixedLimit.of(1))
                 .withTaskTimeout(Duration.ofMillis(200))
                 .withRetryPolicy(noJitter().constant().retries(1).build())
@@ -174,7 +174,7 @@ class PoolSignalContractTest {
 
     @Test
     void ignoredOutcomeGivesNoSampleAndIsRetriedOnlyIfTheRetryClassifierSaysSo() {
-        PoolRun<AdaptiveResult<String, Object>> run = h.traced(AdaptivePool.of("missing", "flaky"))
+        PoolRun<AdaptiveResult<String, Object>> run = h.traced(ItemPool.of("missing", "flaky"))
                 .withAlgorithm(FixedLimit.of(2))
                 .withClassifier((result, error) -> error instanceof IllegalArgumentException ? Outcome.IGNORED : null)
                 .withRetryPolicy(noJitter().retries(3).retryOn(RetryClassifier.on(IllegalStateException.class)).build())
@@ -197,7 +197,7 @@ class PoolSignalContractTest {
 
     @Test
     void stopPoolExceptionStopsDispatchCancelsInFlightAndEndsTheRestAsErrors() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(0, 1, 2, 3, 4, 5))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(0, 1, 2, 3, 4, 5))
                 .withAlgorithm(FixedLimit.of(2))
                 .withRetryPolicy(noJitter().retries(3).build())
                 .process(h.scripted((item, attempt) -> item == 1
@@ -212,22 +212,22 @@ class PoolSignalContractTest {
             assertThat(e.attempts()).isEqualTo(1);
         });
         assertThat(r.errors()).filteredOn(e -> e.item() == 0).singleElement().satisfies(e -> {
-            assertThat(e.error()).isInstanceOfSatisfying(PoolStoppedException.class,
-                    p -> assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.STOPPED));
+            assertThat(e.error()).isInstanceOfSatisfying(PoolAbortedException.class,
+                    p -> assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.STOPPED));
             assertThat(e.attempts()).isEqualTo(1);
         });
         assertThat(r.errors()).filteredOn(e -> e.item() >= 2).hasSize(4)
                 .allSatisfy(e -> assertThat(e.attempts()).isZero())
-                .allSatisfy(e -> assertThat(e.error()).isInstanceOf(PoolStoppedException.class));
+                .allSatisfy(e -> assertThat(e.error()).isInstanceOf(PoolAbortedException.class));
         // The slot item 1 freed was not given to item 2: dispatch stopped at once.
         assertThat(h.starts).extracting(VirtualPoolHarness.Start::item).containsExactly(0, 1);
-        assertThat(h.contexts.get(0).cancellation().reason()).isInstanceOf(PoolStoppedException.class);
+        assertThat(h.contexts.get(0).cancellation().reason()).isInstanceOf(PoolAbortedException.class);
         PoolStats s = r.stats();
         assertThat(s.accepted()).isEqualTo(6);
         assertThat(s.failed()).isEqualTo(6);
         assertThat(s.elapsed()).isEqualTo(Duration.ofMillis(50));
         assertThat(s.stopCause()).get().satisfies(p -> {
-            assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.STOPPED);
+            assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.STOPPED);
             assertThat(p.getCause()).isInstanceOf(StopPoolException.class).hasMessage("quota gone");
         });
         assertThat(h.eventsOf(TraceEvent.Retry.class)).isEmpty();
@@ -236,7 +236,7 @@ class PoolSignalContractTest {
     @Test
     void stopPoolExceptionThrownSynchronouslyStopsTooAndLeavesALazyInputUnpulled() {
         CountingIterator input = new CountingIterator(100);
-        PoolRun<AdaptiveResult<Integer, Object>> run = AdaptivePool.of(input)
+        PoolRun<AdaptiveResult<Integer, Object>> run = ItemPool.of(input)
                 .withVirtualTime(h.time)
                 .withAlgorithm(FixedLimit.of(3))
                 .process((item, ctx) -> {
@@ -255,7 +255,7 @@ class PoolSignalContractTest {
         assertThat(r.results()).containsExactly(0, 1, 2);
         assertThat(r.errors()).extracting(ItemError::item).containsExactlyInAnyOrder(3, 4);
         assertThat(r.errors()).filteredOn(e -> e.item() == 3).singleElement().satisfies(e -> {
-            assertThat(e.error()).isInstanceOf(PoolStoppedException.class);
+            assertThat(e.error()).isInstanceOf(PoolAbortedException.class);
             assertThat(e.attempts()).isEqualTo(1);
         });
         assertThat(r.errors()).filteredOn(e -> e.item() == 4).singleElement()

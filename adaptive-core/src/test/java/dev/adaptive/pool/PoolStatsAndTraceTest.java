@@ -21,7 +21,7 @@ class PoolStatsAndTraceTest {
 
     private AdaptiveResult<Integer, Object> runWithOneRateLimit() {
         // Aimd capped at its initial 4: only the 429 moves it, down to 4 * 0.5 = 2.
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(0, 1, 2, 3))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(0, 1, 2, 3))
                 .withAlgorithm(Aimd.builder().initialLimit(4).minLimit(1).maxLimit(4).decreaseFactor(0.5)
                         .stabilityWindow(100).build())
                 .withRetryPolicy(noJitter().build())
@@ -87,7 +87,7 @@ class PoolStatsAndTraceTest {
 
     @Test
     void aLiveSnapshotIncludesTheOpenStretch() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(0, 1))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(0, 1))
                 .withLimits(2, 1, 2)
                 .process(h.scripted((item, attempt) -> Reply.ok(1000, item)));
         h.time.advance(Duration.ofMillis(250));

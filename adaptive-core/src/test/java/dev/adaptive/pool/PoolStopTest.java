@@ -29,7 +29,7 @@ class PoolStopTest {
 
     @Test
     void deadlineCancelsInFlightAndEndsEveryAcceptedItemAsAnError() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(items(10)))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(items(10)))
                 .withAlgorithm(FixedLimit.of(2))
                 .withDeadline(Duration.ofMillis(250))
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item)));
@@ -37,23 +37,23 @@ class PoolStopTest {
 
         assertThat(r.results()).containsExactly(0, 1, 2, 3);
         assertThat(r.errors()).hasSize(6).allSatisfy(e -> assertThat(e.error())
-                .isInstanceOfSatisfying(PoolStoppedException.class,
-                        p -> assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.DEADLINE)));
+                .isInstanceOfSatisfying(PoolAbortedException.class,
+                        p -> assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.DEADLINE)));
         // 4 and 5 were running (started at 200) and were cancelled; 6..9 never started.
         assertThat(r.errors()).filteredOn(e -> e.item() < 6).extracting(ItemError::attempts).containsOnly(1);
         assertThat(r.errors()).filteredOn(e -> e.item() >= 6).extracting(ItemError::attempts).containsOnly(0);
         assertThat(h.contexts).filteredOn(c -> c.index() >= 4).hasSize(2)
-                .allSatisfy(c -> assertThat(c.cancellation().reason()).isInstanceOf(PoolStoppedException.class));
+                .allSatisfy(c -> assertThat(c.cancellation().reason()).isInstanceOf(PoolAbortedException.class));
         assertThat(r.stats().elapsed()).isEqualTo(Duration.ofMillis(250));
-        assertThat(r.stats().stopCause()).get().extracting(PoolStoppedException::reason)
-                .isEqualTo(PoolStoppedException.Reason.DEADLINE);
+        assertThat(r.stats().stopCause()).get().extracting(PoolAbortedException::reason)
+                .isEqualTo(PoolAbortedException.Reason.DEADLINE);
         assertThat(r.stats().accepted()).isEqualTo(10);
         assertThat(h.time.elapsed()).as("no task left behind by the run").isLessThanOrEqualTo(Duration.ofMillis(300));
     }
 
     @Test
     void deadlineThatIsNotReachedLeavesNoTimerBehind() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(items(2)))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(items(2)))
                 .withDeadline(Duration.ofHours(1))
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item)));
         AdaptiveResult<Integer, Object> r = h.finish(run);
@@ -66,7 +66,7 @@ class PoolStopTest {
         CountingIterator input = new CountingIterator(10);
         CompletableFuture<String> stop = new CompletableFuture<>();
         h.time.schedule(() -> stop.complete("user pressed stop"), Duration.ofMillis(150));
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(input))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(input))
                 .withAlgorithm(FixedLimit.of(2))
                 .withCancellation(stop)
                 .process(h.scripted((item, attempt) -> Reply.ok(100, item)));
@@ -78,7 +78,7 @@ class PoolStopTest {
         assertThat(r.errors()).extracting(ItemError::item).containsExactlyInAnyOrder(2, 3);
         assertThat(r.errors()).extracting(ItemError::attempts).containsOnly(1);
         assertThat(r.stats().stopCause()).get().satisfies(p -> {
-            assertThat(p.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
+            assertThat(p.reason()).isEqualTo(PoolAbortedException.Reason.CANCELLED);
             assertThat(p.getCause()).isNull();
         });
         assertThat(r.stats().elapsed()).isEqualTo(Duration.ofMillis(150));
@@ -89,7 +89,7 @@ class PoolStopTest {
         CompletableFuture<Void> stop = new CompletableFuture<>();
         IllegalStateException why = new IllegalStateException("shutdown");
         h.time.schedule(() -> stop.completeExceptionally(why), Duration.ofMillis(50));
-        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(items(3)))
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(ItemPool.of(items(3)))
                 .withCancellation(stop)
                 .process(h.scripted((item, attempt) -> Reply.hang())));
         assertThat(r.errors()).hasSize(3);
@@ -98,7 +98,7 @@ class PoolStopTest {
 
     @Test
     void alreadyCompletedCancellationEndsEveryItemOfAnArrayWithoutStartingOne() {
-        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(items(5)))
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(ItemPool.of(items(5)))
                 .withCancellation(CompletableFuture.completedFuture(null))
                 .process(h.scripted((item, attempt) -> Reply.ok(1, item))));
         assertThat(h.starts).isEmpty();
@@ -110,7 +110,7 @@ class PoolStopTest {
     void aPublisherIsNotEvenSubscribedWhenTheRunIsCancelledBeforeItStarts() {
         AtomicInteger subscribes = new AtomicInteger();
         java.util.concurrent.Flow.Publisher<Integer> publisher = s -> subscribes.incrementAndGet();
-        AdaptiveResult<Integer, Object> r = h.finish(h.traced(AdaptivePool.of(publisher))
+        AdaptiveResult<Integer, Object> r = h.finish(h.traced(ItemPool.of(publisher))
                 .withCancellation(CompletableFuture.completedFuture(null))
                 .process(h.scripted((item, attempt) -> Reply.ok(1, item))));
         assertThat(subscribes.get()).isZero();
@@ -120,7 +120,7 @@ class PoolStopTest {
 
     @Test
     void poolRunCancelStopsRetriesWaitingForTheirBackoff() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(AdaptivePool.of(items(1)))
+        PoolRun<AdaptiveResult<Integer, Object>> run = h.traced(ItemPool.of(items(1)))
                 .withRetryPolicy(RetryPolicy.builder().retries(5).constant().minDelay(Duration.ofSeconds(10)).noJitter().build())
                 .process(h.scripted((item, attempt) -> Reply.fail(10, new IllegalStateException("down"))));
         h.time.advance(Duration.ofSeconds(1));
@@ -131,7 +131,7 @@ class PoolStopTest {
 
         assertThat(r.errors()).singleElement().satisfies(e -> {
             assertThat(e.attempts()).isEqualTo(1);
-            assertThat(e.error()).isInstanceOf(PoolStoppedException.class).hasRootCauseMessage("bored");
+            assertThat(e.error()).isInstanceOf(PoolAbortedException.class).hasRootCauseMessage("bored");
         });
         assertThat(h.starts).hasSize(1);
         assertThat(r.stats().elapsed()).isEqualTo(Duration.ofSeconds(1));
@@ -142,10 +142,10 @@ class PoolStopTest {
     void aTasksCancellationSignalCancelsANestedPool() {
         List<PoolStats> inner = new CopyOnWriteArrayList<>();
         List<TaskContext> innerContexts = new CopyOnWriteArrayList<>();
-        PoolRun<AdaptiveResult<String, Object>> outer = h.traced(AdaptivePool.of("batch"))
+        PoolRun<AdaptiveResult<String, Object>> outer = h.traced(ItemPool.of("batch"))
                 .withTaskTimeout(Duration.ofMillis(300))
                 .withRetryPolicy(RetryPolicy.none())
-                .process((batch, ctx) -> AdaptivePool.of(items(4))
+                .process((batch, ctx) -> ItemPool.of(items(4))
                         .withVirtualTime(h.time)
                         .withAlgorithm(FixedLimit.of(1))
                         .withCancellation(ctx.cancellation())
@@ -169,18 +169,18 @@ class PoolStopTest {
             // answer was scheduled) cancelled 2 while running, and 3 was never started.
             assertThat(s.succeeded()).isEqualTo(2);
             assertThat(s.failed()).isEqualTo(2);
-            assertThat(s.stopCause()).get().extracting(PoolStoppedException::reason)
-                    .isEqualTo(PoolStoppedException.Reason.CANCELLED);
+            assertThat(s.stopCause()).get().extracting(PoolAbortedException::reason)
+                    .isEqualTo(PoolAbortedException.Reason.CANCELLED);
             assertThat(s.elapsed()).isEqualTo(Duration.ofMillis(300));
         });
         assertThat(innerContexts).hasSize(3);
-        assertThat(innerContexts.get(2).cancellation().reason()).isInstanceOf(PoolStoppedException.class);
+        assertThat(innerContexts.get(2).cancellation().reason()).isInstanceOf(PoolAbortedException.class);
     }
 
     @Test
     void pendingItemsEndExactlyOnceWhenEverythingStopsAtOnce() {
         List<Integer> seen = new ArrayList<>();
-        PoolRun<PoolStats> run = h.traced(AdaptivePool.of(items(50)))
+        PoolRun<PoolStats> run = h.traced(ItemPool.of(items(50)))
                 .withAlgorithm(FixedLimit.of(5))
                 .withDeadline(Duration.ofMillis(100))
                 .stream(h.scripted((item, attempt) -> attempt == 1

@@ -56,7 +56,7 @@ final class VirtualPoolHarness {
                 .noJitter();
     }
 
-    <T> AdaptivePool<T> traced(AdaptivePool<T> pool) {
+    <T> ItemPool<T> traced(ItemPool<T> pool) {
         return pool.withVirtualTime(time).withTraceListener(events::add);
     }
 

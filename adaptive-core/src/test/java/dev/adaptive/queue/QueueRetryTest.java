@@ -2,7 +2,7 @@ package dev.adaptive.queue;
 
 import dev.adaptive.AsyncTask;
 import dev.adaptive.ClassifiedFailureException;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.retry.Backoff;

@@ -1,6 +1,6 @@
 package dev.adaptive.queue;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.TaskContext;
 import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.limit.FixedLimit;

@@ -3,7 +3,7 @@ package dev.adaptive.retry;
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.Limiter;
 import dev.adaptive.limit.FixedLimit;
-import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.PoolRun;
 import dev.adaptive.queue.ThrottledQueue;
@@ -99,7 +99,7 @@ class ThrowingRetryCallbacksTest {
 
     @Test
     void aPoolRunFinishesWhenItsClassifierThrowsAnError() {
-        PoolRun<AdaptiveResult<Integer, Object>> run = AdaptivePool.of(List.of(1, 2, 3, 4))
+        PoolRun<AdaptiveResult<Integer, Object>> run = ItemPool.of(List.of(1, 2, 3, 4))
                 .withAlgorithm(FixedLimit.of(2)).withVirtualTime(time)
                 .withRetryPolicy(policy(throwing(new AssertionError("classifier"))))
                 .process((item, ctx) -> CompletableFuture.failedFuture(new IllegalStateException("down " + item)));

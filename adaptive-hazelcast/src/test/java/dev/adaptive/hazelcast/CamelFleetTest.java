@@ -2,6 +2,7 @@ package dev.adaptive.hazelcast;
 
 import dev.adaptive.camel.AdaptiveComponent;
 import dev.adaptive.fleet.FleetStats;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
@@ -33,11 +34,11 @@ class CamelFleetTest {
     private static final int CEILING = 6;
 
     private static TestCluster cluster;
-    private static HoldingServer server;
+    private static FlakyHttpServer server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = HoldingServer.start(20);
+        server = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
         cluster = TestCluster.start(2);
     }
 

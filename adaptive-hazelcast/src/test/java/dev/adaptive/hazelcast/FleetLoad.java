@@ -2,7 +2,7 @@ package dev.adaptive.hazelcast;
 
 import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -3,6 +3,7 @@ package dev.adaptive.hazelcast;
 import com.hazelcast.core.EntryView;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.adaptive.contract.CoordinatorContract;
 import dev.adaptive.fleet.FleetPause;
 import dev.adaptive.fleet.NodeReport;
 import dev.adaptive.time.VirtualTime;
@@ -20,7 +21,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -28,11 +28,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The coordinator's contract on a one-member cluster, with a wall clock the test moves (the
- * fleet tests run it on three members). Each test uses a prefix of its own.
+ * The coordinator's contract ({@link CoordinatorContract}) on a one-member cluster, with a wall
+ * clock the test moves (the fleet tests run it on three members), and what is the Hazelcast
+ * store's own. Each test uses a prefix of its own.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class HazelcastCoordinatorTest {
+class HazelcastCoordinatorTest extends CoordinatorContract {
 
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final Instant EPOCH = Instant.parse("2030-01-01T00:00:00Z");
@@ -61,32 +62,19 @@ class HazelcastCoordinatorTest {
         return "t" + UUID.randomUUID() + ".";
     }
 
-    private static HazelcastCoordinator coordinator(String prefix, Clock clock) {
+    /** The pause map keeps the later end and relays only what extends it. */
+    @Override
+    protected boolean dropsEarlierPauses() {
+        return true;
+    }
+
+    @Override
+    protected HazelcastCoordinator coordinator(String prefix, Clock clock) {
         return HazelcastCoordinator.builder(hz).prefix(prefix).clock(clock).build();
     }
 
     private static NodeReport report(String node, String incarnation, int limit, Clock clock) {
         return new NodeReport(node, incarnation, limit, 0, clock.instant());
-    }
-
-    @Test
-    void aHeartbeatReturnsEveryLiveReportIncludingItsOwnAndDropsThosePastTheirStampedTtl() {
-        VirtualTime time = new VirtualTime();
-        Clock clock = time.clock(EPOCH);
-        HazelcastCoordinator c = coordinator(prefix(), clock);
-        await(c.heartbeat("api", report("b", "b1", 7, clock), TTL));
-        List<NodeReport> live = await(c.heartbeat("api", report("a", "a1", 5, clock), TTL));
-        assertThat(live).extracting(NodeReport::nodeId).containsExactly("a", "b");
-        assertThat(live.get(1).localLimit()).isEqualTo(7);
-        assertThat(live.get(1).reportedAt()).isEqualTo(clock.instant());
-        NodeReport claiming = new NodeReport("c \"quoted\" \\ \u00e9\n", "c1", 9, 2, 4, clock.instant());
-        assertThat(await(c.heartbeat("api", claiming, TTL))).as("every field survives the store").contains(claiming);
-        assertThat(await(c.heartbeat("other", report("z", "z1", 1, clock), TTL))).as("keys are separate").hasSize(1);
-        time.advance(Duration.ofMillis(1_500));
-        await(c.heartbeat("api", report("a", "a1", 5, clock), TTL));
-        time.advance(Duration.ofMillis(600)); // b's and c's reports are now 2.1 s old
-        assertThat(await(c.heartbeat("api", report("a", "a1", 6, clock), TTL)))
-                .singleElement().satisfies(r -> assertThat(r.localLimit()).isEqualTo(6));
     }
 
     @Test
@@ -131,18 +119,14 @@ class HazelcastCoordinatorTest {
     }
 
     @Test
-    void twoIncarnationsOfOneIdStayVisibleAndLeaveRemovesThemAll() {
+    void theLastLeaveRemovesTheStoredEntry() {
         VirtualTime time = new VirtualTime();
         Clock clock = time.clock(EPOCH);
         String prefix = prefix();
         HazelcastCoordinator c = coordinator(prefix, clock);
         await(c.heartbeat("api", report("dup", "first", 3, clock), TTL));
-        await(c.heartbeat("api", report("dup", "second", 4, clock), TTL));
-        assertThat(await(c.heartbeat("api", report("x", "x1", 2, clock), TTL)))
-                .extracting(NodeReport::incarnation).containsExactly("first", "second", "x1");
+        await(c.heartbeat("api", report("x", "x1", 2, clock), TTL));
         await(c.leave("api", "dup"));
-        assertThat(await(c.heartbeat("api", report("x", "x1", 2, clock), TTL)))
-                .extracting(NodeReport::nodeId).containsExactly("x");
         await(c.leave("api", "x"));
         assertThat(hz.getMap(prefix + "reports").containsKey("api")).as("the last leave removes the entry").isFalse();
         await(c.leave("api", "nobody"));
@@ -191,33 +175,6 @@ class HazelcastCoordinatorTest {
     }
 
     @Test
-    void aPauseReachesEverySubscriberAndALateOneCatchesUpButNeverAnEarlierPause() throws Exception {
-        VirtualTime time = new VirtualTime();
-        Clock clock = time.clock(EPOCH);
-        String prefix = prefix();
-        HazelcastCoordinator publisher = coordinator(prefix, clock);
-        HazelcastCoordinator other = coordinator(prefix, clock);
-        List<FleetPause> first = new CopyOnWriteArrayList<>();
-        CompletableFuture<FleetPause> got = new CompletableFuture<>();
-        AutoCloseable sub = other.subscribePauses("api", p -> {
-            first.add(p);
-            got.complete(p);
-        });
-        FleetPause later = new FleetPause("n1", clock.instant().plusSeconds(30));
-        await(publisher.publishPause("api", later));
-        assertThat(await(got)).as("heard live, or from the store once registered").isEqualTo(later);
-        await(publisher.publishPause("api", new FleetPause("n2", clock.instant().plusSeconds(5))));
-        CompletableFuture<FleetPause> caughtUp = new CompletableFuture<>();
-        AutoCloseable late = other.subscribePauses("api", caughtUp::complete);
-        assertThat(await(caughtUp)).as("the stored pause is the later one").isEqualTo(later);
-        sub.close();
-        late.close();
-        sub.close();
-        await(publisher.publishPause("api", new FleetPause("n3", clock.instant().plusSeconds(60))));
-        assertThat(first).as("no earlier pause relayed, nothing after close").containsOnly(later);
-    }
-
-    @Test
     void aListenerThatThrowsAnythingIsCountedAndTheOthersStillHear() {
         VirtualTime time = new VirtualTime();
         Clock clock = time.clock(EPOCH);
@@ -237,7 +194,7 @@ class HazelcastCoordinatorTest {
     }
 
     @Test
-    void aPauseAlreadyOverIsNotShared() {
+    void aPauseAlreadyOverIsNotStored() {
         VirtualTime time = new VirtualTime();
         Clock clock = time.clock(EPOCH);
         String prefix = prefix();

@@ -2,6 +2,7 @@ package dev.adaptive.hazelcast;
 
 import dev.adaptive.fleet.FleetEvent;
 import dev.adaptive.fleet.FleetPause;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -35,14 +36,14 @@ class HazelcastFleetTest {
     private static final String KEY = "backend";
 
     private static TestCluster cluster;
-    private static HoldingServer server;
+    private static FlakyHttpServer server;
     private static HttpClient http;
     private static final List<FleetNode> nodes = new ArrayList<>();
     private static FleetNode killed;
 
     @BeforeAll
     static void start() throws Exception {
-        server = HoldingServer.start(20);
+        server = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
         http = FleetLoad.client();
         cluster = TestCluster.start(3);
         for (int i = 0; i < 3; i++) {

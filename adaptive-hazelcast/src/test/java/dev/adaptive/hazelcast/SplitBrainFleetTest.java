@@ -2,6 +2,7 @@ package dev.adaptive.hazelcast;
 
 import com.hazelcast.config.SplitBrainProtectionConfig;
 import dev.adaptive.fleet.FleetEvent;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,16 +41,16 @@ class SplitBrainFleetTest {
     private static final Duration SETTLE = Duration.ofSeconds(40);
 
     private static TestCluster cluster;
-    private static HoldingServer plainServer;
-    private static HoldingServer protectedServer;
+    private static FlakyHttpServer plainServer;
+    private static FlakyHttpServer protectedServer;
     private static HttpClient http;
     private static final List<FleetNode> plain = new ArrayList<>();
     private static final List<FleetNode> guarded = new ArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
-        plainServer = HoldingServer.start(20);
-        protectedServer = HoldingServer.start(20);
+        plainServer = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
+        protectedServer = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
         http = FleetLoad.client();
         cluster = TestCluster.start(3, cfg -> {
             cfg.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig("majority", true, 2));
@@ -83,7 +84,7 @@ class SplitBrainFleetTest {
         Until.met(what + ": " + which, SETTLE, () -> which.stream().allMatch(condition));
     }
 
-    private static List<FleetLoad> load(List<FleetNode> fleet, HoldingServer server) {
+    private static List<FleetLoad> load(List<FleetNode> fleet, FlakyHttpServer server) {
         return fleet.stream().map(n -> new FleetLoad(n.limiter, http, server.port(), "/" + n.member.nodeId()).start(6))
                 .toList();
     }

@@ -338,7 +338,7 @@ public class AdaptiveComponent extends DefaultComponent {
      * @param name a pool's name
      * @return a snapshot of that pool, if it has taken exchanges
      */
-    public Optional<PoolStats> stats(String name) {
+    public Optional<AdaptiveStats> stats(String name) {
         Slot slot = slots.get(name);
         ExchangePool p = slot == null ? null : slot.pool;
         return p == null ? Optional.empty() : Optional.ofNullable(p.stats());

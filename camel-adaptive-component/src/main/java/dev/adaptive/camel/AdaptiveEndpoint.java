@@ -123,139 +123,139 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     }
 
     /** @return a snapshot of the pool, if it has started */
-    public Optional<PoolStats> stats() {
+    public Optional<AdaptiveStats> stats() {
         return getComponent().stats(name);
     }
 
     // ---- JMX -----------------------------------------------------------------------------
 
-    private PoolStats statsOrIdle() {
+    private AdaptiveStats statsOrIdle() {
         return stats().orElse(null);
     }
 
     /** @return the pool's concurrency limit now, 0 before it starts */
     @ManagedAttribute(description = "The pool's concurrency limit now")
     public int getLimit() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.limit();
     }
 
     /** @return attempts holding a slot now */
     @ManagedAttribute(description = "Attempts holding a slot now")
     public int getInflight() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.inflight();
     }
 
     /** @return exchanges queued for a slot now */
     @ManagedAttribute(description = "Exchanges queued for a slot now")
     public int getWaiting() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.waiting();
     }
 
     /** @return exchanges accepted and not yet ended */
     @ManagedAttribute(description = "Exchanges accepted and not yet ended (in flight, queued, in backoff)")
     public int getPending() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.pending();
     }
 
     /** @return the highest limit so far */
     @ManagedAttribute(description = "The highest concurrency limit so far")
     public int getMaxLimitReached() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.maxLimitReached();
     }
 
     /** @return whether a Retry-After pause is open */
     @ManagedAttribute(description = "Whether a Retry-After pause is open now")
     public boolean isRatePaused() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s != null && s.ratePaused();
     }
 
     /** @return the limiter's lifecycle state, or NOT_STARTED */
     @ManagedAttribute(description = "The limiter's state: RUNNING, PAUSED, STOPPED, ABORTED, or NOT_STARTED")
     public String getPoolState() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? "NOT_STARTED" : s.state().name();
     }
 
     /** @return exchanges accepted */
     @ManagedAttribute(description = "Exchanges accepted")
     public long getExchangesAccepted() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.accepted();
     }
 
     /** @return exchanges that ended in success */
     @ManagedAttribute(description = "Exchanges that ended with the consumer route's success")
     public long getExchangesCompleted() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.completed();
     }
 
     /** @return exchanges that ended with an exception */
     @ManagedAttribute(description = "Exchanges that ended with an exception")
     public long getExchangesFailed() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.failed();
     }
 
     /** @return exchanges refused at once */
     @ManagedAttribute(description = "Exchanges refused at once: queue full, pool stopped, no consumer")
     public long getExchangesRejected() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.rejected();
     }
 
     /** @return attempts started */
     @ManagedAttribute(description = "Attempts started")
     public long getAttempts() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.attempts();
     }
 
     /** @return attempts after the first */
     @ManagedAttribute(description = "Attempts after the first, of any exchange")
     public long getRetryAttempts() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.retries();
     }
 
     /** @return dropped attempts */
     @ManagedAttribute(description = "Dropped attempts: failed or timed out")
     public long getCongestionEvents() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.congestionEvents();
     }
 
     /** @return rate-limited attempts */
     @ManagedAttribute(description = "Rate-limited attempts")
     public long getRateLimitEvents() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null ? 0 : s.rateLimitEvents();
     }
 
     /** @return this pool's share of the fleet's ceiling, or -1 without a coordinator */
     @ManagedAttribute(description = "This pool's share of the fleet's ceiling; -1 without a coordinator")
     public int getFleetShare() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null || s.fleet() == null ? -1 : s.fleet().share();
     }
 
     /** @return the fleet's ceiling, or -1 without a coordinator */
     @ManagedAttribute(description = "The fleet's global ceiling in the last heartbeat; -1 without a coordinator")
     public int getFleetCeiling() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null || s.fleet() == null ? -1 : s.fleet().globalCeiling();
     }
 
     /** @return the live nodes of the fleet, or -1 without a coordinator */
     @ManagedAttribute(description = "The fleet's live nodes in the last heartbeat; -1 without a coordinator")
     public int getFleetLiveNodes() {
-        PoolStats s = statsOrIdle();
+        AdaptiveStats s = statsOrIdle();
         return s == null || s.fleet() == null ? -1 : s.fleet().liveNodes();
     }
 

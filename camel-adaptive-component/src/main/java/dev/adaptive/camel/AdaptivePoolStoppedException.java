@@ -1,5 +1,7 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.AdaptiveException;
+
 /**
  * An exchange was still queued (waiting for a slot, a backoff or a Retry-After pause) when its
  * pool stopped: the shutdown of the consumer route ran out of time, or the Camel context
@@ -8,7 +10,7 @@ package dev.adaptive.camel;
  * meanwhile (often because the stop closed what it was using, such as camel-http's connection
  * pool): then {@link #getCause()} is that attempt's exception. Never retried.
  */
-public class AdaptivePoolStoppedException extends RuntimeException {
+public class AdaptivePoolStoppedException extends AdaptiveException {
 
     /** @param message which pool stopped, and why */
     public AdaptivePoolStoppedException(String message) {

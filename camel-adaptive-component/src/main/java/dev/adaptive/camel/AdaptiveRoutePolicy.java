@@ -1,6 +1,6 @@
 package dev.adaptive.camel;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.guard.ConcurrencyGuard;
 import dev.adaptive.guard.GuardLease;
 import dev.adaptive.guard.GuardStats;

@@ -3,7 +3,7 @@ package dev.adaptive.camel;
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.Limiter;
 import dev.adaptive.LimiterStats;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RejectedException;
 import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.internal.LiveSet;
@@ -28,7 +28,7 @@ import java.util.function.Supplier;
 /**
  * The running side of one named pool: the {@link Limiter} and {@link AdaptiveExecutor} every
  * attempt passes, the consumer route the attempts go to, the exchanges on their way, and the
- * counters behind {@link PoolStats}.
+ * counters behind {@link AdaptiveStats}.
  *
  * <p>Waiting holds no thread: an exchange waits as a {@link Submission} in the limiter's queue,
  * in a scheduled backoff or behind a Retry-After pause, and only an admitted attempt takes a
@@ -404,13 +404,13 @@ final class ExchangePool {
     }
 
     /** @return a snapshot, or {@code null} before the first exchange */
-    PoolStats stats() {
+    AdaptiveStats stats() {
         Engine e = engine;
         if (e == null) {
             return null;
         }
         LimiterStats l = e.limiter().stats();
-        return new PoolStats(name, l.limit(), l.inflight(), l.waiting(), pending.get(), l.maxLimitReached(),
+        return new AdaptiveStats(name, l.limit(), l.inflight(), l.waiting(), pending.get(), l.maxLimitReached(),
                 l.ratePaused(), l.state(), accepted.sum(), completed.sum(), failed.sum(), rejected.sum(),
                 attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents(),
                 e.fleet() == null ? null : e.fleet().stats());

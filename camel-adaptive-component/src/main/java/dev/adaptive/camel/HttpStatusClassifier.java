@@ -1,6 +1,6 @@
 package dev.adaptive.camel;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.internal.Causes;
 import dev.adaptive.retry.RetryAfter;

@@ -1,7 +1,7 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.ClassifiedFailureException;
-import dev.adaptive.Execution;
+import dev.adaptive.spi.Execution;
 import dev.adaptive.LimiterClosedException;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.RateLimitedException;

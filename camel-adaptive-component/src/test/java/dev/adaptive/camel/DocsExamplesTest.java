@@ -2,6 +2,7 @@ package dev.adaptive.camel;
 
 import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.docs.Snippets;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.component.http.HttpComponent;
@@ -84,7 +85,7 @@ class DocsExamplesTest {
 
     private static void runsOrders(CamelContext camel, int orders) {
         camel.createProducerTemplate().requestBody("direct:orders", IntStream.range(0, orders).boxed().toList());
-        PoolStats stats = camel.getComponent("adaptive", AdaptiveComponent.class).stats("orders-api").orElseThrow();
+        AdaptiveStats stats = camel.getComponent("adaptive", AdaptiveComponent.class).stats("orders-api").orElseThrow();
         assertThat(stats.completed()).isEqualTo(orders);
         assertThat(stats.failed()).isZero();
     }

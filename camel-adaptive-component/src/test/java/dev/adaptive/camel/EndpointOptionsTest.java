@@ -198,7 +198,7 @@ class EndpointOptionsTest extends CamelTestSupport {
             }
         });
         assertThat(template.requestBody("adaptive:late?algorithm=fixed&maxLimit=3", "x")).isEqualTo("ok");
-        PoolStats stats = context.getComponent("adaptive", AdaptiveComponent.class).stats("late").orElseThrow();
+        AdaptiveStats stats = context.getComponent("adaptive", AdaptiveComponent.class).stats("late").orElseThrow();
         assertThat(stats.limit()).isEqualTo(3);
     }
 

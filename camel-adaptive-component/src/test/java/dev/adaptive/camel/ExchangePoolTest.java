@@ -1,7 +1,7 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.AcquireTimeoutException;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.RejectedException;
 import dev.adaptive.TaskTimeoutException;

@@ -1,5 +1,7 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.FlakyHttpServer;
+
 import org.apache.camel.Exchange;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
@@ -82,7 +84,7 @@ class FlakyServerS3Test extends CamelTestSupport {
         long afterPause = inWindow.stream()
                 .filter(a -> a.dispatchedNanos() - pauses.pausedAfter(a.windowStart()) > 0)
                 .count();
-        PoolStats stats = context.getComponent("adaptive", AdaptiveComponent.class).stats("s3").orElseThrow();
+        AdaptiveStats stats = context.getComponent("adaptive", AdaptiveComponent.class).stats("s3").orElseThrow();
         System.out.printf("S3 camel: wall=%d ms, arrivals=%d, 429s=%d, maxConcurrency=%d, p90 concurrency in 2nd"
                         + " half=%d, arrivals during Retry-After=%d (dispatched after the pool paused=%d),"
                         + " final limit=%d, max limit=%d, retries=%d%n",

@@ -1,6 +1,7 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.fleet.InMemoryCoordinator;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
@@ -68,7 +69,7 @@ class FleetCamelTest {
         try (CamelContext a = node(coordinator, pausesA); CamelContext b = node(coordinator, pausesB)) {
             assertThat(call(b, "b", "/flaky").getException()).isNull();
             assertThat(call(a, "a", "/flaky").getException()).isNull();
-            PoolStats statsB = b.getComponent("adaptive", AdaptiveComponent.class).stats("api").orElseThrow();
+            AdaptiveStats statsB = b.getComponent("adaptive", AdaptiveComponent.class).stats("api").orElseThrow();
             assertThat(statsB.fleet()).isNotNull();
             assertThat(coordinator.liveReports("flaky-backend")).hasSize(2);
 
@@ -77,7 +78,7 @@ class FleetCamelTest {
             assertThat(limited.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(2);
             assertThat(pausesA.count()).isPositive();
             assertThat(pausesB.count()).as("b paused on a's Retry-After").isPositive();
-            PoolStats afterB = b.getComponent("adaptive", AdaptiveComponent.class).stats("api").orElseThrow();
+            AdaptiveStats afterB = b.getComponent("adaptive", AdaptiveComponent.class).stats("api").orElseThrow();
             assertThat(afterB.rateLimitEvents()).as("b met no 429 itself").isZero();
             assertThat(afterB.fleet().pausesReceived()).isPositive();
         }

@@ -1,5 +1,7 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.FlakyHttpServer;
+
 import org.apache.camel.Exchange;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
@@ -86,7 +88,7 @@ class HttpRateLimitTest extends CamelTestSupport {
         assertThat(e.getMessage().getBody(String.class)).isEqualTo("ok");
         assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(2);
         assertThat(elapsedMs).as("the retry waited the announced second").isGreaterThanOrEqualTo(1000);
-        PoolStats stats = stats("thrown");
+        AdaptiveStats stats = stats("thrown");
         assertThat(stats.rateLimitEvents()).isEqualTo(1);
         assertThat(stats.retries()).isEqualTo(1);
         assertThat(arrivalsDuringRetryAfter("thrown")).isZero();
@@ -114,7 +116,7 @@ class HttpRateLimitTest extends CamelTestSupport {
         assertThat(e.getException()).isInstanceOf(HttpOperationFailedException.class);
         assertThat(((HttpOperationFailedException) e.getException()).getStatusCode()).isEqualTo(500);
         assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(3);
-        PoolStats stats = stats("errors");
+        AdaptiveStats stats = stats("errors");
         assertThat(stats.congestionEvents()).isEqualTo(3);
         assertThat(stats.failed()).isEqualTo(1);
         assertThat(server.arrivals().stream().filter(a -> a.client().equals("errors")).count()).isEqualTo(3);
@@ -149,13 +151,13 @@ class HttpRateLimitTest extends CamelTestSupport {
         Exchange limited = call("adaptive:unavailable?maxRateLimitRetries=0&retries=0", "unavailable",
                 "/status/503?retryAfter=1");
         assertThat(((HttpOperationFailedException) limited.getException()).getStatusCode()).isEqualTo(503);
-        PoolStats afterLimited = stats("unavailable");
+        AdaptiveStats afterLimited = stats("unavailable");
         assertThat(afterLimited.rateLimitEvents()).isEqualTo(1);
         assertThat(afterLimited.congestionEvents()).isZero();
 
         Exchange dropped = call("adaptive:unavailable", "unavailable-plain", "/status/503?x=plain");
         assertThat(((HttpOperationFailedException) dropped.getException()).getStatusCode()).isEqualTo(503);
-        PoolStats afterDropped = stats("unavailable");
+        AdaptiveStats afterDropped = stats("unavailable");
         assertThat(afterDropped.rateLimitEvents()).isEqualTo(1);
         assertThat(afterDropped.congestionEvents()).isEqualTo(1);
         assertThat(dropped.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(1);
@@ -178,7 +180,7 @@ class HttpRateLimitTest extends CamelTestSupport {
                 "/status/429?retryAfter=" + sixSecondsAhead.replace(" ", "%20").replace(",", "%2C"));
 
         assertThat(((HttpOperationFailedException) e.getException()).getStatusCode()).isEqualTo(429);
-        PoolStats stats = stats(pool);
+        AdaptiveStats stats = stats(pool);
         assertThat(stats.rateLimitEvents()).isEqualTo(1);
         assertThat(stats.ratePaused()).as("paused until the announced date").isTrue();
     }
@@ -207,7 +209,7 @@ class HttpRateLimitTest extends CamelTestSupport {
         }
     }
 
-    private PoolStats stats(String pool) {
+    private AdaptiveStats stats(String pool) {
         return context.getComponent("adaptive", AdaptiveComponent.class).stats(pool).orElseThrow();
     }
 

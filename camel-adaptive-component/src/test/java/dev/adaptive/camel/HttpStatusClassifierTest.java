@@ -1,6 +1,6 @@
 package dev.adaptive.camel;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelExecutionException;

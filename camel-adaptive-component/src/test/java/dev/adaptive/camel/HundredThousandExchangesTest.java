@@ -115,7 +115,7 @@ class HundredThousandExchangesTest extends CamelTestSupport {
         long peakUsed = peakHeapUsed();
         long afterGrowth = liveHeap() - baseline;
         long retainedIfKept = retainedByKeepingExchanges(endpoint);
-        PoolStats stats = context.getComponent("adaptive", AdaptiveComponent.class).stats("bulk").orElseThrow();
+        AdaptiveStats stats = context.getComponent("adaptive", AdaptiveComponent.class).stats("bulk").orElseThrow();
         System.out.printf("bulk: %d exchanges in %.1f s = %.0f exchanges/s from %d threads, at most %d outstanding;"
                         + " limit %d (max reached %d); live heap baseline %d MB, growth at checkpoints %s MB (max %d MB),"
                         + " after the run %d MB; peak used heap incl. garbage %d MB; keeping every exchange would"

@@ -68,7 +68,7 @@ class NonBlockingTest extends CamelTestSupport {
 
         // Every send returned at once to this single thread, and the queue holds the rest.
         assertThat(batch.asyncReturns()).isEqualTo(EXCHANGES);
-        PoolStats waiting = context.getComponent("adaptive", AdaptiveComponent.class).stats("one").orElseThrow();
+        AdaptiveStats waiting = context.getComponent("adaptive", AdaptiveComponent.class).stats("one").orElseThrow();
         assertThat(waiting.inflight()).isEqualTo(1);
         assertThat(waiting.waiting()).isEqualTo(EXCHANGES - 1);
         assertThat(waiting.pending()).isEqualTo(EXCHANGES);
@@ -90,7 +90,7 @@ class NonBlockingTest extends CamelTestSupport {
             assertThat(e.getMessage().getHeader(AdaptiveConstants.CONCURRENCY, Integer.class)).isEqualTo(1);
         });
         assertThat(maxRunning.get()).as("attempts at once").isEqualTo(1);
-        PoolStats after = context.getComponent("adaptive", AdaptiveComponent.class).stats("one").orElseThrow();
+        AdaptiveStats after = context.getComponent("adaptive", AdaptiveComponent.class).stats("one").orElseThrow();
         assertThat(after.completed()).isEqualTo(EXCHANGES);
         assertThat(after.maxLimitReached()).isEqualTo(1);
         long poolThreadsAfter = Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))

@@ -1,6 +1,6 @@
 package dev.adaptive.camel;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;

@@ -2,6 +2,7 @@ package dev.adaptive.camel;
 
 import dev.adaptive.guard.ConcurrencyGuard;
 import dev.adaptive.guard.GuardGradient;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;

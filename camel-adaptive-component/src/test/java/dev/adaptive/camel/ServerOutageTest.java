@@ -93,7 +93,7 @@ class ServerOutageTest extends CamelTestSupport {
 
         // Calls are in flight at the server (held) and exchanges queue behind them: it dies now.
         assertThat(server.firstHeld().await(60, TimeUnit.SECONDS)).isTrue();
-        PoolStats atStop = stats();
+        AdaptiveStats atStop = stats();
         server.stop();
         assertThat(atStop.inflight()).as("attempts in flight when the server died").isPositive();
         assertThat(atStop.waiting()).as("exchanges queued when the server died").isPositive();
@@ -132,7 +132,7 @@ class ServerOutageTest extends CamelTestSupport {
                 assertThat(attempts).as("attempts of failed exchange %s", e.getIn().getBody()).isEqualTo(RETRIES + 1);
             }
         }
-        PoolStats after = stats();
+        AdaptiveStats after = stats();
         System.out.printf("outage: %d exchanges, %d succeeded (%d after failed attempts), %d failed; %d refused"
                         + " connections seen; %d answered before, %d after the restart; attempts %d, limit %d%n",
                 EXCHANGES, succeeded, recovered, EXCHANGES - succeeded, refused.get(), ANSWERED_BEFORE_THE_OUTAGE,
@@ -158,7 +158,7 @@ class ServerOutageTest extends CamelTestSupport {
         assertThat(stats().pending()).isZero();
     }
 
-    private PoolStats stats() {
+    private AdaptiveStats stats() {
         return context.getComponent("adaptive", AdaptiveComponent.class).stats("outage").orElseThrow();
     }
 

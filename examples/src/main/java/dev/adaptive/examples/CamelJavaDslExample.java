@@ -1,7 +1,7 @@
 package dev.adaptive.examples;
 
 import dev.adaptive.camel.AdaptiveComponent;
-import dev.adaptive.camel.PoolStats;
+import dev.adaptive.camel.AdaptiveStats;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.http.HttpComponent;
@@ -56,7 +56,7 @@ public final class CamelJavaDslExample {
             List<Integer> orders = IntStream.range(0, 50).boxed().toList();
             camel.createProducerTemplate().requestBody("direct:orders", orders);
 
-            PoolStats stats = camel.getComponent("adaptive", AdaptiveComponent.class).stats("orders-api").orElseThrow();
+            AdaptiveStats stats = camel.getComponent("adaptive", AdaptiveComponent.class).stats("orders-api").orElseThrow();
             System.out.printf("camel java: %d ok, %d failed, limit %d (max reached %d), %d rate-limit events%n",
                     stats.completed(), stats.failed(), stats.limit(), stats.maxLimitReached(), stats.rateLimitEvents());
         }

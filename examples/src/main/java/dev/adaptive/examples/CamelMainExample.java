@@ -1,7 +1,7 @@
 package dev.adaptive.examples;
 
 import dev.adaptive.camel.AdaptiveComponent;
-import dev.adaptive.camel.PoolStats;
+import dev.adaptive.camel.AdaptiveStats;
 import dev.adaptive.examples.server.FlakyModel;
 import dev.adaptive.examples.server.FlakyServer;
 import org.apache.camel.main.BaseMainSupport;
@@ -33,7 +33,7 @@ public final class CamelMainExample {
             main.addMainListener(new MainListenerSupport() {
                 @Override
                 public void beforeStop(BaseMainSupport stopped) {
-                    PoolStats stats = stopped.getCamelContext().getComponent("adaptive", AdaptiveComponent.class)
+                    AdaptiveStats stats = stopped.getCamelContext().getComponent("adaptive", AdaptiveComponent.class)
                             .stats("orders-api").orElse(null);
                     if (stats != null) {
                         System.out.printf("camel main: %d ok, %d failed, limit %d (max reached %d), %d rate-limit"

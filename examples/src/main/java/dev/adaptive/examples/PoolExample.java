@@ -2,7 +2,7 @@ package dev.adaptive.examples;
 
 import dev.adaptive.Adapt;
 import dev.adaptive.examples.demo.Http;
-import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.retry.RetryPolicy;
 
@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * The core pool on its own: 100 GETs through {@link AdaptivePool}, whose concurrency tunes
+ * The core pool on its own: 100 GETs through {@link ItemPool}, whose concurrency tunes
  * itself and which pauses every worker on a 429's {@code Retry-After}.
  *
  * <pre>java dev.adaptive.examples.PoolExample [url-with-{i}]</pre>
@@ -30,7 +30,7 @@ public final class PoolExample {
             HttpClient http = HttpClient.newHttpClient();
             List<Integer> ids = IntStream.range(0, 100).boxed().toList();
 
-            AdaptiveResult<Integer, String> result = AdaptivePool.of(ids)
+            AdaptiveResult<Integer, String> result = ItemPool.of(ids)
                     .withLimits(5, 1, 50)                       // initial, min, max
                     .adaptOn(Adapt.latency().errors().rateLimit())
                     .withRetryPolicy(RetryPolicy.builder().retries(3).exponential().jitter().build())

@@ -2,7 +2,7 @@ package dev.adaptive.examples;
 
 import dev.adaptive.camel.AdaptiveComponent;
 import dev.adaptive.camel.AdaptiveConstants;
-import dev.adaptive.camel.PoolStats;
+import dev.adaptive.camel.AdaptiveStats;
 import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.examples.server.FlakyModel;
 import dev.adaptive.examples.server.FlakyServer;
@@ -85,7 +85,7 @@ class CamelMainExampleTest {
                 assertThat(options.retries()).isEqualTo(5);
                 assertThat(options.maxDelay()).isEqualTo(Duration.ofSeconds(5));
                 assertThat(options.maxRetryAfter()).as("the component's default").isEqualTo(Duration.ofMinutes(2));
-                PoolStats stats = adaptive.stats("orders-api").orElseThrow();
+                AdaptiveStats stats = adaptive.stats("orders-api").orElseThrow();
                 assertThat(stats.completed()).isEqualTo(ORDERS);
                 assertThat(stats.rateLimitEvents()).isPositive();
                 for (String scheme : List.of("http", "https")) {

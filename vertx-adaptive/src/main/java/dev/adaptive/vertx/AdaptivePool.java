@@ -4,7 +4,7 @@ import dev.adaptive.StopPoolException;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.ItemError;
 import dev.adaptive.pool.PoolStats;
-import dev.adaptive.pool.PoolStoppedException;
+import dev.adaptive.pool.PoolAbortedException;
 import dev.adaptive.pool.Settled;
 import dev.adaptive.vertx.impl.AdaptiveLimiterImpl;
 import dev.adaptive.vertx.impl.AdaptivePoolImpl;
@@ -21,7 +21,7 @@ import java.util.Objects;
  * limiter's retries, task timeout and Retry-After pauses, and as many run at once as the limit
  * allows.
  *
- * <p>The runs are the core pool's ({@link dev.adaptive.pool.AdaptivePool}): the same engine,
+ * <p>The runs are the core pool's ({@link dev.adaptive.pool.ItemPool}): the same engine,
  * on this limiter, with the same semantics. Inputs are pulled, never pushed: a slot is acquired
  * first, then the next item is taken (from an {@link Iterable}'s iterator, or by
  * {@link ReadStream#fetch(long) fetch(1)} on a paused {@link ReadStream}), so memory stays
@@ -33,14 +33,14 @@ import java.util.Objects;
  * {@link ItemError}s in completion order, and {@link PoolStats}), or, in the streaming form, one
  * {@link Settled} per item and the stats; {@link AdaptivePoolStats} gives the stats as JSON. Every
  * accepted item ends in exactly one place. Early ends are as in the core pool, with the same
- * {@link PoolStoppedException} as {@link PoolStats#stopCause()}:
+ * {@link PoolAbortedException} as {@link PoolStats#stopCause()}:
  * <ul>
  *   <li>an item that fails with a {@link StopPoolException} keeps it as its error and stops the
  *       run ({@code STOPPED}); a cancellation ({@link #withCancellation}) or the deadline
  *       ({@link #withDeadline}) stops it too ({@code CANCELLED}, {@code DEADLINE}): nothing more
  *       is pulled, the calls still running are cancelled (their
  *       {@link dev.adaptive.TaskContext#cancellation()} fires) and end with the
- *       {@code PoolStoppedException}, and so do items accepted and not started (attempts
+ *       {@code PoolAbortedException}, and so do items accepted and not started (attempts
  *       0);</li>
  *   <li>if the input fails (the iterator throws, the stream reports an exception:
  *       {@code INPUT_FAILED}), nothing more is pulled and the items already taken finish
@@ -93,7 +93,7 @@ public interface AdaptivePool {
      * @param <R>       the result type
      * @return successes, errors and stats, once every item pulled has ended
      */
-    <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, ItemProcessor<? super T, R> processor);
+    <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, FutureItemProcessor<? super T, R> processor);
 
     /**
      * Processes every item of a stream, with back-pressure: the stream is paused and fetched one
@@ -105,10 +105,10 @@ public interface AdaptivePool {
      * @param <R>       the result type
      * @return successes, errors and stats, once the stream has ended and every item has ended
      */
-    <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, ItemProcessor<? super T, R> processor);
+    <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, FutureItemProcessor<? super T, R> processor);
 
     /**
-     * As {@link #process(Iterable, ItemProcessor)}, but hands each outcome to {@code onItem} as
+     * As {@link #process(Iterable, FutureItemProcessor)}, but hands each outcome to {@code onItem} as
      * it settles and retains nothing, for inputs too large to collect.
      *
      * @param items     the items
@@ -120,11 +120,11 @@ public interface AdaptivePool {
      * @param <R>       the result type
      * @return the stats, once every item pulled has ended
      */
-    <T, R> Future<PoolStats> stream(Iterable<? extends T> items, ItemProcessor<? super T, R> processor,
+    <T, R> Future<PoolStats> stream(Iterable<? extends T> items, FutureItemProcessor<? super T, R> processor,
                                     Handler<Settled<T, R>> onItem);
 
     /**
-     * As {@link #process(ReadStream, ItemProcessor)}, streaming outcomes to {@code onItem}.
+     * As {@link #process(ReadStream, FutureItemProcessor)}, streaming outcomes to {@code onItem}.
      *
      * @param items     the stream
      * @param processor the work per item
@@ -133,13 +133,13 @@ public interface AdaptivePool {
      * @param <R>       the result type
      * @return the stats, once the stream has ended and every item has ended
      */
-    <T, R> Future<PoolStats> stream(ReadStream<T> items, ItemProcessor<? super T, R> processor,
+    <T, R> Future<PoolStats> stream(ReadStream<T> items, FutureItemProcessor<? super T, R> processor,
                                     Handler<Settled<T, R>> onItem);
 
     /**
      * A pool on the same limiter whose runs also stop when {@code deadline} has passed since
      * each one started ({@code DEADLINE}): nothing more is pulled, running calls are cancelled,
-     * and every item taken and not finished ends with the {@link PoolStoppedException}.
+     * and every item taken and not finished ends with the {@link PoolAbortedException}.
      *
      * @param deadline the most each run may take, positive
      * @return the new pool; this one is unchanged

@@ -1,5 +1,7 @@
 package dev.adaptive.vertx;
 
+import dev.adaptive.AdaptiveException;
+
 import io.vertx.ext.web.client.HttpResponse;
 
 /**
@@ -7,7 +9,7 @@ import io.vertx.ext.web.client.HttpResponse;
  * without a usable {@code Retry-After}, and 504): a drop for the limit, retried on the error
  * budget. Once retries run out, the call fails with it, and the last response is kept.
  */
-public class HttpStatusException extends RuntimeException {
+public class HttpStatusException extends AdaptiveException {
 
     private final transient HttpResponse<?> response;
 

@@ -5,7 +5,7 @@ import dev.adaptive.StopPoolException;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.ConcurrencySegment;
 import dev.adaptive.pool.PoolStats;
-import dev.adaptive.pool.PoolStoppedException;
+import dev.adaptive.pool.PoolAbortedException;
 import dev.adaptive.pool.Settled;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -199,12 +199,12 @@ class AdaptivePoolTest {
         assertThat(r.errors().get(0).item()).isEqualTo(10);
         assertThat(r.errors().get(0).error()).isInstanceOf(StopPoolException.class).hasMessage("quota exhausted");
         assertThat(r.errors().subList(1, r.errors().size())).allSatisfy(e -> assertThat(e.error())
-                .isInstanceOfSatisfying(PoolStoppedException.class, stop -> {
-                    assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.STOPPED);
+                .isInstanceOfSatisfying(PoolAbortedException.class, stop -> {
+                    assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.STOPPED);
                     assertThat(stop.getCause()).hasMessage("quota exhausted");
                 }));
-        assertThat(r.stats().stopCause()).get().extracting(PoolStoppedException::reason)
-                .isEqualTo(PoolStoppedException.Reason.STOPPED);
+        assertThat(r.stats().stopCause()).get().extracting(PoolAbortedException::reason)
+                .isEqualTo(PoolAbortedException.Reason.STOPPED);
         assertThat(r.stats().accepted()).isEqualTo(pulled.get());
         assertThat(r.results().size() + r.errors().size()).as("every pulled item ends once").isEqualTo(pulled.get());
         assertThat(pulled.get()).isLessThanOrEqualTo(11 + 4);
@@ -304,7 +304,7 @@ class AdaptivePoolTest {
         assertThat(r.errors()).hasSizeBetween(minErrors, maxErrors).allSatisfy(e -> assertThat(e.error())
                 .isInstanceOf(LimiterClosedException.class).hasMessageContaining(name));
         assertThat(r.stats().stopCause()).get().satisfies(stop -> {
-            assertThat(stop.reason()).isEqualTo(PoolStoppedException.Reason.CANCELLED);
+            assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.CANCELLED);
             assertThat(stop.getCause()).isInstanceOf(LimiterClosedException.class);
         });
         assertThat(pool.limiter().limiter().inflight()).isZero();

@@ -1,6 +1,6 @@
 package dev.adaptive.vertx;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.trace.TraceEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

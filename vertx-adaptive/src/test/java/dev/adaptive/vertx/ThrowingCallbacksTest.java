@@ -1,7 +1,7 @@
 package dev.adaptive.vertx;
 
 import dev.adaptive.LimiterClosedException;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.vertx.impl.AdaptiveLimiterImpl;

@@ -98,7 +98,7 @@ class VertxPoolContractTest extends PoolContract {
             }
         }
 
-        private <T, R> ItemProcessor<T, R> processor(Task<T, R> task) {
+        private <T, R> FutureItemProcessor<T, R> processor(Task<T, R> task) {
             return (item, ctx) -> {
                 onRunContext();
                 var stage = task.run(item, ctx);

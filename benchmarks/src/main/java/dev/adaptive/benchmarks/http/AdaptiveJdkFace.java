@@ -2,7 +2,7 @@ package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.benchmarks.model.Scenario;
-import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceListener;
@@ -55,7 +55,7 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
             // 429s this client has read, sent with each attempt so the server can tell arrivals it
             // could not have prevented from those it could.
             AtomicLong read429s = new AtomicLong();
-            AdaptivePool<Integer> pool = AdaptivePool.of(IntStream.range(0, scenario.items()).boxed().toList())
+            ItemPool<Integer> pool = ItemPool.of(IntStream.range(0, scenario.items()).boxed().toList())
                     .withName("s3")
                     .withRetryPolicy(RetryPolicy.builder().retries(scenario.retries()).build());
             if (trace != null) {

@@ -1,7 +1,7 @@
 package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.benchmarks.model.Scenario;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.camel.AdaptiveConstants;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;

@@ -5,7 +5,7 @@ import com.netflix.concurrency.limits.limit.VegasLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Vegas;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -32,7 +32,7 @@ import java.util.stream.IntStream;
  * own work: pull, lease, execution, settle, hand-over), items per second, through both faces of
  * the one batch runner:
  * <ul>
- *   <li>{@code corePool}: {@link dev.adaptive.pool.AdaptivePool#stream} over a list of
+ *   <li>{@code corePool}: {@link dev.adaptive.pool.ItemPool#stream} over a list of
  *       {@value #ITEMS} items with a completed {@link CompletableFuture} per item, started and
  *       joined on JMH's thread (synchronous tasks: the whole run happens inside
  *       {@code stream});</li>
@@ -87,7 +87,7 @@ public class PoolRunBenchmark {
     @Benchmark
     @OperationsPerInvocation(ITEMS)
     public long corePool() {
-        PoolStats stats = dev.adaptive.pool.AdaptivePool.of(INPUT)
+        PoolStats stats = dev.adaptive.pool.ItemPool.of(INPUT)
                 .stream((item, ctx) -> DONE, PoolListener.<Integer, Integer>of(r -> sink += r.value(), e -> { }))
                 .join();
         return stats.succeeded();

@@ -2,7 +2,7 @@ package dev.adaptive.benchmarks.sim;
 
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Limit;
-import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.PoolListener;
 import dev.adaptive.trace.TraceListener;
 
@@ -10,7 +10,7 @@ import java.util.Objects;
 import java.util.stream.IntStream;
 
 /**
- * The engine itself, as a user runs a batch: an {@link AdaptivePool} over the run's items with
+ * The engine itself, as a user runs a batch: an {@link ItemPool} over the run's items with
  * the given {@link Limit} and the scenario's retry policy, in the run's time. The pool carries
  * out the signal contract (a 429 pauses the whole pool until its Retry-After; errors back off)
  * and pulls items only when a slot is free. With a {@link FixedLimit} this is the "fixed
@@ -71,7 +71,7 @@ public final class AdaptivePolicy implements Policy {
      * @param trace receives the engine's trace events, or {@code null}
      */
     public void start(Run run, TraceListener trace) {
-        AdaptivePool<Integer> pool = AdaptivePool.of(IntStream.range(0, run.scenario().items()).boxed().toList())
+        ItemPool<Integer> pool = ItemPool.of(IntStream.range(0, run.scenario().items()).boxed().toList())
                 .withName(name).withAlgorithm(limit).withRetryPolicy(run.retryPolicy())
                 .withTime(run.ticker(), run.scheduler());
         if (trace != null) {

@@ -1,6 +1,6 @@
 package dev.adaptive.examples.demo;
 
-import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.PoolListener;
 import dev.adaptive.pool.PoolStats;
 import dev.adaptive.retry.RetryPolicy;
@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
- * The job on {@link AdaptivePool} with {@code java.net.http}: concurrency found by the
+ * The job on {@link ItemPool} with {@code java.net.http}: concurrency found by the
  * default algorithm (Vegas, starting at 5, within [1, 64]), default retries, and a 429
  * pausing the whole pool until its {@code Retry-After}.
  */
@@ -35,7 +35,7 @@ public final class AdaptivePoolRun implements DemoRun {
 
     @Override
     public String description() {
-        return "AdaptivePool over java.net.http: Vegas from " + INITIAL + " within [1, " + MAX
+        return "ItemPool over java.net.http: Vegas from " + INITIAL + " within [1, " + MAX
                 + "], a 429 pauses every worker until Retry-After";
     }
 
@@ -48,7 +48,7 @@ public final class AdaptivePoolRun implements DemoRun {
             AtomicLong ok = new AtomicLong();
             AtomicLong failed = new AtomicLong();
             trace.begin();
-            PoolStats stats = AdaptivePool.of(indices)
+            PoolStats stats = ItemPool.of(indices)
                     .withName("demo")
                     .withLimits(INITIAL, 1, MAX)
                     .withRetryPolicy(RetryPolicy.defaults())

@@ -1,6 +1,6 @@
 package dev.adaptive.examples.demo;
 
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.trace.TraceEvent;
 

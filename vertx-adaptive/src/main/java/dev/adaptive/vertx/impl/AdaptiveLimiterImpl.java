@@ -2,13 +2,13 @@ package dev.adaptive.vertx.impl;
 
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.AsyncTask;
-import dev.adaptive.Execution;
+import dev.adaptive.spi.Execution;
 import dev.adaptive.Lease;
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
 import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.LimiterClosedException;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.TaskContext;
 import dev.adaptive.internal.LiveSet;

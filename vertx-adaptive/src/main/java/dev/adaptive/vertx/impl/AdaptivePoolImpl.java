@@ -6,7 +6,7 @@ import dev.adaptive.pool.PoolStats;
 import dev.adaptive.pool.Settled;
 import dev.adaptive.vertx.AdaptiveLimiter;
 import dev.adaptive.vertx.AdaptivePool;
-import dev.adaptive.vertx.ItemProcessor;
+import dev.adaptive.vertx.FutureItemProcessor;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.streams.ReadStream;
@@ -40,25 +40,25 @@ public final class AdaptivePoolImpl implements AdaptivePool {
     }
 
     @Override
-    public <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, ItemProcessor<? super T, R> processor) {
-        return PoolRun.collect(this, PoolRun.source(items), processor);
+    public <T, R> Future<AdaptiveResult<T, R>> process(Iterable<? extends T> items, FutureItemProcessor<? super T, R> processor) {
+        return PoolRunner.collect(this, PoolRunner.source(items), processor);
     }
 
     @Override
-    public <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, ItemProcessor<? super T, R> processor) {
-        return PoolRun.collect(this, PoolRun.source(items), processor);
+    public <T, R> Future<AdaptiveResult<T, R>> process(ReadStream<T> items, FutureItemProcessor<? super T, R> processor) {
+        return PoolRunner.collect(this, PoolRunner.source(items), processor);
     }
 
     @Override
-    public <T, R> Future<PoolStats> stream(Iterable<? extends T> items, ItemProcessor<? super T, R> processor,
+    public <T, R> Future<PoolStats> stream(Iterable<? extends T> items, FutureItemProcessor<? super T, R> processor,
                                            Handler<Settled<T, R>> onItem) {
-        return PoolRun.stream(this, PoolRun.source(items), processor, onItem);
+        return PoolRunner.stream(this, PoolRunner.source(items), processor, onItem);
     }
 
     @Override
-    public <T, R> Future<PoolStats> stream(ReadStream<T> items, ItemProcessor<? super T, R> processor,
+    public <T, R> Future<PoolStats> stream(ReadStream<T> items, FutureItemProcessor<? super T, R> processor,
                                            Handler<Settled<T, R>> onItem) {
-        return PoolRun.stream(this, PoolRun.source(items), processor, onItem);
+        return PoolRunner.stream(this, PoolRunner.source(items), processor, onItem);
     }
 
     @Override

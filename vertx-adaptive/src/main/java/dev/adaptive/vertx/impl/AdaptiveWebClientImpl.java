@@ -1,7 +1,7 @@
 package dev.adaptive.vertx.impl;
 
 import dev.adaptive.AdaptiveExecutor;
-import dev.adaptive.Outcome;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.TaskContext;
 import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.vertx.AdaptiveLimiter;

@@ -1,6 +1,6 @@
 package dev.adaptive.vertx.impl;
 
-import dev.adaptive.CancellationSignal;
+import dev.adaptive.Cancellation;
 import dev.adaptive.TaskTimeoutException;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,7 +69,7 @@ class ExchangeAbortsTest {
         WebClient client = WebClient.create(vertx);
         ExchangeAborts aborts = ExchangeAborts.of(client);
         HttpRequest<Buffer> request = client.get(server.actualPort(), "127.0.0.1", "/never").timeout(0);
-        CancellationSignal cancellation = new CancellationSignal();
+        Fired cancellation = new Fired();
         Runnable forget = aborts.watch(request, cancellation);
         Future<HttpResponse<Buffer>> response = request.send();
         arrived.future().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -90,6 +91,35 @@ class ExchangeAbortsTest {
                 });
         ExchangeAborts aborts = ExchangeAborts.of(other);
         assertThat(aborts.hooked()).isFalse();
-        aborts.watch(null, new CancellationSignal()).run();
+        aborts.watch(null, new Fired()).run();
+    }
+
+    /** A cancellation the test fires itself, as the engine fires an attempt's on its timeout. */
+    private static final class Fired implements Cancellation {
+        private final CompletableFuture<Throwable> reason = new CompletableFuture<>();
+
+        void fire(Throwable why) {
+            reason.complete(why);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return reason.isDone();
+        }
+
+        @Override
+        public Throwable reason() {
+            return reason.getNow(null);
+        }
+
+        @Override
+        public void onCancel(Runnable callback) {
+            reason.thenRun(callback);
+        }
+
+        @Override
+        public CompletableFuture<Throwable> asFuture() {
+            return reason.copy();
+        }
     }
 }

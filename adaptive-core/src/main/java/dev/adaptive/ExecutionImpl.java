@@ -1,7 +1,10 @@
 package dev.adaptive;
 
 import dev.adaptive.internal.Nanos;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.spi.Execution;
+import dev.adaptive.spi.ExecutionHooks;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.trace.TraceEvent;
@@ -14,24 +17,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One task on its way through an {@link AdaptiveExecutor}: its attempts, retries and result.
- * Thread-safe. The result completes exactly once: with the task's value, with its last
- * failure, or with the reason given to {@link #cancel(Throwable)}.
- *
- * <p>Whoever completes or cancels the {@linkplain #result() result} first (the caller who no
- * longer wants it, say) withdraws the execution: a queued acquisition leaves the limiter's
- * queue and a pending retry is dropped at once. An attempt already running runs on: its lease
- * is released with its own outcome when it ends, and nothing is retried.
+ * The engine's {@link Execution}: one task on its way through an {@link AdaptiveExecutor}.
+ * Thread-safe; see {@link Execution} for the contract.
  *
  * @param <R> the result type
  */
-public final class Execution<R> {
+final class ExecutionImpl<R> implements Execution<R> {
 
     private final AdaptiveExecutor executor;
     private final LimiterCore core;
     private final long index;
     private final AsyncTask<R> task;
-    private final Hooks hooks;
+    private final ExecutionHooks hooks;
     private final Result result = new Result();
     /** 1 while the result is not complete, plus 1 while an attempt holds its lease; at 0 the execution is over. */
     private final AtomicInteger holds = new AtomicInteger(1);
@@ -44,7 +41,7 @@ public final class Execution<R> {
     private volatile Cancellable retryTimer;
     private volatile CompletableFuture<Lease> pendingAcquire;
 
-    Execution(AdaptiveExecutor executor, long index, AsyncTask<R> task, Hooks hooks) {
+    ExecutionImpl(AdaptiveExecutor executor, long index, AsyncTask<R> task, ExecutionHooks hooks) {
         this.executor = executor;
         this.core = executor.limiter().core();
         this.index = index;
@@ -52,29 +49,22 @@ public final class Execution<R> {
         this.hooks = hooks;
     }
 
-    /** @return the final result; completing or cancelling it withdraws the execution */
+    @Override
     public CompletableFuture<R> result() {
         return result;
     }
 
-    /** @return the item's index */
+    @Override
     public long index() {
         return index;
     }
 
-    /** @return attempts started so far */
+    @Override
     public int attempts() {
         return attempts;
     }
 
-    /**
-     * Ends the execution with {@code reason}: a queued acquisition is withdrawn, a pending retry
-     * dropped, and a running attempt's {@link Cancellation} fires and its lease is released as
-     * {@link Outcome#IGNORED} (a cancellation says nothing about capacity).
-     *
-     * @param reason the failure the result completes with
-     * @return {@code true} if this call ended it
-     */
+    @Override
     public boolean cancel(Throwable reason) {
         if (result.isDone()) {
             return false;
@@ -334,78 +324,6 @@ public final class Execution<R> {
     }
 
     /**
-     * What a runner that tracks its executions is told by one of them, and the one wait it may
-     * take over: a runner with a lifecycle of its own (a queue that can be paused) freezes a
-     * retry's backoff while it holds. Passed to
-     * {@link AdaptiveExecutor#start(long, AsyncTask, Lease, Hooks)}. The execution calls these
-     * on the thread that made the change, never under a lock of its own; they must be fast and
-     * must not block.
-     */
-    public interface Hooks {
-
-        /** No hooks: retry waits go to the limiter's scheduler. */
-        Hooks NONE = new Hooks() {
-        };
-
-        /**
-         * Waits out the delay before a retry, then runs {@code retry}, which queues the retry for
-         * a lease. Called once for every retry the execution decides, after its
-         * {@link TraceEvent.Retry}. The default runs {@code retry} at once for a delay of 0 or
-         * less, and otherwise schedules it on {@code scheduler}.
-         *
-         * @param retry      queues the retry; call it once, on any thread, never under a lock
-         *                   the engine may need; for a delay of 0, at once (with
-         *                   {@link #retriesFirst()} its acquisition is already queued, and
-         *                   a grant to it would wait for this call)
-         * @param delayNanos the backoff; 0 when the retry may queue at once (after a Retry-After,
-         *                   whose pause the limiter holds)
-         * @param scheduler  the limiter's scheduler
-         * @return what cancels the wait if the execution ends first, or {@code null} if
-         *         {@code retry} has already run
-         */
-        default Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
-            if (delayNanos <= 0) {
-                retry.run();
-                return null;
-            }
-            return scheduler.schedule(retry, delayNanos);
-        }
-
-        /**
-         * Whether a retry queues for its lease ahead of every acquisition queued as a first
-         * attempt (though behind retries queued before it): older work first, for a runner
-         * whose pending work all waits in the limiter's queue. The default, {@code false},
-         * keeps arrival order, which a runner that feeds one item at a time wants: its one
-         * queued acquisition is older than any retry.
-         *
-         * @return whether retries go first
-         */
-        default boolean retriesFirst() {
-            return false;
-        }
-
-        /**
-         * An attempt that answered or timed out is ending: called after its classification and
-         * before its lease is released, so before its slot can go to other work (a runner that
-         * stops on a failure holds its dispatch here). Not called for an attempt ended by
-         * {@link Execution#cancel(Throwable)}. One that throws is ignored. The default does nothing.
-         *
-         * @param attempt the attempt
-         * @param outcome how it was classified
-         * @param failure why it failed, as {@link AdmissionGate#settled} is told; {@code null} for a success
-         */
-        default void ending(TaskContext attempt, Outcome outcome, Throwable failure) {
-        }
-
-        /**
-         * The execution is over: its result is complete and no attempt of it holds a lease.
-         * Called exactly once. One that throws is ignored. The default does nothing.
-         */
-        default void finished() {
-        }
-    }
-
-    /**
      * The result the caller holds: completing or cancelling it, by anyone, withdraws the
      * execution. Every way to complete it goes through {@link #complete} or
      * {@link #completeExceptionally}, whose {@code true} comes once, so the withdrawal runs once.
@@ -502,7 +420,7 @@ public final class Execution<R> {
                 Throwable cause = failureOf(value, error, outcome);
                 plan(this, cause, outcome);
                 try {
-                    hooks.ending(this, outcome, cause);
+                    hooks.ending(number, outcome, cause);
                 } catch (Throwable brokenRunner) {
                     // The attempt ends all the same; its lease must still be released below.
                 }

@@ -1,4 +1,4 @@
-package dev.adaptive;
+package dev.adaptive.limit;
 
 import java.time.Duration;
 import java.util.Objects;

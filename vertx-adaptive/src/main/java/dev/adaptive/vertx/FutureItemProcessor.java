@@ -11,7 +11,7 @@ import io.vertx.core.Future;
  * @param <R> the result type
  */
 @FunctionalInterface
-public interface ItemProcessor<T, R> {
+public interface FutureItemProcessor<T, R> {
 
     /**
      * @param item    the item

@@ -27,7 +27,7 @@ import dev.adaptive.fleet.FleetStats;
  * @param rateLimitEvents  rate-limited attempts
  * @param fleet            the pool's view of its fleet, or {@code null} without a {@code coordinator}
  */
-public record PoolStats(String name, int limit, int inflight, int waiting, int pending, int maxLimitReached,
+public record AdaptiveStats(String name, int limit, int inflight, int waiting, int pending, int maxLimitReached,
                         boolean ratePaused, LimiterState state, long accepted, long completed, long failed,
                         long rejected, long attempts, long retries, long congestionEvents, long rateLimitEvents,
                         FleetStats fleet) {

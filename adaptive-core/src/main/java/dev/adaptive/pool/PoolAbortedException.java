@@ -1,5 +1,7 @@
 package dev.adaptive.pool;
 
+import dev.adaptive.AdaptiveException;
+
 import java.util.Objects;
 
 /**
@@ -9,7 +11,7 @@ import java.util.Objects;
  * anything did: the {@link dev.adaptive.StopPoolException}, the cancellation's failure or
  * reason, or the input's failure. Immutable once thrown.
  */
-public class PoolStoppedException extends RuntimeException {
+public class PoolAbortedException extends AdaptiveException {
 
     /** What ended the run early. */
     public enum Reason {
@@ -39,7 +41,7 @@ public class PoolStoppedException extends RuntimeException {
      * @param reason what ended the run
      * @param cause  what triggered it, or {@code null}
      */
-    public PoolStoppedException(Reason reason, Throwable cause) {
+    public PoolAbortedException(Reason reason, Throwable cause) {
         super(message(Objects.requireNonNull(reason, "reason"), cause), cause);
         this.reason = reason;
     }

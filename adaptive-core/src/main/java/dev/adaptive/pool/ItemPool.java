@@ -3,6 +3,7 @@ package dev.adaptive.pool;
 import dev.adaptive.Adapt;
 import dev.adaptive.Cancellation;
 import dev.adaptive.OutcomeClassifier;
+import dev.adaptive.TaskContext;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Scheduler;
@@ -21,6 +22,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -30,7 +32,7 @@ import java.util.stream.Stream;
  * the whole pool.
  *
  * <pre>{@code
- * AdaptiveResult<String, Integer> r = AdaptivePool.of(urls)
+ * AdaptiveResult<String, Integer> r = ItemPool.of(urls)
  *     .withLimits(5, 1, 50)
  *     .withRetryPolicy(RetryPolicy.builder().retries(3).exponential().jitter().build())
  *     .withTaskTimeout(Duration.ofSeconds(10))
@@ -61,7 +63,7 @@ import java.util.stream.Stream;
  * cancellation ({@link PoolRun#cancel()}, {@link #withCancellation}) or the deadline
  * ({@link #withDeadline}) stops the run: no more items are dispatched, every running attempt's
  * {@link Cancellation} fires (running attempts are cancelled, not awaited), and every item that
- * was accepted and has not finished ends as an error with a {@link PoolStoppedException}
+ * was accepted and has not finished ends as an error with a {@link PoolAbortedException}
  * (attempts 0 if it never started); the item that threw {@code StopPoolException} ends with it.
  * Which items count as accepted: every item of an array or a {@link Collection} (the rest of
  * the input ends as errors), but only the items already pulled from a lazy input
@@ -79,14 +81,14 @@ import java.util.stream.Stream;
  *
  * @param <T> the item type
  */
-public final class AdaptivePool<T> {
+public final class ItemPool<T> {
 
     private final Supplier<Source<T>> input;
     private final PoolOptions.Builder options = PoolOptions.builder();
     private Consumer<? super AdaptiveResult<T, ?>> onFinish;
     private boolean started;
 
-    private AdaptivePool(Supplier<Source<T>> input) {
+    private ItemPool(Supplier<Source<T>> input) {
         this.input = input;
     }
 
@@ -96,14 +98,14 @@ public final class AdaptivePool<T> {
      * @return a pool over them
      */
     @SafeVarargs
-    public static <T> AdaptivePool<T> of(T... items) {
+    public static <T> ItemPool<T> of(T... items) {
         Objects.requireNonNull(items, "items");
         // Copied element by element: the caller's array never escapes, and nulls are allowed.
         List<T> list = new ArrayList<>(items.length);
         for (T item : items) {
             list.add(item);
         }
-        return new AdaptivePool<>(() -> new IteratorSource<>(list::iterator, true, null));
+        return new ItemPool<>(() -> new IteratorSource<>(list::iterator, true, null));
     }
 
     /**
@@ -112,9 +114,9 @@ public final class AdaptivePool<T> {
      * @param <T>   the item type
      * @return a pool over them
      */
-    public static <T> AdaptivePool<T> of(Iterable<? extends T> items) {
+    public static <T> ItemPool<T> of(Iterable<? extends T> items) {
         Objects.requireNonNull(items, "items");
-        return new AdaptivePool<>(() -> Source.of(items));
+        return new ItemPool<>(() -> Source.of(items));
     }
 
     /**
@@ -122,9 +124,9 @@ public final class AdaptivePool<T> {
      * @param <T>   the item type
      * @return a pool over them
      */
-    public static <T> AdaptivePool<T> of(Iterator<? extends T> items) {
+    public static <T> ItemPool<T> of(Iterator<? extends T> items) {
         Objects.requireNonNull(items, "items");
-        return new AdaptivePool<>(() -> new IteratorSource<>(() -> items, false, null));
+        return new ItemPool<>(() -> new IteratorSource<>(() -> items, false, null));
     }
 
     /**
@@ -132,9 +134,9 @@ public final class AdaptivePool<T> {
      * @param <T>   the item type
      * @return a pool over them
      */
-    public static <T> AdaptivePool<T> of(Stream<? extends T> items) {
+    public static <T> ItemPool<T> of(Stream<? extends T> items) {
         Objects.requireNonNull(items, "items");
-        return new AdaptivePool<>(() -> new IteratorSource<>(items::iterator, false, items));
+        return new ItemPool<>(() -> new IteratorSource<>(items::iterator, false, items));
     }
 
     /**
@@ -142,9 +144,83 @@ public final class AdaptivePool<T> {
      * @param <T>   the item type
      * @return a pool over them
      */
-    public static <T> AdaptivePool<T> of(Flow.Publisher<? extends T> items) {
+    public static <T> ItemPool<T> of(Flow.Publisher<? extends T> items) {
         Objects.requireNonNull(items, "items");
-        return new AdaptivePool<>(() -> Source.of(items));
+        return new ItemPool<>(() -> Source.of(items));
+    }
+
+    /**
+     * Maps items through an asynchronous function in one call: the shortcut for
+     * {@code of(items).withOptions(options).process((item, ctx) -> fn.apply(item))}.
+     *
+     * <pre>{@code
+     * CompletableFuture<AdaptiveResult<String, Integer>> f =
+     *     ItemPool.map(urls, url -> client.fetchAsync(url), PoolOptions.builder().concurrency(4, 1, 32).build());
+     * }</pre>
+     *
+     * <p>The returned future never completes exceptionally: failed items are in
+     * {@link AdaptiveResult#errors()}; use {@link AdaptiveResult#resultsInInputOrder()} for the
+     * values in input order. For cancellation, tracing or streaming, build the pool with
+     * {@link #of(Iterable)}.
+     *
+     * @param items   the items; a collection is accepted whole, other iterables are pulled lazily
+     * @param fn      the asynchronous work for one item
+     * @param options the pool's options
+     * @param <T>     the item type
+     * @param <R>     the result type
+     * @return the run's result, when it ends
+     */
+    public static <T, R> CompletableFuture<AdaptiveResult<T, R>> map(
+            Iterable<? extends T> items, Function<? super T, ? extends CompletionStage<R>> fn, PoolOptions options) {
+        Objects.requireNonNull(fn, "fn");
+        return ItemPool.<T>of(items).withOptions(options)
+                .process((T item, TaskContext ctx) -> fn.apply(item)).toCompletableFuture();
+    }
+
+    /**
+     * {@link #map(Iterable, Function, PoolOptions)} with {@link PoolOptions#defaults()}.
+     *
+     * @param items the items
+     * @param fn    the asynchronous work for one item
+     * @param <T>   the item type
+     * @param <R>   the result type
+     * @return the run's result, when it ends
+     */
+    public static <T, R> CompletableFuture<AdaptiveResult<T, R>> map(
+            Iterable<? extends T> items, Function<? super T, ? extends CompletionStage<R>> fn) {
+        return map(items, fn, PoolOptions.defaults());
+    }
+
+    /**
+     * Maps with a blocking function, run on the pool's blocking executor (see
+     * {@link PoolOptions.Builder#blockingExecutor}).
+     *
+     * @param items   the items
+     * @param fn      the blocking work for one item
+     * @param options the pool's options
+     * @param <T>     the item type
+     * @param <R>     the result type
+     * @return the run's result, when it ends
+     */
+    public static <T, R> CompletableFuture<AdaptiveResult<T, R>> mapBlocking(
+            Iterable<? extends T> items, Function<? super T, ? extends R> fn, PoolOptions options) {
+        Objects.requireNonNull(fn, "fn");
+        return ItemPool.<T>of(items).withOptions(options)
+                .<R>processBlocking((T item, TaskContext ctx) -> fn.apply(item)).toCompletableFuture();
+    }
+
+    /**
+     * {@link #mapBlocking(Iterable, Function, PoolOptions)} with {@link PoolOptions#defaults()}.
+     *
+     * @param items the items
+     * @param fn    the blocking work for one item
+     * @param <T>   the item type
+     * @param <R>   the result type
+     * @return the run's result, when it ends
+     */
+    public static <T, R> CompletableFuture<AdaptiveResult<T, R>> mapBlocking(
+            Iterable<? extends T> items, Function<? super T, ? extends R> fn) {
+        return mapBlocking(items, fn, PoolOptions.defaults());
     }
 
     // ---- options -----------------------------------------------------------------------
@@ -159,7 +235,7 @@ public final class AdaptivePool<T> {
      * @return this
      * @throws IllegalArgumentException naming the bound and its value
      */
-    public AdaptivePool<T> withLimits(int initialLimit, int minLimit, int maxLimit) {
+    public ItemPool<T> withLimits(int initialLimit, int minLimit, int maxLimit) {
         options.limits(initialLimit, minLimit, maxLimit);
         return this;
     }
@@ -168,7 +244,7 @@ public final class AdaptivePool<T> {
      * @param algorithm the limit algorithm, with its own bounds; wins over {@link #withLimits}
      * @return this
      */
-    public AdaptivePool<T> withAlgorithm(Limit algorithm) {
+    public ItemPool<T> withAlgorithm(Limit algorithm) {
         options.algorithm(algorithm);
         return this;
     }
@@ -177,7 +253,7 @@ public final class AdaptivePool<T> {
      * @param adapt which signals move the limit; default {@link Adapt#all()}
      * @return this
      */
-    public AdaptivePool<T> adaptOn(Adapt adapt) {
+    public ItemPool<T> adaptOn(Adapt adapt) {
         options.adapt(adapt);
         return this;
     }
@@ -186,7 +262,7 @@ public final class AdaptivePool<T> {
      * @param policy retries, backoff, rate-limit budget, Retry-After cap; default {@link RetryPolicy#defaults()}
      * @return this
      */
-    public AdaptivePool<T> withRetryPolicy(RetryPolicy policy) {
+    public ItemPool<T> withRetryPolicy(RetryPolicy policy) {
         options.retryPolicy(policy);
         return this;
     }
@@ -195,7 +271,7 @@ public final class AdaptivePool<T> {
      * @param timeout per-attempt timeout, positive; default none
      * @return this
      */
-    public AdaptivePool<T> withTaskTimeout(Duration timeout) {
+    public ItemPool<T> withTaskTimeout(Duration timeout) {
         options.taskTimeout(timeout);
         return this;
     }
@@ -204,7 +280,7 @@ public final class AdaptivePool<T> {
      * @param deadline the most a run may take, positive, in ticker time; default none
      * @return this
      */
-    public AdaptivePool<T> withDeadline(Duration deadline) {
+    public ItemPool<T> withDeadline(Duration deadline) {
         options.deadline(deadline);
         return this;
     }
@@ -213,7 +289,7 @@ public final class AdaptivePool<T> {
      * @param stage cancels the run when it completes, normally or not
      * @return this
      */
-    public AdaptivePool<T> withCancellation(CompletionStage<?> stage) {
+    public ItemPool<T> withCancellation(CompletionStage<?> stage) {
         options.cancellation(stage);
         return this;
     }
@@ -222,7 +298,7 @@ public final class AdaptivePool<T> {
      * @param signal cancels the run when it fires (a task's cancellation, to nest pools)
      * @return this
      */
-    public AdaptivePool<T> withCancellation(Cancellation signal) {
+    public ItemPool<T> withCancellation(Cancellation signal) {
         options.cancellation(signal);
         return this;
     }
@@ -231,7 +307,7 @@ public final class AdaptivePool<T> {
      * @param listener receives every trace event; may be called several times
      * @return this
      */
-    public AdaptivePool<T> withTraceListener(TraceListener listener) {
+    public ItemPool<T> withTraceListener(TraceListener listener) {
         options.traceListener(listener);
         return this;
     }
@@ -240,7 +316,7 @@ public final class AdaptivePool<T> {
      * @param classifier outcome classifier; default {@link OutcomeClassifier#defaults()}
      * @return this
      */
-    public AdaptivePool<T> withClassifier(OutcomeClassifier classifier) {
+    public ItemPool<T> withClassifier(OutcomeClassifier classifier) {
         options.classifier(classifier);
         return this;
     }
@@ -252,7 +328,7 @@ public final class AdaptivePool<T> {
      * @param time the virtual time
      * @return this
      */
-    public AdaptivePool<T> withVirtualTime(VirtualTime time) {
+    public ItemPool<T> withVirtualTime(VirtualTime time) {
         options.time(time);
         return this;
     }
@@ -262,7 +338,7 @@ public final class AdaptivePool<T> {
      * @param scheduler the waits; default {@link Scheduler#system()}
      * @return this
      */
-    public AdaptivePool<T> withTime(Ticker ticker, Scheduler scheduler) {
+    public ItemPool<T> withTime(Ticker ticker, Scheduler scheduler) {
         options.ticker(ticker).scheduler(scheduler);
         return this;
     }
@@ -273,7 +349,7 @@ public final class AdaptivePool<T> {
      *                 {@value PoolOptions#MAX_DEFAULT_BLOCKING_THREADS}), shut down at the end
      * @return this
      */
-    public AdaptivePool<T> withBlockingExecutor(Executor executor) {
+    public ItemPool<T> withBlockingExecutor(Executor executor) {
         options.blockingExecutor(executor);
         return this;
     }
@@ -282,7 +358,7 @@ public final class AdaptivePool<T> {
      * @param maxPending bound on accepted, unsettled items; 0 (default) is twice the limit
      * @return this
      */
-    public AdaptivePool<T> withMaxPending(int maxPending) {
+    public ItemPool<T> withMaxPending(int maxPending) {
         options.maxPending(maxPending);
         return this;
     }
@@ -291,7 +367,7 @@ public final class AdaptivePool<T> {
      * @param name for thread names and messages; default {@code "pool"}
      * @return this
      */
-    public AdaptivePool<T> withName(String name) {
+    public ItemPool<T> withName(String name) {
         options.name(name);
         return this;
     }
@@ -300,7 +376,7 @@ public final class AdaptivePool<T> {
      * @param all replaces every option set so far
      * @return this
      */
-    public AdaptivePool<T> withOptions(PoolOptions all) {
+    public ItemPool<T> withOptions(PoolOptions all) {
         options.from(Objects.requireNonNull(all, "options"));
         return this;
     }
@@ -311,7 +387,7 @@ public final class AdaptivePool<T> {
      *                 the thread's uncaught-exception handler and the run completes anyway
      * @return this
      */
-    public AdaptivePool<T> onFinish(Consumer<? super AdaptiveResult<T, ?>> callback) {
+    public ItemPool<T> onFinish(Consumer<? super AdaptiveResult<T, ?>> callback) {
         this.onFinish = Objects.requireNonNull(callback, "onFinish");
         return this;
     }
@@ -440,7 +516,7 @@ public final class AdaptivePool<T> {
 
     private void claim() {
         if (started) {
-            throw new IllegalStateException("this AdaptivePool has already run; make a new one with AdaptivePool.of(...)");
+            throw new IllegalStateException("this ItemPool has already run; make a new one with ItemPool.of(...)");
         }
         started = true;
     }

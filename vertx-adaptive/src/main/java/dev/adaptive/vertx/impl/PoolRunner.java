@@ -7,7 +7,7 @@ import dev.adaptive.pool.PoolStats;
 import dev.adaptive.pool.Settled;
 import dev.adaptive.pool.Sink;
 import dev.adaptive.pool.Source;
-import dev.adaptive.vertx.ItemProcessor;
+import dev.adaptive.vertx.FutureItemProcessor;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -26,11 +26,11 @@ import java.util.concurrent.Executor;
  * Nothing blocks: a long input of instantly completing items hands the event loop back every
  * {@value #YIELD_EVERY} items.
  */
-final class PoolRun {
+final class PoolRunner {
 
     static final int YIELD_EVERY = 256;
 
-    private PoolRun() {
+    private PoolRunner() {
     }
 
     /** @return the engine's source over an iterable, a collection accepted whole */
@@ -45,7 +45,7 @@ final class PoolRun {
 
     /** Runs and collects every item. */
     static <T, R> Future<AdaptiveResult<T, R>> collect(AdaptivePoolImpl pool, Source<T> source,
-                                                       ItemProcessor<? super T, R> processor) {
+                                                       FutureItemProcessor<? super T, R> processor) {
         CompletableFuture<AdaptiveResult<T, R>> done = new CompletableFuture<>();
         return run(pool, source, Sink.collecting(done::complete), processor, done);
     }
@@ -55,7 +55,7 @@ final class PoolRun {
      * and reported to the context's exception handler.
      */
     static <T, R> Future<PoolStats> stream(AdaptivePoolImpl pool, Source<T> source,
-                                           ItemProcessor<? super T, R> processor, Handler<Settled<T, R>> onItem) {
+                                           FutureItemProcessor<? super T, R> processor, Handler<Settled<T, R>> onItem) {
         Objects.requireNonNull(onItem, "onItem");
         Handler<Settled<T, R>> reporting = settled -> {
             try {
@@ -76,7 +76,7 @@ final class PoolRun {
     }
 
     private static <T, R, V> Future<V> run(AdaptivePoolImpl pool, Source<T> source, Sink<T, R> sink,
-                                           ItemProcessor<? super T, R> processor, CompletableFuture<V> done) {
+                                           FutureItemProcessor<? super T, R> processor, CompletableFuture<V> done) {
         Objects.requireNonNull(processor, "processor");
         AdaptiveLimiterImpl limiter = pool.limiterImpl();
         Context ctx = limiter.callerContext();
