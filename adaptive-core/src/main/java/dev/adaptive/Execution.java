@@ -201,7 +201,7 @@ public final class Execution<R> {
             return;
         }
         if (core.tracing()) {
-            core.emit(new TraceEvent.TaskStart(lease.startNanos(), index, n, core.limit(), core.inflight()));
+            core.emit(new TraceEvent.TaskStart(core.name(), lease.startNanos(), index, n, core.limit(), core.inflight()));
         }
         Duration timeout = executor.taskTimeout();
         if (timeout != null) {
@@ -227,7 +227,11 @@ public final class Execution<R> {
         Outcome o;
         try {
             o = executor.classifier().classify(value, error);
+            if (o == null) {
+                core.classifierFailures.failed(new NullPointerException("the classifier returned null"));
+            }
         } catch (Throwable t) {
+            core.classifierFailures.failed(t);
             o = null;
         }
         if (o == null) {
@@ -328,8 +332,9 @@ public final class Execution<R> {
     }
 
     private void emitRetry(long now, int attempt, Throwable cause, Duration delay, long readyAt, boolean rateLimited) {
+        core.onRetry(cause, rateLimited);
         if (core.tracing()) {
-            core.emit(new TraceEvent.Retry(now, index, attempt, cause, delay, readyAt, rateLimited));
+            core.emit(new TraceEvent.Retry(core.name(), now, index, attempt, cause, delay, readyAt, rateLimited));
         }
     }
 
@@ -515,7 +520,7 @@ public final class Execution<R> {
                     LeaseImpl.release(lease, outcome, cause);
                 }
                 if (core.tracing()) {
-                    core.emit(new TraceEvent.TaskEnd(end, index, number, Math.max(0, end - lease.startNanos()), outcome,
+                    core.emit(new TraceEvent.TaskEnd(core.name(), end, index, number, Math.max(0, end - lease.startNanos()), outcome,
                             error));
                 }
                 act(this, value, cause, next);

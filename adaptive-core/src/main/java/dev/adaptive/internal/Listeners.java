@@ -99,6 +99,75 @@ public final class Listeners {
         tellAll(listeners, call, Listeners::accept, failures);
     }
 
+    /**
+     * As {@link #tell(Object, Object, BiConsumer, LongAdder)}, but a failure is counted and
+     * logged by {@code failures}.
+     *
+     * @param listener the callback's owner
+     * @param event    what it is told
+     * @param call     how it is told
+     * @param failures counts and logs a call that threw
+     * @param <L>      the listener type
+     * @param <E>      the event type
+     * @return whether the call returned normally
+     */
+    public static <L, E> boolean tell(L listener, E event, BiConsumer<? super L, ? super E> call,
+                                      CallbackFailures failures) {
+        try {
+            call.accept(listener, event);
+            return true;
+        } catch (Throwable t) {
+            failures.failed(t);
+            return false;
+        }
+    }
+
+    /**
+     * As {@link #tellAll(Object[], Object, BiConsumer, LongAdder)}, with failures logged.
+     *
+     * @param listeners the listeners
+     * @param event     what they are told
+     * @param call      how each is told
+     * @param failures  counts and logs each call that threw
+     * @param <L>       the listener type
+     * @param <E>       the event type
+     */
+    public static <L, E> void tellAll(L[] listeners, E event, BiConsumer<? super L, ? super E> call,
+                                      CallbackFailures failures) {
+        for (L l : listeners) {
+            tell(l, event, call, failures);
+        }
+    }
+
+    /**
+     * As {@link #tellAll(Iterable, Object, BiConsumer, LongAdder)}, with failures logged.
+     *
+     * @param listeners the listeners
+     * @param event     what they are told
+     * @param call      how each is told
+     * @param failures  counts and logs each call that threw
+     * @param <L>       the listener type
+     * @param <E>       the event type
+     */
+    public static <L, E> void tellAll(Iterable<? extends L> listeners, E event,
+                                      BiConsumer<? super L, ? super E> call, CallbackFailures failures) {
+        for (L l : listeners) {
+            tell(l, event, call, failures);
+        }
+    }
+
+    /**
+     * As {@link #each(Object[], Consumer, LongAdder)}, with failures logged.
+     *
+     * @param listeners the listeners
+     * @param call      what each is told
+     * @param failures  counts and logs each call that threw
+     * @param <L>       the listener type
+     */
+    public static <L> void each(L[] listeners, Consumer<? super L> call, CallbackFailures failures) {
+        tellAll(listeners, call, Listeners::accept, failures);
+    }
+
     private static <L> void accept(L listener, Consumer<? super L> call) {
         call.accept(listener);
     }
