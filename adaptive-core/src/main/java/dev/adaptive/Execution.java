@@ -200,7 +200,7 @@ public final class Execution<R> {
             }
             return;
         }
-        if (core.tracing()) {
+        if (core.traces(LimiterCore.TASK_START)) {
             core.emit(new TraceEvent.TaskStart(core.name(), lease.startNanos(), index, n, core.limit(), core.inflight()));
         }
         Duration timeout = executor.taskTimeout();
@@ -333,7 +333,7 @@ public final class Execution<R> {
 
     private void emitRetry(long now, int attempt, Throwable cause, Duration delay, long readyAt, boolean rateLimited) {
         core.onRetry(cause, rateLimited);
-        if (core.tracing()) {
+        if (core.traces(LimiterCore.RETRY)) {
             core.emit(new TraceEvent.Retry(core.name(), now, index, attempt, cause, delay, readyAt, rateLimited));
         }
     }
@@ -519,7 +519,7 @@ public final class Execution<R> {
                 } else {
                     LeaseImpl.release(lease, outcome, cause);
                 }
-                if (core.tracing()) {
+                if (core.traces(LimiterCore.TASK_END)) {
                     core.emit(new TraceEvent.TaskEnd(core.name(), end, index, number, Math.max(0, end - lease.startNanos()), outcome,
                             error));
                 }

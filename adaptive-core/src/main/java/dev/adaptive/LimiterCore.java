@@ -73,6 +73,19 @@ final class LimiterCore {
     private final long maxRetryAfterNanos;
     // Replaced, never changed: listeners added at run time (a metrics binder) are rare.
     private volatile TraceListener[] traceListeners;
+    /** The kinds of trace event some listener wants: bits of {@link #TRACE_KINDS}; replaced with the listeners. */
+    private volatile int tracedKinds;
+
+    /** The trace event kinds, by bit position, for {@link #traces(int)}. */
+    static final List<Class<? extends TraceEvent>> TRACE_KINDS = List.of(TraceEvent.TaskStart.class,
+            TraceEvent.TaskEnd.class, TraceEvent.ConcurrencyChange.class, TraceEvent.Decision.class,
+            TraceEvent.Retry.class, TraceEvent.RatePause.class);
+    static final int TASK_START = 1;
+    static final int TASK_END = 1 << 1;
+    static final int CONCURRENCY_CHANGE = 1 << 2;
+    static final int DECISION = 1 << 3;
+    static final int RETRY = 1 << 4;
+    static final int RATE_PAUSE = 1 << 5;
     private final LimitChangeListener[] limitListeners;
     // Added at run time (fleet members attach after build); pauses are rare, so copy-on-write.
     private final List<Consumer<TraceEvent.RatePause>> pauseListeners = new CopyOnWriteArrayList<>();
@@ -166,6 +179,7 @@ final class LimiterCore {
         this.waitTimeoutNanos = waitTimeout == null ? 0 : Nanos.of(waitTimeout);
         this.maxRetryAfterNanos = Nanos.of(maxRetryAfter);
         this.traceListeners = traceListeners.toArray(new TraceListener[0]);
+        this.tracedKinds = kindsOf(this.traceListeners);
         this.limitListeners = limitListeners.toArray(new LimitChangeListener[0]);
         this.traceFailures = new CallbackFailures(LOG, name, "trace listener", listenerFailures);
         this.limitListenerFailures = new CallbackFailures(LOG, name, "limit-change listener", listenerFailures);
@@ -567,7 +581,7 @@ final class LimiterCore {
             algorithmFailures.failed(brokenLimit);
             return;
         }
-        if (traceListeners.length > 0) {
+        if (traces(DECISION)) {
             emitDecision(now, afterLimit, after, sample);
         }
         if (afterLimit != localLimit) {
@@ -613,7 +627,7 @@ final class LimiterCore {
             if (LOG.isLoggable(Level.DEBUG)) {
                 logLimitChange(oldEffective, newEffective, reason);
             }
-            if (traceListeners.length > 0) {
+            if (traces(CONCURRENCY_CHANGE)) {
                 emit(new TraceEvent.ConcurrencyChange(name, now, oldEffective, newEffective, reason));
             }
             if (limitListeners.length > 0) {
@@ -704,7 +718,7 @@ final class LimiterCore {
             pausesOpened.increment();
         }
         logPause(current != null, wait, askedNanos);
-        if (traceListeners.length > 0 || !pauseListeners.isEmpty()) {
+        if (traces(RATE_PAUSE) || !pauseListeners.isEmpty()) {
             TraceEvent.RatePause event = new TraceEvent.RatePause(name, now, until, Duration.ofNanos(wait));
             emit(event);
             Listeners.tellAll(pauseListeners, event, Consumer::accept, pauseListenerFailures);
@@ -918,6 +932,7 @@ final class LimiterCore {
         TraceListener[] old = traceListeners;
         TraceListener[] grown = java.util.Arrays.copyOf(old, old.length + 1);
         grown[old.length] = listener;
+        tracedKinds = kindsOf(grown);
         traceListeners = grown;
     }
 
@@ -928,6 +943,7 @@ final class LimiterCore {
                 TraceListener[] shrunk = new TraceListener[old.length - 1];
                 System.arraycopy(old, 0, shrunk, 0, i);
                 System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
+                tracedKinds = kindsOf(shrunk);
                 traceListeners = shrunk;
                 return true;
             }
@@ -935,8 +951,30 @@ final class LimiterCore {
         return false;
     }
 
-    boolean tracing() {
-        return traceListeners.length > 0;
+    /**
+     * @param kind one of the kind bits
+     * @return whether some trace listener wants events of that kind, so that it is worth building
+     */
+    boolean traces(int kind) {
+        return (tracedKinds & kind) != 0;
+    }
+
+    private static int kindsOf(TraceListener[] listeners) {
+        int kinds = 0;
+        for (TraceListener l : listeners) {
+            for (int i = 0; i < TRACE_KINDS.size(); i++) {
+                boolean wanted;
+                try {
+                    wanted = l.accepts(TRACE_KINDS.get(i));
+                } catch (Throwable broken) {
+                    wanted = true; // the documented fallback: every kind, as a listener without the method
+                }
+                if (wanted) {
+                    kinds |= 1 << i;
+                }
+            }
+        }
+        return kinds;
     }
 
     /** An open Retry-After pause, from and until a ticker reading. Replaced, never changed. */

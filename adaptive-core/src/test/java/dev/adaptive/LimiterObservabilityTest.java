@@ -139,6 +139,38 @@ class LimiterObservabilityTest {
     }
 
     @Test
+    void onlyTheKindsSomeListenerWantsAreBuilt() {
+        Limiter limiter = Limiter.builder().name("narrow").limit(Aimd.builder().initialLimit(4).build())
+                .time(time).build();
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter).build();
+        List<TraceEvent> ends = new ArrayList<>();
+        TraceListener endsOnly = new TraceListener() {
+            @Override
+            public void onEvent(TraceEvent event) {
+                ends.add(event);
+            }
+
+            @Override
+            public boolean accepts(Class<? extends TraceEvent> kind) {
+                return kind == TraceEvent.TaskEnd.class;
+            }
+        };
+        limiter.addTraceListener(endsOnly);
+        int[] calls = {0};
+        executor.execute(ctx -> ++calls[0] == 1
+                ? CompletableFuture.failedFuture(new RateLimitedException("429", Duration.ofSeconds(1)))
+                : CompletableFuture.completedFuture("ok"));
+        time.runUntilIdle();
+        assertThat(ends).hasSize(2).allSatisfy(e -> assertThat(e).isInstanceOf(TraceEvent.TaskEnd.class));
+
+        List<TraceEvent> all = new ArrayList<>();
+        limiter.addTraceListener(all::add); // wants every kind: now every kind is built, for both
+        executor.execute(ctx -> CompletableFuture.completedFuture("ok"));
+        time.runUntilIdle();
+        assertThat(all).extracting(e -> e.getClass().getSimpleName()).contains("TaskStart", "TaskEnd", "Decision");
+    }
+
+    @Test
     void logsPausesOpenedAndClosedAndLimitChanges() {
         try (CapturingLoggerFinder.Capture log = CapturingLoggerFinder.capture("'logged-pause'")) {
             Limiter limiter = Limiter.builder().name("logged-pause").maxRetryAfter(Duration.ofSeconds(30))

@@ -61,8 +61,8 @@ import java.util.function.ToDoubleFunction;
  * <p>The timer sees the attempts of the runners on the limiter (executor, pool, queue, Camel,
  * Vert.x), which emit {@link TraceEvent.TaskEnd}; a limiter used only through
  * {@code acquire}/{@code release} has no timer samples. While it is bound, the runners build
- * their trace events, a small cost per attempt; {@link Builder#attemptTimer(boolean)} turns it
- * off.
+ * one {@link TraceEvent.TaskEnd} per attempt (and no other trace event, unless another listener
+ * wants them), a small cost per attempt; {@link Builder#attemptTimer(boolean)} turns it off.
  *
  * <p>Thread-safe. {@link #bindTo(MeterRegistry)} may be called for several registries;
  * {@link #close()} removes every meter it registered and the trace listener.
@@ -234,6 +234,12 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
 
         List<Meter> meters() {
             return List.of(success, dropped, rateLimited, ignored);
+        }
+
+        /** Only the attempts' ends: the engine then builds no other event for this binder. */
+        @Override
+        public boolean accepts(Class<? extends TraceEvent> kind) {
+            return kind == TraceEvent.TaskEnd.class;
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.Outcome;
+import dev.adaptive.testing.HidingClassLoader;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
@@ -23,7 +24,8 @@ class OptionalCamelHttpTest {
 
     @Test
     void theComponentWorksWithoutCamelHttpOnTheClassPath() throws Exception {
-        ClassLoader loader = new HidingClassLoader(getClass().getClassLoader(), "org.apache.camel.http.base.");
+        ClassLoader loader = new HidingClassLoader(getClass().getClassLoader(), "dev.adaptive.camel.",
+                "org.apache.camel.http.base.");
         for (String name : new String[] {"AdaptiveComponent", "AdaptiveEndpoint", "AdaptiveProducer",
                 "AdaptiveConsumer", "ExchangePool", "Submission", "PoolConfig", "HttpStatusClassifier"}) {
             Class<?> c = Class.forName("dev.adaptive.camel." + name, true, loader);

@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.HidingClassLoader;
 import dev.adaptive.time.Ticker;
 import dev.adaptive.time.VirtualTime;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -26,7 +27,7 @@ class OptionalMicrometerTest {
 
     @Test
     void aPoolStartsWithoutMicrometerOnTheClassPath() throws Exception {
-        ClassLoader loader = new HidingClassLoader(getClass().getClassLoader(), "io.micrometer.",
+        ClassLoader loader = new HidingClassLoader(getClass().getClassLoader(), "dev.adaptive.camel.", "io.micrometer.",
                 "dev.adaptive.micrometer.");
         for (String name : new String[] {"AdaptiveComponent", "AdaptiveEndpoint", "AdaptiveProducer",
                 "AdaptiveConsumer", "ExchangePool", "Submission", "ManagedAdaptivePool", "PoolMeters"}) {

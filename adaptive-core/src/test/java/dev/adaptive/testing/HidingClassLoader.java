@@ -1,23 +1,26 @@
-package dev.adaptive.camel;
+package dev.adaptive.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * Loads the component's own classes itself and refuses the classes of the packages it hides;
- * the rest comes from the parent. So a test sees the component as it runs where an optional
- * dependency is absent: any class that names a hidden one fails to load or link.
+ * Loads a module's own classes itself and refuses the classes of the packages it hides; the
+ * rest comes from the parent. So a test sees the module as it runs where an optional dependency
+ * is absent: any class that names a hidden one fails to load or link.
  */
-final class HidingClassLoader extends ClassLoader {
+public final class HidingClassLoader extends ClassLoader {
 
+    private final String own;
     private final String[] hidden;
 
     /**
-     * @param parent          where everything else comes from
-     * @param hiddenPrefixes  package prefixes (with the trailing dot) to refuse
+     * @param parent         where everything else comes from
+     * @param ownPrefix      the package prefix (with the trailing dot) of the classes it loads itself
+     * @param hiddenPrefixes package prefixes (with the trailing dot) to refuse
      */
-    HidingClassLoader(ClassLoader parent, String... hiddenPrefixes) {
+    public HidingClassLoader(ClassLoader parent, String ownPrefix, String... hiddenPrefixes) {
         super(parent);
+        this.own = ownPrefix;
         this.hidden = hiddenPrefixes.clone();
     }
 
@@ -28,7 +31,7 @@ final class HidingClassLoader extends ClassLoader {
                 throw new ClassNotFoundException(name + " is hidden");
             }
         }
-        if (!name.startsWith("dev.adaptive.camel.")) {
+        if (!name.startsWith(own)) {
             return super.loadClass(name, resolve);
         }
         synchronized (getClassLoadingLock(name)) {
