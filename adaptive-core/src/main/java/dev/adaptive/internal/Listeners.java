@@ -31,12 +31,20 @@ public final class Listeners {
      */
     public static <L, E> boolean tell(L listener, E event, BiConsumer<? super L, ? super E> call,
                                       LongAdder failures) {
+        Throwable t = call(listener, event, call);
+        if (t != null) {
+            failures.increment();
+        }
+        return t == null;
+    }
+
+    /** @return what the call threw, or {@code null} if it returned normally */
+    private static <L, E> Throwable call(L listener, E event, BiConsumer<? super L, ? super E> call) {
         try {
             call.accept(listener, event);
-            return true;
+            return null;
         } catch (Throwable t) {
-            failures.increment();
-            return false;
+            return t;
         }
     }
 
@@ -113,13 +121,11 @@ public final class Listeners {
      */
     public static <L, E> boolean tell(L listener, E event, BiConsumer<? super L, ? super E> call,
                                       CallbackFailures failures) {
-        try {
-            call.accept(listener, event);
-            return true;
-        } catch (Throwable t) {
+        Throwable t = call(listener, event, call);
+        if (t != null) {
             failures.failed(t);
-            return false;
         }
+        return t == null;
     }
 
     /**

@@ -125,34 +125,21 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                         l -> l.remainingPause().toNanos())
                 .description("What is left of the open Retry-After pause; 0 when none is open")
                 .tags(tags).strongReference(true).register(registry));
-        meters.add(counter(registry, p + "attempts", "Attempts released, by outcome", "outcome", "success",
-                LimiterStats::successes));
-        meters.add(counter(registry, p + "attempts", "Attempts released, by outcome", "outcome", "dropped",
-                LimiterStats::congestionEvents));
-        meters.add(counter(registry, p + "attempts", "Attempts released, by outcome", "outcome", "rate_limited",
-                LimiterStats::rateLimitEvents));
-        meters.add(counter(registry, p + "attempts", "Attempts released, by outcome", "outcome", "ignored",
-                LimiterStats::ignored));
-        meters.add(counter(registry, p + "retries", "Retries decided, by cause", "cause", "error",
-                LimiterStats::errorRetries));
-        meters.add(counter(registry, p + "retries", "Retries decided, by cause", "cause", "timeout",
-                LimiterStats::timeoutRetries));
-        meters.add(counter(registry, p + "retries", "Retries decided, by cause", "cause", "rate_limited",
-                LimiterStats::rateLimitRetries));
-        meters.add(counter(registry, p + "pauses", "Retry-After pauses opened", null, null,
-                LimiterStats::pausesOpened));
-        meters.add(counter(registry, p + "limit.changes", "Moves of the limit, by direction", "direction",
-                "increase", LimiterStats::limitIncreases));
-        meters.add(counter(registry, p + "limit.changes", "Moves of the limit, by direction", "direction",
-                "decrease", LimiterStats::limitDecreases));
-        meters.add(counter(registry, p + "shed", "Acquisitions refused because the limiter was full", null, null,
-                LimiterStats::shed));
-        meters.add(counter(registry, p + "callback.failures", "User callbacks that threw", "callback", "listener",
-                LimiterStats::listenerFailures));
-        meters.add(counter(registry, p + "callback.failures", "User callbacks that threw", "callback", "limit",
-                LimiterStats::limitFailures));
-        meters.add(counter(registry, p + "callback.failures", "User callbacks that threw", "callback",
-                "classifier", LimiterStats::classifierFailures));
+        family(registry, meters, p + "attempts", "Attempts released, by outcome", "outcome",
+                series("success", LimiterStats::successes), series("dropped", LimiterStats::congestionEvents),
+                series("rate_limited", LimiterStats::rateLimitEvents), series("ignored", LimiterStats::ignored));
+        family(registry, meters, p + "retries", "Retries decided, by cause", "cause",
+                series("error", LimiterStats::errorRetries), series("timeout", LimiterStats::timeoutRetries),
+                series("rate_limited", LimiterStats::rateLimitRetries));
+        family(registry, meters, p + "pauses", "Retry-After pauses opened", null,
+                series(null, LimiterStats::pausesOpened));
+        family(registry, meters, p + "limit.changes", "Moves of the limit, by direction", "direction",
+                series("increase", LimiterStats::limitIncreases), series("decrease", LimiterStats::limitDecreases));
+        family(registry, meters, p + "shed", "Acquisitions refused because the limiter was full", null,
+                series(null, LimiterStats::shed));
+        family(registry, meters, p + "callback.failures", "User callbacks that threw", "callback",
+                series("listener", LimiterStats::listenerFailures), series("limit", LimiterStats::limitFailures),
+                series("classifier", LimiterStats::classifierFailures));
         if (fleet != null) {
             Tags f = tags.and("fleet", fleet.key());
             meters.add(fleetGauge(registry, "share", "This node's share of the fleet's ceiling; NaN while local-only",
@@ -179,11 +166,23 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                 .register(registry);
     }
 
-    private Meter counter(MeterRegistry registry, String name, String description, String tag, String value,
-                          ToDoubleFunction<LimiterStats> f) {
-        Tags t = tag == null ? tags : tags.and(tag, value);
-        return FunctionCounter.builder(name, limiter, l -> f.applyAsDouble(l.stats())).description(description)
-                .tags(t).register(registry);
+    /** One counter of a family: its tag's value ({@code null} for an untagged counter) and what it reads. */
+    private record Series(String value, ToDoubleFunction<LimiterStats> count) {
+    }
+
+    private static Series series(String value, ToDoubleFunction<LimiterStats> count) {
+        return new Series(value, count);
+    }
+
+    /** Registers one function counter per series, all under one name, told apart by {@code tag}. */
+    private void family(MeterRegistry registry, List<Meter> meters, String name, String description, String tag,
+                        Series... series) {
+        for (Series one : series) {
+            Tags t = tag == null ? tags : tags.and(tag, one.value());
+            ToDoubleFunction<LimiterStats> count = one.count();
+            meters.add(FunctionCounter.builder(name, limiter, l -> count.applyAsDouble(l.stats()))
+                    .description(description).tags(t).register(registry));
+        }
     }
 
     private Meter fleetGauge(MeterRegistry registry, String name, String description, Tags t,

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A pool's figures are the attributes of its one MBean ({@code type=adaptive-pools}), however
  * many endpoints share it, so that summing over MBeans counts each pool once; the endpoints'
- * MBeans name their pool.
+ * MBeans name their pool. The route policy is managed too.
  */
 class JmxTest extends CamelTestSupport {
 
@@ -52,6 +52,8 @@ class JmxTest extends CamelTestSupport {
                 from("direct:limited").to("adaptive:limited");
                 from("adaptive:limited").errorHandler(noErrorHandler())
                         .to("http://127.0.0.1:" + server.port() + "/first429/jmx").convertBodyTo(String.class);
+                from("direct:guarded").routeId("guarded").routePolicy(AdaptiveRoutePolicy.builder().build())
+                        .setBody(constant("ok"));
             }
         };
     }
@@ -119,5 +121,22 @@ class JmxTest extends CamelTestSupport {
         assertThat(mbeans().getAttribute(pool, "RateLimitEvents")).isEqualTo(1L);
         assertThat(mbeans().getAttribute(pool, "RetryAttempts")).isEqualTo(1L);
         assertThat((Long) mbeans().getAttribute(pool, "LimitDecreases")).isPositive();
+    }
+
+    @Test
+    void theRoutePolicyIsManaged() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            assertThat(template.requestBody("direct:guarded", "x")).isEqualTo("ok");
+        }
+        Set<ObjectName> services = mbeans().queryNames(new ObjectName("org.apache.camel:type=services,*"), null);
+        ObjectName policy = services.stream().filter(n -> n.getKeyProperty("name").contains("AdaptiveRoutePolicy"))
+                .findFirst().orElseThrow(() -> new AssertionError("no MBean for the policy in " + services));
+        assertThat(mbeans().getAttribute(policy, "Limit")).isEqualTo(4);
+        assertThat(mbeans().getAttribute(policy, "Inflight")).isEqualTo(0);
+        assertThat(mbeans().getAttribute(policy, "Admitted")).isEqualTo(5L);
+        assertThat(mbeans().getAttribute(policy, "Suspensions")).isEqualTo(0L);
+        assertThat(mbeans().getAttribute(policy, "Overflow")).isEqualTo(0L);
+        assertThat(mbeans().getAttribute(policy, "SuspendedConsumers")).isEqualTo(0);
+        assertThat(mbeans().getAttribute(policy, "ResumeRatio")).isEqualTo(0.7);
     }
 }
