@@ -190,8 +190,8 @@ final class ExecutionImpl<R> implements Execution<R> {
             }
             return;
         }
-        if (core.tracing()) {
-            core.emit(new TraceEvent.TaskStart(lease.startNanos(), index, n, core.limit(), core.inflight()));
+        if (core.traces(LimiterCore.TASK_START)) {
+            core.emit(new TraceEvent.TaskStart(core.name(), lease.startNanos(), index, n, core.limit(), core.inflight()));
         }
         Duration timeout = executor.taskTimeout();
         if (timeout != null) {
@@ -217,7 +217,11 @@ final class ExecutionImpl<R> implements Execution<R> {
         Outcome o;
         try {
             o = executor.classifier().classify(value, error);
+            if (o == null) {
+                core.classifierFailures.failed(new NullPointerException("the classifier returned null"));
+            }
         } catch (Throwable t) {
+            core.classifierFailures.failed(t);
             o = null;
         }
         if (o == null) {
@@ -318,8 +322,9 @@ final class ExecutionImpl<R> implements Execution<R> {
     }
 
     private void emitRetry(long now, int attempt, Throwable cause, Duration delay, long readyAt, boolean rateLimited) {
-        if (core.tracing()) {
-            core.emit(new TraceEvent.Retry(now, index, attempt, cause, delay, readyAt, rateLimited));
+        core.onRetry(cause, rateLimited);
+        if (core.traces(LimiterCore.RETRY)) {
+            core.emit(new TraceEvent.Retry(core.name(), now, index, attempt, cause, delay, readyAt, rateLimited));
         }
     }
 
@@ -432,8 +437,8 @@ final class ExecutionImpl<R> implements Execution<R> {
                 } else {
                     LeaseImpl.release(lease, outcome, cause);
                 }
-                if (core.tracing()) {
-                    core.emit(new TraceEvent.TaskEnd(end, index, number, Math.max(0, end - lease.startNanos()), outcome,
+                if (core.traces(LimiterCore.TASK_END)) {
+                    core.emit(new TraceEvent.TaskEnd(core.name(), end, index, number, Math.max(0, end - lease.startNanos()), outcome,
                             error));
                 }
                 act(this, value, cause, next);

@@ -189,6 +189,37 @@ public final class Limiter {
         return core.removeRatePauseListener(listener);
     }
 
+    /**
+     * Adds, at run time, a listener told of every {@link TraceEvent}, as one given to
+     * {@link Builder#traceListener(TraceListener)} is: for a metrics binder or a debugging
+     * session that attaches to a limiter built elsewhere. While any trace listener is
+     * registered, the runners on this limiter build their events (one small object per attempt
+     * start, end, fold and retry); without one they build none. A listener that throws is
+     * counted in {@link LimiterStats#listenerFailures()}. Adding one listener twice registers it
+     * twice.
+     *
+     * @param listener the listener
+     */
+    public void addTraceListener(TraceListener listener) {
+        core.addTraceListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Removes one registration of a trace listener, whether given to the builder or added by
+     * {@link #addTraceListener(TraceListener)}.
+     *
+     * @param listener the listener, compared by identity
+     * @return whether it was registered
+     */
+    public boolean removeTraceListener(TraceListener listener) {
+        return core.removeTraceListener(listener);
+    }
+
+    /** @return how long the open Retry-After pause still holds dispatch; {@link Duration#ZERO} when none is open */
+    public Duration remainingPause() {
+        return core.remainingPause();
+    }
+
     /** @return the current effective limit: the algorithm's limit, bounded by the ceiling */
     public int limit() {
         return core.limit();

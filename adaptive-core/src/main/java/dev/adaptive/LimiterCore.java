@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.internal.Listeners;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.internal.WorkLoop;
@@ -13,6 +14,7 @@ import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 
+import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -24,6 +26,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -57,6 +60,10 @@ import java.util.function.Consumer;
  */
 final class LimiterCore {
 
+    /** Pauses opened and closed (INFO), limit changes (DEBUG), user callbacks that threw (WARNING once, then DEBUG). */
+    static final String LOGGER_NAME = "dev.adaptive.limiter";
+    private static final System.Logger LOG = System.getLogger(LOGGER_NAME);
+
     private final String name;
     private final Limit algorithm;
     private final Ticker ticker;
@@ -65,7 +72,21 @@ final class LimiterCore {
     private final int maxWaiters;
     private final long waitTimeoutNanos; // 0 = none
     private final long maxRetryAfterNanos;
-    private final TraceListener[] traceListeners;
+    // Replaced, never changed: listeners added at run time (a metrics binder) are rare.
+    private volatile TraceListener[] traceListeners;
+    /** The kinds of trace event some listener wants: bits of {@link #TRACE_KINDS}; replaced with the listeners. */
+    private volatile int tracedKinds;
+
+    /** The trace event kinds, by bit position, for {@link #traces(int)}. */
+    static final List<Class<? extends TraceEvent>> TRACE_KINDS = List.of(TraceEvent.TaskStart.class,
+            TraceEvent.TaskEnd.class, TraceEvent.ConcurrencyChange.class, TraceEvent.Decision.class,
+            TraceEvent.Retry.class, TraceEvent.RatePause.class);
+    static final int TASK_START = 1;
+    static final int TASK_END = 1 << 1;
+    static final int CONCURRENCY_CHANGE = 1 << 2;
+    static final int DECISION = 1 << 3;
+    static final int RETRY = 1 << 4;
+    static final int RATE_PAUSE = 1 << 5;
     private final LimitChangeListener[] limitListeners;
     // Added at run time (fleet members attach after build); pauses are rare, so copy-on-write.
     private final List<Consumer<TraceEvent.RatePause>> pauseListeners = new CopyOnWriteArrayList<>();
@@ -116,6 +137,25 @@ final class LimiterCore {
     private final LongAdder rateLimitEvents = new LongAdder();
     private final LongAdder listenerFailures = new LongAdder();
     private final LongAdder limitFailures = new LongAdder();
+    private final LongAdder successes = new LongAdder();
+    private final LongAdder ignored = new LongAdder();
+    private final LongAdder errorRetries = new LongAdder();
+    private final LongAdder timeoutRetries = new LongAdder();
+    private final LongAdder rateLimitRetries = new LongAdder();
+    private final LongAdder pausesOpened = new LongAdder();
+    private final LongAdder limitIncreases = new LongAdder();
+    private final LongAdder limitDecreases = new LongAdder();
+    private final LongAdder shed = new LongAdder();
+    private final LongAdder classifierFailureCount = new LongAdder();
+    /** The last wait a server asked for, in nanoseconds, before the cap; 0 before the first. */
+    private final AtomicLong lastRetryAfterNanos = new AtomicLong();
+    private final CallbackFailures traceFailures;
+    private final CallbackFailures limitListenerFailures;
+    private final CallbackFailures pauseListenerFailures;
+    private final CallbackFailures algorithmFailures;
+    private final CallbackFailures gateFailures;
+    /** For the runners' {@link OutcomeClassifier}s, which the limiter itself never calls. */
+    final CallbackFailures classifierFailures;
     // Lowest success RTT seen; fed to the algorithm instead of the real RTT when latency
     // adaptation is off, so the algorithm sees a flat RTT.
     private volatile long floorRtt = Long.MAX_VALUE;
@@ -140,7 +180,15 @@ final class LimiterCore {
         this.waitTimeoutNanos = waitTimeout == null ? 0 : Nanos.of(waitTimeout);
         this.maxRetryAfterNanos = Nanos.of(maxRetryAfter);
         this.traceListeners = traceListeners.toArray(new TraceListener[0]);
+        this.tracedKinds = kindsOf(this.traceListeners);
         this.limitListeners = limitListeners.toArray(new LimitChangeListener[0]);
+        this.traceFailures = new CallbackFailures(LOG, name, "trace listener", listenerFailures);
+        this.limitListenerFailures = new CallbackFailures(LOG, name, "limit-change listener", listenerFailures);
+        this.pauseListenerFailures = new CallbackFailures(LOG, name, "rate-pause listener", listenerFailures);
+        this.algorithmFailures = new CallbackFailures(LOG, name, "limit algorithm ('" + algorithm.name() + "')",
+                limitFailures);
+        this.gateFailures = new CallbackFailures(LOG, name, "admission gate", limitFailures);
+        this.classifierFailures = new CallbackFailures(LOG, name, "outcome classifier", classifierFailureCount);
         this.minLimit = Math.max(1, algorithm.minLimit());
         this.maxLimit = Math.max(minLimit, algorithm.maxLimit());
         LimitState initial = Objects.requireNonNull(algorithm.initialState(),
@@ -161,7 +209,7 @@ final class LimiterCore {
         try {
             return clamp(s.limit());
         } catch (Throwable brokenLimit) {
-            limitFailures.increment();
+            algorithmFailures.failed(brokenLimit);
             return fallback;
         }
     }
@@ -169,14 +217,20 @@ final class LimiterCore {
     // ---- acquisition -------------------------------------------------------------------
 
     Lease tryAcquire() {
-        if (state != LimiterState.RUNNING || pause != null || waiting.get() > 0) {
-            return null;
+        LimiterState s = state;
+        Lease lease;
+        if (s != LimiterState.RUNNING || pause != null || waiting.get() > 0) {
+            lease = null;
+        } else if (gate != null) {
+            lease = tryAcquireGated();
+        } else {
+            int n = tryIncrement();
+            lease = n < 0 ? null : new LeaseImpl(this, ticker.nanoTime(), n);
         }
-        if (gate != null) {
-            return tryAcquireGated();
+        if (lease == null && s == LimiterState.RUNNING) {
+            shed.increment(); // full, paused by a Retry-After, or others queued first: load, not lifecycle
         }
-        int n = tryIncrement();
-        return n < 0 ? null : new LeaseImpl(this, ticker.nanoTime(), n);
+        return lease;
     }
 
     /**
@@ -221,6 +275,7 @@ final class LimiterCore {
     /** Queues an acquisition without draining: the caller drains, or frees a slot that drains. */
     private CompletableFuture<Lease> enqueue(boolean ahead) {
         if (waiting.get() >= maxWaiters) {
+            shed.increment();
             return CompletableFuture.failedFuture(new RejectedException(
                     "limiter '" + name + "' has " + maxWaiters + " waiters queued (maxQueueSize=" + maxWaiters + ")"));
         }
@@ -375,7 +430,7 @@ final class LimiterCore {
             try {
                 lease.ticket = gate.started(lease);
             } catch (Throwable brokenGate) {
-                limitFailures.increment();
+                gateFailures.failed(brokenGate);
             }
             Cancellable t = w.timeout;
             if (t != null) {
@@ -392,7 +447,7 @@ final class LimiterCore {
             return gate.admitAt(now, inflight.get());
         } catch (Throwable brokenGate) {
             // Admits: a broken gate must not stall the limiter.
-            limitFailures.increment();
+            gateFailures.failed(brokenGate);
             return now;
         }
     }
@@ -429,7 +484,7 @@ final class LimiterCore {
 
     private void gateSettled(LeaseImpl lease, Outcome outcome, Throwable failure, long now) {
         Object ticket = ((GatedLease) lease).ticket;
-        Listeners.tell(gate, ticket, (g, t) -> g.settled(t, outcome, failure, now), limitFailures);
+        Listeners.tell(gate, ticket, (g, t) -> g.settled(t, outcome, failure, now), gateFailures);
     }
 
     // ---- release -----------------------------------------------------------------------
@@ -443,7 +498,11 @@ final class LimiterCore {
     CompletableFuture<Lease> onRelease(LeaseImpl lease, Outcome outcome, Throwable failure, boolean requeue) {
         long now = ticker.nanoTime();
         long rtt = Math.max(0, now - lease.startNanos());
-        if (outcome instanceof Outcome.RateLimited r) {
+        if (outcome instanceof Outcome.Success) {
+            successes.increment();
+        } else if (outcome instanceof Outcome.Ignored) {
+            ignored.increment();
+        } else if (outcome instanceof Outcome.RateLimited r) {
             rateLimitEvents.increment();
             // Open the pause before the slot is freed, so the drain below cannot dispatch into
             // the window the server just announced.
@@ -478,7 +537,7 @@ final class LimiterCore {
     /** Returns the slot of a lease that never reached its caller or was never used: no sample. */
     void unused(LeaseImpl lease) {
         if (lease instanceof GatedLease g) {
-            Listeners.tell(gate, g.ticket, AdmissionGate::unused, limitFailures);
+            Listeners.tell(gate, g.ticket, AdmissionGate::unused, gateFailures);
         }
         giveBack();
     }
@@ -520,10 +579,10 @@ final class LimiterCore {
             } while (after != before && !limitState.compareAndSet(before, after));
         } catch (Throwable brokenLimit) {
             // The documented fallback: the state stays what it was, as if the sample had not come.
-            limitFailures.increment();
+            algorithmFailures.failed(brokenLimit);
             return;
         }
-        if (traceListeners.length > 0) {
+        if (traces(DECISION)) {
             emitDecision(now, afterLimit, after, sample);
         }
         if (afterLimit != localLimit) {
@@ -534,9 +593,9 @@ final class LimiterCore {
     private void emitDecision(long now, int limit, LimitState after, Sample sample) {
         TraceEvent.Decision decision;
         try {
-            decision = new TraceEvent.Decision(now, algorithm.name(), limit, after.metrics(), sample);
+            decision = new TraceEvent.Decision(name, now, algorithm.name(), limit, after.metrics(), sample);
         } catch (Throwable brokenLimit) {
-            limitFailures.increment();
+            algorithmFailures.failed(brokenLimit);
             return;
         }
         emit(decision);
@@ -565,17 +624,29 @@ final class LimiterCore {
         } while (limitState.get() != read || ceiling != bound);
         maxLimitReached.accumulateAndGet(newEffective, Math::max);
         if (newEffective != oldEffective) {
-            if (traceListeners.length > 0) {
-                emit(new TraceEvent.ConcurrencyChange(now, oldEffective, newEffective, reason));
+            (newEffective > oldEffective ? limitIncreases : limitDecreases).increment();
+            if (LOG.isLoggable(Level.DEBUG)) {
+                logLimitChange(oldEffective, newEffective, reason);
+            }
+            if (traces(CONCURRENCY_CHANGE)) {
+                emit(new TraceEvent.ConcurrencyChange(name, now, oldEffective, newEffective, reason));
             }
             if (limitListeners.length > 0) {
                 int from = oldEffective;
                 int to = newEffective;
-                Listeners.each(limitListeners, l -> l.onChange(from, to), listenerFailures);
+                Listeners.each(limitListeners, l -> l.onChange(from, to), limitListenerFailures);
             }
             if (newEffective > oldEffective && waiting.get() > 0) {
                 drain();
             }
+        }
+    }
+
+    private void logLimitChange(int from, int to, String reason) {
+        try {
+            LOG.log(Level.DEBUG, "limiter '" + name + "': limit " + from + " -> " + to + " (" + reason + ")");
+        } catch (Throwable brokenLogger) {
+            // Logging is an observer: its failure must not unwind a release.
         }
     }
 
@@ -612,8 +683,9 @@ final class LimiterCore {
     }
 
     private void pauseFor(Duration retryAfter, long now) {
-        long wait = Math.min(Nanos.of(retryAfter), maxRetryAfterNanos);
-        openPause(now, Nanos.plus(now, wait));
+        long asked = Nanos.of(retryAfter);
+        lastRetryAfterNanos.set(asked);
+        openPause(now, Nanos.plus(now, Math.min(asked, maxRetryAfterNanos)), asked);
     }
 
     void pauseUntil(long untilNanos) {
@@ -623,28 +695,34 @@ final class LimiterCore {
         if (wait <= 0) {
             return;
         }
-        openPause(now, Nanos.plus(now, Math.min(wait, maxRetryAfterNanos)));
+        lastRetryAfterNanos.set(wait);
+        openPause(now, Nanos.plus(now, Math.min(wait, maxRetryAfterNanos)), wait);
     }
 
-    private void openPause(long now, long until) {
+    /** @param askedNanos the wait asked for, before the cap, for the log line */
+    private void openPause(long now, long until, long askedNanos) {
         Pause opened = null;
+        Pause current;
         for (;;) {
-            Pause current = pause;
+            current = pause;
             if (current != null && Nanos.between(until, current.untilNanos) >= 0) {
                 return; // an open pause already covers it
             }
-            if (opened == null) {
-                opened = new Pause(until);
-            }
+            // An extension keeps the opening time, for the line that says how long dispatch was held.
+            opened = new Pause(current == null ? now : current.openedNanos, until);
             if (PAUSE.compareAndSet(this, current, opened)) {
                 break;
             }
         }
         long wait = Nanos.between(now, until);
-        if (traceListeners.length > 0 || !pauseListeners.isEmpty()) {
-            TraceEvent.RatePause event = new TraceEvent.RatePause(now, until, Duration.ofNanos(wait));
+        if (current == null) {
+            pausesOpened.increment();
+        }
+        logPause(current != null, wait, askedNanos);
+        if (traces(RATE_PAUSE) || !pauseListeners.isEmpty()) {
+            TraceEvent.RatePause event = new TraceEvent.RatePause(name, now, until, Duration.ofNanos(wait));
             emit(event);
-            Listeners.tellAll(pauseListeners, event, Consumer::accept, listenerFailures);
+            Listeners.tellAll(pauseListeners, event, Consumer::accept, pauseListenerFailures);
         }
         Pause mine = opened;
         scheduler.schedule(() -> maybeEndPause(mine), wait);
@@ -662,7 +740,40 @@ final class LimiterCore {
         }
         // Fails only if a later pause replaced this one meanwhile; that one stays.
         if (PAUSE.compareAndSet(this, mine, null)) {
+            logResume(mine);
             drain();
+        }
+    }
+
+    /**
+     * INFO for a pause opened while none was open: rare, and what an operator looks for first.
+     * An extension of an open pause (every attempt in flight may answer 429 at once) goes to DEBUG.
+     */
+    private void logPause(boolean extension, long waitNanos, long askedNanos) {
+        Level level = extension ? Level.DEBUG : Level.INFO;
+        try {
+            if (!LOG.isLoggable(level)) {
+                return;
+            }
+            boolean capped = askedNanos > maxRetryAfterNanos;
+            LOG.log(level, "limiter '" + name + "': " + (extension ? "Retry-After pause extended, " : "Retry-After pause opened, ")
+                    + "dispatch held for " + Duration.ofNanos(waitNanos) + " (asked " + Duration.ofNanos(askedNanos)
+                    + (capped ? ", capped" : ", not capped") + " by maxRetryAfter=" + Duration.ofNanos(maxRetryAfterNanos)
+                    + ")");
+        } catch (Throwable brokenLogger) {
+            // Logging is an observer: its failure must not keep the pause from closing or opening.
+        }
+    }
+
+    private void logResume(Pause ended) {
+        try {
+            if (LOG.isLoggable(Level.INFO)) {
+                LOG.log(Level.INFO, "limiter '" + name + "': Retry-After pause closed after "
+                        + Duration.ofNanos(Math.max(0, Nanos.between(ended.openedNanos, ticker.nanoTime())))
+                        + ", dispatch resumes with " + waiting.get() + " waiting");
+            }
+        } catch (Throwable brokenLogger) {
+            // As above.
         }
     }
 
@@ -755,9 +866,33 @@ final class LimiterCore {
     }
 
     LimiterStats stats() {
+        Pause p = pause;
         return new LimiterStats(limit(), inflight.get(), waiting.get(), maxLimitReached.get(),
-                congestionEvents.sum(), rateLimitEvents.sum(), pause != null, state, listenerFailures.sum(),
-                limitFailures.sum());
+                congestionEvents.sum(), rateLimitEvents.sum(), p != null, state, listenerFailures.sum(),
+                limitFailures.sum(), successes.sum(), ignored.sum(), errorRetries.sum(), timeoutRetries.sum(),
+                rateLimitRetries.sum(), pausesOpened.sum(), limitIncreases.sum(), limitDecreases.sum(), shed.sum(),
+                remaining(p), Duration.ofNanos(lastRetryAfterNanos.get()),
+                classifierFailureCount.sum());
+    }
+
+    private Duration remaining(Pause p) {
+        return p == null ? Duration.ZERO : Duration.ofNanos(Math.max(0, Nanos.between(ticker.nanoTime(), p.untilNanos)));
+    }
+
+    /** @return how long the open Retry-After pause still holds dispatch; zero when none is open */
+    Duration remainingPause() {
+        return remaining(pause);
+    }
+
+    /**
+     * Counts a retry a runner decided on this limiter.
+     *
+     * @param cause       why the attempt failed
+     * @param rateLimited whether the retry is on the rate-limit budget
+     */
+    void onRetry(Throwable cause, boolean rateLimited) {
+        (rateLimited ? rateLimitRetries : cause instanceof TaskTimeoutException ? timeoutRetries : errorRetries)
+                .increment();
     }
 
     /** @return the nodes in the waiter queue, gone ones included; O(n), for tests */
@@ -791,15 +926,60 @@ final class LimiterCore {
     }
 
     void emit(TraceEvent event) {
-        Listeners.tellAll(traceListeners, event, TraceListener::onEvent, listenerFailures);
+        Listeners.tellAll(traceListeners, event, TraceListener::onEvent, traceFailures);
     }
 
-    boolean tracing() {
-        return traceListeners.length > 0;
+    synchronized void addTraceListener(TraceListener listener) {
+        TraceListener[] old = traceListeners;
+        TraceListener[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+        grown[old.length] = listener;
+        tracedKinds = kindsOf(grown);
+        traceListeners = grown;
     }
 
-    /** An open Retry-After pause, until a ticker reading. Replaced, never changed. */
-    private record Pause(long untilNanos) {
+    synchronized boolean removeTraceListener(TraceListener listener) {
+        TraceListener[] old = traceListeners;
+        for (int i = 0; i < old.length; i++) {
+            if (old[i] == listener) { // by identity, as the pause listeners
+                TraceListener[] shrunk = new TraceListener[old.length - 1];
+                System.arraycopy(old, 0, shrunk, 0, i);
+                System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
+                tracedKinds = kindsOf(shrunk);
+                traceListeners = shrunk;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param kind one of the kind bits
+     * @return whether some trace listener wants events of that kind, so that it is worth building
+     */
+    boolean traces(int kind) {
+        return (tracedKinds & kind) != 0;
+    }
+
+    private static int kindsOf(TraceListener[] listeners) {
+        int kinds = 0;
+        for (TraceListener l : listeners) {
+            for (int i = 0; i < TRACE_KINDS.size(); i++) {
+                boolean wanted;
+                try {
+                    wanted = l.accepts(TRACE_KINDS.get(i));
+                } catch (Throwable broken) {
+                    wanted = true; // the documented fallback: every kind, as a listener without the method
+                }
+                if (wanted) {
+                    kinds |= 1 << i;
+                }
+            }
+        }
+        return kinds;
+    }
+
+    /** An open Retry-After pause, from and until a ticker reading. Replaced, never changed. */
+    private record Pause(long openedNanos, long untilNanos) {
     }
 
     /** The drain's wake-up for a gate that answered "not before {@code atNanos}". */

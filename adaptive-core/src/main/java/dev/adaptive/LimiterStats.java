@@ -1,24 +1,64 @@
 package dev.adaptive;
 
+import dev.adaptive.limit.Outcome;
+import java.time.Duration;
+
 /**
  * A snapshot of a {@link Limiter}. Fields are read one by one without a global lock, so under
- * load they may be a few events apart.
+ * load they may be a few events apart. Counters run from the limiter's creation and never go
+ * down, so a metrics system can read them as monotonic counters.
  *
- * @param limit            the current limit (after any fleet ceiling)
- * @param inflight         leases granted and not released
- * @param waiting          acquisitions queued
- * @param maxLimitReached  the highest limit so far
- * @param congestionEvents drops folded (errors, timeouts)
- * @param rateLimitEvents  rate-limited outcomes released
- * @param ratePaused       whether a Retry-After pause is open now
- * @param state            the lifecycle state
- * @param listenerFailures exceptions thrown by trace, limit-change or pause listeners (and swallowed)
- * @param limitFailures    folds of the {@link dev.adaptive.limit.Limit} refused because its
- *                         {@code update} threw or returned {@code null}, or the state it
- *                         returned could not say its limit or metrics; the limiter kept the
- *                         state it had; and calls to the {@link AdmissionGate} that threw
+ * @param limit               the current limit (after any fleet ceiling)
+ * @param inflight            leases granted and not released
+ * @param waiting             acquisitions queued
+ * @param maxLimitReached     the highest limit so far
+ * @param congestionEvents    drops folded (errors, timeouts): the attempts released as
+ *                            {@link Outcome.Dropped}
+ * @param rateLimitEvents     rate-limited outcomes released: the attempts released as
+ *                            {@link Outcome.RateLimited}
+ * @param ratePaused          whether a Retry-After pause is open now
+ * @param state               the lifecycle state
+ * @param listenerFailures    exceptions thrown by trace, limit-change or pause listeners (and swallowed)
+ * @param limitFailures       folds of the {@link dev.adaptive.limit.Limit} refused because its
+ *                            {@code update} threw or returned {@code null}, or the state it
+ *                            returned could not say its limit or metrics; the limiter kept the
+ *                            state it had; and calls to the {@link AdmissionGate} that threw
+ * @param successes           attempts released as {@link Outcome.Success}
+ * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included
+ * @param errorRetries        retries decided after an attempt that failed (not by timeout or
+ *                            rate limit), by the runners on this limiter (pool, executor, Camel,
+ *                            Vert.x)
+ * @param timeoutRetries      retries decided after an attempt that timed out
+ * @param rateLimitRetries    retries decided after a rate-limited attempt (on the rate-limit budget)
+ * @param pausesOpened        Retry-After pauses opened while none was open (an extension of an
+ *                            open pause is not counted)
+ * @param limitIncreases      changes of the effective limit upwards
+ * @param limitDecreases      changes of the effective limit downwards
+ * @param shed                acquisitions refused because the limiter was full: a
+ *                            {@link Limiter#tryAcquire()} that found no slot, and an
+ *                            {@link Limiter#acquire()} refused with {@link RejectedException}
+ * @param remainingPause      how long the open Retry-After pause still holds dispatch;
+ *                            {@link Duration#ZERO} when none is open
+ * @param lastRetryAfter      the last wait a server asked for (before the limiter's cap), as a
+ *                            rate-limited release or {@link Limiter#pauseFor(Duration)} passed
+ *                            it; {@link Duration#ZERO} before the first
+ * @param classifierFailures  calls of an executor's {@link OutcomeClassifier} that threw or
+ *                            returned {@code null}; the default classification applied
  */
 public record LimiterStats(int limit, int inflight, int waiting, int maxLimitReached, long congestionEvents,
                            long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures,
-                           long limitFailures) {
+                           long limitFailures, long successes, long ignored, long errorRetries,
+                           long timeoutRetries, long rateLimitRetries, long pausesOpened, long limitIncreases,
+                           long limitDecreases, long shed, Duration remainingPause, Duration lastRetryAfter,
+                           long classifierFailures) {
+
+    /** @return the retries of every cause */
+    public long retries() {
+        return errorRetries + timeoutRetries + rateLimitRetries;
+    }
+
+    /** @return the attempts released, of every outcome */
+    public long attempts() {
+        return successes + congestionEvents + rateLimitEvents + ignored;
+    }
 }

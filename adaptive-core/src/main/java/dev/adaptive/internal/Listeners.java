@@ -31,12 +31,20 @@ public final class Listeners {
      */
     public static <L, E> boolean tell(L listener, E event, BiConsumer<? super L, ? super E> call,
                                       LongAdder failures) {
+        Throwable t = call(listener, event, call);
+        if (t != null) {
+            failures.increment();
+        }
+        return t == null;
+    }
+
+    /** @return what the call threw, or {@code null} if it returned normally */
+    private static <L, E> Throwable call(L listener, E event, BiConsumer<? super L, ? super E> call) {
         try {
             call.accept(listener, event);
-            return true;
+            return null;
         } catch (Throwable t) {
-            failures.increment();
-            return false;
+            return t;
         }
     }
 
@@ -96,6 +104,73 @@ public final class Listeners {
      * @param <L>       the listener type
      */
     public static <L> void each(L[] listeners, Consumer<? super L> call, LongAdder failures) {
+        tellAll(listeners, call, Listeners::accept, failures);
+    }
+
+    /**
+     * As {@link #tell(Object, Object, BiConsumer, LongAdder)}, but a failure is counted and
+     * logged by {@code failures}.
+     *
+     * @param listener the callback's owner
+     * @param event    what it is told
+     * @param call     how it is told
+     * @param failures counts and logs a call that threw
+     * @param <L>      the listener type
+     * @param <E>      the event type
+     * @return whether the call returned normally
+     */
+    public static <L, E> boolean tell(L listener, E event, BiConsumer<? super L, ? super E> call,
+                                      CallbackFailures failures) {
+        Throwable t = call(listener, event, call);
+        if (t != null) {
+            failures.failed(t);
+        }
+        return t == null;
+    }
+
+    /**
+     * As {@link #tellAll(Object[], Object, BiConsumer, LongAdder)}, with failures logged.
+     *
+     * @param listeners the listeners
+     * @param event     what they are told
+     * @param call      how each is told
+     * @param failures  counts and logs each call that threw
+     * @param <L>       the listener type
+     * @param <E>       the event type
+     */
+    public static <L, E> void tellAll(L[] listeners, E event, BiConsumer<? super L, ? super E> call,
+                                      CallbackFailures failures) {
+        for (L l : listeners) {
+            tell(l, event, call, failures);
+        }
+    }
+
+    /**
+     * As {@link #tellAll(Iterable, Object, BiConsumer, LongAdder)}, with failures logged.
+     *
+     * @param listeners the listeners
+     * @param event     what they are told
+     * @param call      how each is told
+     * @param failures  counts and logs each call that threw
+     * @param <L>       the listener type
+     * @param <E>       the event type
+     */
+    public static <L, E> void tellAll(Iterable<? extends L> listeners, E event,
+                                      BiConsumer<? super L, ? super E> call, CallbackFailures failures) {
+        for (L l : listeners) {
+            tell(l, event, call, failures);
+        }
+    }
+
+    /**
+     * As {@link #each(Object[], Consumer, LongAdder)}, with failures logged.
+     *
+     * @param listeners the listeners
+     * @param call      what each is told
+     * @param failures  counts and logs each call that threw
+     * @param <L>       the listener type
+     */
+    public static <L> void each(L[] listeners, Consumer<? super L> call, CallbackFailures failures) {
         tellAll(listeners, call, Listeners::accept, failures);
     }
 

@@ -9,7 +9,9 @@ import java.util.Objects;
 
 /**
  * What the engine did, as a stream of immutable events for logging, charts and tests. Every
- * event carries {@code timeNanos}, a reading of the engine's {@link dev.adaptive.time.Ticker}.
+ * event carries {@code limiter}, the name of the {@link dev.adaptive.Limiter} it is about (so
+ * that one listener can serve several limiters), and {@code timeNanos}, a reading of the
+ * engine's {@link dev.adaptive.time.Ticker}.
  *
  * <p>Limiters emit {@link ConcurrencyChange}, {@link Decision} and {@link RatePause}; the
  * runners that execute tasks (pool, Camel, Vert.x) add {@link TaskStart}, {@link TaskEnd} and
@@ -19,24 +21,30 @@ import java.util.Objects;
 public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.TaskEnd,
         TraceEvent.ConcurrencyChange, TraceEvent.Decision, TraceEvent.Retry, TraceEvent.RatePause {
 
+    /** @return the name of the limiter the event is about, as {@link dev.adaptive.Limiter#name()} says it */
+    String limiter();
+
     /** @return when it happened, in ticker nanoseconds */
     long timeNanos();
 
     /**
      * An attempt was admitted and started.
      *
+     * @param limiter   the limiter's name
      * @param timeNanos when
      * @param index     the item
      * @param attempt   1 for the first attempt
      * @param limit     the limit at that moment
      * @param inflight  attempts in flight, counting this one
      */
-    record TaskStart(long timeNanos, long index, int attempt, int limit, int inflight) implements TraceEvent {
+    record TaskStart(String limiter, long timeNanos, long index, int attempt, int limit, int inflight)
+            implements TraceEvent {
     }
 
     /**
      * An attempt finished.
      *
+     * @param limiter   the limiter's name
      * @param timeNanos when
      * @param index     the item
      * @param attempt   1 for the first attempt
@@ -44,27 +52,31 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
      * @param outcome   how the classifier saw it
      * @param error     the failure, or {@code null} on success
      */
-    record TaskEnd(long timeNanos, long index, int attempt, long rttNanos, Outcome outcome, Throwable error)
+    record TaskEnd(String limiter, long timeNanos, long index, int attempt, long rttNanos, Outcome outcome,
+                   Throwable error)
             implements TraceEvent {
     }
 
     /**
      * The limit moved.
      *
+     * @param limiter   the limiter's name
      * @param timeNanos when
      * @param from      the old limit
      * @param to        the new limit
      * @param reason    what moved it: {@code "sample"}, {@code "rate-limit"}, {@code "coordinator"}
      */
-    record ConcurrencyChange(long timeNanos, int from, int to, String reason) implements TraceEvent {
+    record ConcurrencyChange(String limiter, long timeNanos, int from, int to, String reason) implements TraceEvent {
         /**
          * Validates.
+         * @param limiter the limiter's name
          * @param timeNanos when
          * @param from the old limit
          * @param to the new limit
          * @param reason what moved it: {@code "sample"}, {@code "rate-limit"}, {@code "coordinator"}
          */
         public ConcurrencyChange {
+            Objects.requireNonNull(limiter, "limiter");
             Objects.requireNonNull(reason, "reason");
         }
     }
@@ -72,16 +84,19 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
     /**
      * The algorithm folded one sample.
      *
+     * @param limiter   the limiter's name
      * @param timeNanos when
      * @param algorithm the limit's name
      * @param limit     the limit after the fold
      * @param metrics   the algorithm's internals after the fold
      * @param sample    the sample folded
      */
-    record Decision(long timeNanos, String algorithm, int limit, Map<String, Double> metrics, Sample sample)
+    record Decision(String limiter, long timeNanos, String algorithm, int limit, Map<String, Double> metrics,
+                    Sample sample)
             implements TraceEvent {
         /**
          * Copies the metrics.
+         * @param limiter the limiter's name
          * @param timeNanos when
          * @param algorithm the limit's name
          * @param limit the limit after the fold
@@ -89,6 +104,7 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
          * @param sample the sample folded
          */
         public Decision {
+            Objects.requireNonNull(limiter, "limiter");
             metrics = Map.copyOf(metrics);
         }
     }
@@ -96,6 +112,7 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
     /**
      * A failed attempt will be retried.
      *
+     * @param limiter   the limiter's name
      * @param timeNanos    when the retry was decided
      * @param index        the item
      * @param attempt      the attempt that failed
@@ -104,17 +121,18 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
      * @param readyAtNanos when the next attempt may be dispatched
      * @param rateLimited  {@code true} if this retry is on the rate-limit budget
      */
-    record Retry(long timeNanos, long index, int attempt, Throwable cause, Duration delay, long readyAtNanos,
-                 boolean rateLimited) implements TraceEvent {
+    record Retry(String limiter, long timeNanos, long index, int attempt, Throwable cause, Duration delay,
+                 long readyAtNanos, boolean rateLimited) implements TraceEvent {
     }
 
     /**
      * Dispatch of the whole limiter is paused until {@code untilNanos}.
      *
+     * @param limiter   the limiter's name
      * @param timeNanos  when
      * @param untilNanos when dispatch resumes
      * @param retryAfter the (capped) wait the server asked for
      */
-    record RatePause(long timeNanos, long untilNanos, Duration retryAfter) implements TraceEvent {
+    record RatePause(String limiter, long timeNanos, long untilNanos, Duration retryAfter) implements TraceEvent {
     }
 }

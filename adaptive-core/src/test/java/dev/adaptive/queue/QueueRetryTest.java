@@ -192,7 +192,7 @@ class QueueRetryTest extends QueueFixture {
         assertThat(starts.get(1)).extracting(Start::index, Start::attempt).containsExactly(0L, 2);
         assertThat(results).allSatisfy(f -> assertThat(f).isCompletedWithValue("ok"));
         assertThat(events).filteredOn(TraceEvent.RatePause.class::isInstance).singleElement()
-                .isEqualTo(new TraceEvent.RatePause(ms(50), ms(2050), Duration.ofSeconds(2)));
+                .isEqualTo(new TraceEvent.RatePause("queue", ms(50), ms(2050), Duration.ofSeconds(2)));
         assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).singleElement()
                 .isInstanceOfSatisfying(TraceEvent.Retry.class, r -> {
                     assertThat(r.rateLimited()).isTrue();
@@ -295,7 +295,7 @@ class QueueRetryTest extends QueueFixture {
         q.submit(task(millis(40), new IllegalStateException("once"), "ok"));
         time.runUntilIdle();
         assertThat(events).hasSize(5);
-        assertThat(events.get(0)).isEqualTo(new TraceEvent.TaskStart(0, 0, 1, 4, 1));
+        assertThat(events.get(0)).isEqualTo(new TraceEvent.TaskStart("queue", 0, 0, 1, 4, 1));
         assertThat(events.get(1)).isInstanceOfSatisfying(TraceEvent.TaskEnd.class, e -> {
             assertThat(e.rttNanos()).isEqualTo(ms(40));
             assertThat(e.outcome()).isEqualTo(Outcome.DROPPED);
@@ -306,7 +306,7 @@ class QueueRetryTest extends QueueFixture {
             assertThat(e.rateLimited()).isFalse();
             assertThat(e.delay()).isZero();
         });
-        assertThat(events.get(3)).isEqualTo(new TraceEvent.TaskStart(ms(100), 0, 2, 4, 1));
+        assertThat(events.get(3)).isEqualTo(new TraceEvent.TaskStart("queue", ms(100), 0, 2, 4, 1));
         assertThat(events.get(4)).isInstanceOfSatisfying(TraceEvent.TaskEnd.class,
                 e -> assertThat(e.outcome()).isEqualTo(Outcome.SUCCESS));
         assertThat(q.state().listenerFailures()).isEqualTo(5);

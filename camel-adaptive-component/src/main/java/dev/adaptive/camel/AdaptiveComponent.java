@@ -7,9 +7,14 @@ import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import org.apache.camel.Endpoint;
 import org.apache.camel.spi.ExecutorServiceManager;
+import org.apache.camel.spi.ManagementAgent;
 import org.apache.camel.spi.Metadata;
 import org.apache.camel.spi.PropertyConfigurer;
 import org.apache.camel.support.DefaultComponent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.management.ObjectName;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -50,6 +55,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
  */
 @org.apache.camel.spi.annotations.Component("adaptive")
 public class AdaptiveComponent extends DefaultComponent {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdaptiveComponent.class);
 
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
     private volatile ScheduledExecutorService timer;
@@ -310,8 +317,43 @@ public class AdaptiveComponent extends DefaultComponent {
             slot.workers = workers;
             slot.pool = new ExchangePool(name, () -> freeze(name), Ticker.system(), scheduler, workers,
                     clock);
+            slot.pool.engineListener(PoolMeters.listener(getCamelContext()));
+            slot.mbean = manage(slot.pool);
         }
         return slot.pool;
+    }
+
+    /** Registers the pool's one MBean, if JMX is on; a failure costs the MBean, not the pool. */
+    private ObjectName manage(ExchangePool pool) {
+        ManagementAgent agent = getCamelContext().getManagementStrategy() == null ? null
+                : getCamelContext().getManagementStrategy().getManagementAgent();
+        if (agent == null) {
+            return null;
+        }
+        try {
+            ObjectName on = new ObjectName(agent.getMBeanObjectDomainName() + ":context="
+                    + ObjectName.quote(getCamelContext().getManagementName()) + ",type=adaptive-pools,name="
+                    + ObjectName.quote(pool.name()));
+            agent.register(new ManagedAdaptivePool(this, pool), on);
+            return on;
+        } catch (Exception | LinkageError e) {
+            LOG.warn("Adaptive pool '{}' has no MBean: registering it failed", pool.name(), e);
+            return null;
+        }
+    }
+
+    private void unmanage(Slot slot) {
+        ObjectName on = slot.mbean;
+        slot.mbean = null;
+        ManagementAgent agent = getCamelContext().getManagementStrategy() == null ? null
+                : getCamelContext().getManagementStrategy().getManagementAgent();
+        if (on != null && agent != null) {
+            try {
+                agent.unregister(on);
+            } catch (Exception e) {
+                LOG.debug("Unregistering the MBean {} failed", on, e);
+            }
+        }
     }
 
     /** @return a pool's options: fixed if it runs, else as its configuration and URIs give them now */
@@ -387,6 +429,7 @@ public class AdaptiveComponent extends DefaultComponent {
                 slot.pool.close();
                 slot.pool = null;
             }
+            unmanage(slot);
             if (slot.workers != null) {
                 esm.shutdownNow(slot.workers);
                 slot.workers = null;
@@ -412,5 +455,6 @@ public class AdaptiveComponent extends DefaultComponent {
         String frozenBy;
         volatile ExchangePool pool;
         ExecutorService workers;
+        ObjectName mbean;
     }
 }

@@ -39,7 +39,8 @@ import java.util.Optional;
  */
 @UriEndpoint(firstVersion = "0.1.0", scheme = "adaptive", title = "Adaptive", syntax = "adaptive:name",
         category = {Category.CORE, Category.HTTP}, headersClass = AdaptiveConstants.class)
-@ManagedResource(description = "Managed adaptive endpoint: its pool's limit, load and counters")
+@ManagedResource(description = "Managed adaptive endpoint; its pool's figures are on the pool's own MBean"
+        + " (type=adaptive-pools), one per pool however many endpoints share it")
 public class AdaptiveEndpoint extends DefaultEndpoint {
 
     /** Default wait for a consumer route when none is started: 30 s. */
@@ -127,142 +128,10 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
         return getComponent().stats(name);
     }
 
-    // ---- JMX -----------------------------------------------------------------------------
-
-    private AdaptiveStats statsOrIdle() {
-        return stats().orElse(null);
-    }
-
-    /** @return the pool's concurrency limit now, 0 before it starts */
-    @ManagedAttribute(description = "The pool's concurrency limit now")
-    public int getLimit() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.limit();
-    }
-
-    /** @return attempts holding a slot now */
-    @ManagedAttribute(description = "Attempts holding a slot now")
-    public int getInflight() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.inflight();
-    }
-
-    /** @return exchanges queued for a slot now */
-    @ManagedAttribute(description = "Exchanges queued for a slot now")
-    public int getWaiting() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.waiting();
-    }
-
-    /** @return exchanges accepted and not yet ended */
-    @ManagedAttribute(description = "Exchanges accepted and not yet ended (in flight, queued, in backoff)")
-    public int getPending() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.pending();
-    }
-
-    /** @return the highest limit so far */
-    @ManagedAttribute(description = "The highest concurrency limit so far")
-    public int getMaxLimitReached() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.maxLimitReached();
-    }
-
-    /** @return whether a Retry-After pause is open */
-    @ManagedAttribute(description = "Whether a Retry-After pause is open now")
-    public boolean isRatePaused() {
-        AdaptiveStats s = statsOrIdle();
-        return s != null && s.ratePaused();
-    }
-
-    /** @return the limiter's lifecycle state, or NOT_STARTED */
-    @ManagedAttribute(description = "The limiter's state: RUNNING, PAUSED, STOPPED, ABORTED, or NOT_STARTED")
-    public String getPoolState() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? "NOT_STARTED" : s.state().name();
-    }
-
-    /** @return exchanges accepted */
-    @ManagedAttribute(description = "Exchanges accepted")
-    public long getExchangesAccepted() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.accepted();
-    }
-
-    /** @return exchanges that ended in success */
-    @ManagedAttribute(description = "Exchanges that ended with the consumer route's success")
-    public long getExchangesCompleted() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.completed();
-    }
-
-    /** @return exchanges that ended with an exception */
-    @ManagedAttribute(description = "Exchanges that ended with an exception")
-    public long getExchangesFailed() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.failed();
-    }
-
-    /** @return exchanges refused at once */
-    @ManagedAttribute(description = "Exchanges refused at once: queue full, pool stopped, no consumer")
-    public long getExchangesRejected() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.rejected();
-    }
-
-    /** @return attempts started */
-    @ManagedAttribute(description = "Attempts started")
-    public long getAttempts() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.attempts();
-    }
-
-    /** @return attempts after the first */
-    @ManagedAttribute(description = "Attempts after the first, of any exchange")
-    public long getRetryAttempts() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.retries();
-    }
-
-    /** @return dropped attempts */
-    @ManagedAttribute(description = "Dropped attempts: failed or timed out")
-    public long getCongestionEvents() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.congestionEvents();
-    }
-
-    /** @return rate-limited attempts */
-    @ManagedAttribute(description = "Rate-limited attempts")
-    public long getRateLimitEvents() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null ? 0 : s.rateLimitEvents();
-    }
-
-    /** @return this pool's share of the fleet's ceiling, or -1 without a coordinator */
-    @ManagedAttribute(description = "This pool's share of the fleet's ceiling; -1 without a coordinator")
-    public int getFleetShare() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null || s.fleet() == null ? -1 : s.fleet().share();
-    }
-
-    /** @return the fleet's ceiling, or -1 without a coordinator */
-    @ManagedAttribute(description = "The fleet's global ceiling in the last heartbeat; -1 without a coordinator")
-    public int getFleetCeiling() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null || s.fleet() == null ? -1 : s.fleet().globalCeiling();
-    }
-
-    /** @return the live nodes of the fleet, or -1 without a coordinator */
-    @ManagedAttribute(description = "The fleet's live nodes in the last heartbeat; -1 without a coordinator")
-    public int getFleetLiveNodes() {
-        AdaptiveStats s = statsOrIdle();
-        return s == null || s.fleet() == null ? -1 : s.fleet().liveNodes();
-    }
-
     // ---- options -------------------------------------------------------------------------
 
     /** @return the pool's name */
-    @ManagedAttribute(description = "The pool's name")
+    @ManagedAttribute(description = "The pool's name: its figures are on the MBean type=adaptive-pools,name=<this>")
     public String getName() {
         return name;
     }

@@ -8,6 +8,8 @@ import dev.adaptive.retry.RetryAfter;
 import org.apache.camel.Consumer;
 import org.apache.camel.Exchange;
 import org.apache.camel.Route;
+import org.apache.camel.api.management.ManagedAttribute;
+import org.apache.camel.api.management.ManagedResource;
 import org.apache.camel.support.RoutePolicySupport;
 
 import java.time.Clock;
@@ -41,9 +43,13 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link org.apache.camel.Suspendable} are stopped and started instead. A seda consumer notices
  * a resume only after its {@code pollTimeout}.
  *
+ * <p>With JMX on, Camel manages the policy as one of its routes' services
+ * ({@code type=services}); its attributes are the guard's limit, load and counters.
+ *
  * <p>Thread-safe. One instance per route; an instance shared by several routes counts their
  * exchanges against one limit.
  */
+@ManagedResource(description = "Adaptive route policy: the learned in-flight ceiling of its routes and its counters")
 public final class AdaptiveRoutePolicy extends RoutePolicySupport {
 
     /** Default fraction of the limit at which a suspended consumer resumes: 0.7. */
@@ -195,6 +201,56 @@ public final class AdaptiveRoutePolicy extends RoutePolicySupport {
 
     /** @return the fraction of the limit at which a suspended consumer resumes */
     public double resumeRatio() {
+        return resumeRatio;
+    }
+
+    // ---- JMX -----------------------------------------------------------------------------
+
+    /** @return the guard's limit now */
+    @ManagedAttribute(description = "The in-flight ceiling learned now")
+    public int getLimit() {
+        return guard.limit();
+    }
+
+    /** @return exchanges holding a lease now */
+    @ManagedAttribute(description = "Exchanges in the routes holding a lease now")
+    public int getInflight() {
+        return guard.inflight();
+    }
+
+    /** @return exchanges admitted so far */
+    @ManagedAttribute(description = "Exchanges admitted with a lease so far")
+    public long getAdmitted() {
+        return guard.stats().admitted();
+    }
+
+    /** @return the latency baseline, in milliseconds; 0 until known */
+    @ManagedAttribute(description = "The no-load latency the gradient compares with, in milliseconds; 0 until known")
+    public long getRttNoLoadMillis() {
+        return guard.stats().rttNoLoad().toMillis();
+    }
+
+    /** @return how many times this policy suspended a consumer */
+    @ManagedAttribute(description = "Times this policy suspended a route's consumer")
+    public long getSuspensions() {
+        return suspensions();
+    }
+
+    /** @return exchanges that entered while the limit was reached */
+    @ManagedAttribute(description = "Exchanges that entered while the ceiling was reached, run without a lease")
+    public long getOverflow() {
+        return overflow();
+    }
+
+    /** @return consumers this policy holds suspended now */
+    @ManagedAttribute(description = "Route consumers this policy holds suspended now")
+    public int getSuspendedConsumers() {
+        return suspended.size();
+    }
+
+    /** @return the fraction of the limit at which a suspended consumer resumes */
+    @ManagedAttribute(description = "The fraction of the ceiling at which a suspended consumer resumes")
+    public double getResumeRatio() {
         return resumeRatio;
     }
 

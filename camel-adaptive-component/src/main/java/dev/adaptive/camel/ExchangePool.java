@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -56,6 +57,11 @@ final class ExchangePool {
     private final Clock clock;
     private volatile Engine engine;
     private boolean paused; // guarded by this
+    /** Told of the engine once it is built (the meters bind there); {@code null} for none. */
+    private volatile EngineListener engineListener;
+    /** What {@link #engineListener} returned, closed with the pool; guarded by this. */
+    private AutoCloseable engineBinding;
+    private final AtomicBoolean classifierWarned = new AtomicBoolean();
 
     private volatile AsyncProcessor target;
     private volatile Object targetOwner;
@@ -105,8 +111,41 @@ final class ExchangePool {
                 if (paused) {
                     engine.limiter().pause();
                 }
+                bindEngine(engine);
             }
             return engine;
+        }
+    }
+
+    /**
+     * Told once of a pool's engine when its first exchange builds it: how the component binds
+     * the pool's meters without this class knowing Micrometer.
+     */
+    @FunctionalInterface
+    interface EngineListener {
+        /**
+         * @param limiter the pool's limiter
+         * @param fleet   its fleet membership, or {@code null}
+         * @return what to close when the pool closes, or {@code null}
+         */
+        AutoCloseable built(Limiter limiter, FleetMember fleet);
+    }
+
+    /** @param listener told of the engine when it is built; set before the first exchange */
+    void engineListener(EngineListener listener) {
+        this.engineListener = listener;
+    }
+
+    private void bindEngine(Engine e) {
+        EngineListener l = engineListener;
+        if (l == null) {
+            return;
+        }
+        try {
+            engineBinding = l.built(e.limiter(), e.fleet());
+        } catch (Throwable broken) {
+            // Meters are an observer: the pool runs without them rather than fail the exchange.
+            LOG.warn("Adaptive pool '{}' runs without its meters: binding them failed", name, broken);
         }
     }
 
@@ -291,6 +330,19 @@ final class ExchangePool {
             }
             e.limiter().abort();
         }
+        closeBinding();
+    }
+
+    private synchronized void closeBinding() {
+        AutoCloseable b = engineBinding;
+        engineBinding = null;
+        if (b != null) {
+            try {
+                b.close();
+            } catch (Throwable broken) {
+                LOG.debug("Closing the meters of adaptive pool '{}' failed", name, broken);
+            }
+        }
     }
 
     // ---- used by Submission --------------------------------------------------------------
@@ -382,7 +434,12 @@ final class ExchangePool {
                 // Anything, an Error included: rethrown, it would skip the HTTP reading below
                 // and go uncounted.
                 classifierFailures.increment();
-                LOG.debug("Classifier of adaptive pool '{}' failed; the default reading applies", name, e);
+                if (classifierWarned.compareAndSet(false, true)) {
+                    LOG.warn("Classifier of adaptive pool '{}' threw; the default reading applies (logged once at"
+                            + " WARN, later failures at DEBUG)", name, e);
+                } else {
+                    LOG.debug("Classifier of adaptive pool '{}' threw again; the default reading applies", name, e);
+                }
             }
         }
         return defaults.classify(attempt);
@@ -401,6 +458,12 @@ final class ExchangePool {
 
     long classifierFailures() {
         return classifierFailures.sum();
+    }
+
+    /** @return the limiter's own figures, or {@code null} before the first exchange */
+    LimiterStats limiterStats() {
+        Engine e = engine;
+        return e == null ? null : e.limiter().stats();
     }
 
     /** @return a snapshot, or {@code null} before the first exchange */

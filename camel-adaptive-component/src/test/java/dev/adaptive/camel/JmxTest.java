@@ -1,9 +1,13 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.FlakyHttpServer;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.apache.camel.test.junit5.TestExecutionConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import javax.management.MBeanServer;
@@ -12,8 +16,24 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The pool's figures are attributes of each {@code adaptive:} endpoint's MBean. */
+/**
+ * A pool's figures are the attributes of its one MBean ({@code type=adaptive-pools}), however
+ * many endpoints share it, so that summing over MBeans counts each pool once; the endpoints'
+ * MBeans name their pool. The route policy is managed too.
+ */
 class JmxTest extends CamelTestSupport {
+
+    private static FlakyHttpServer server;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = FlakyHttpServer.start(FlakyHttpServer.Model.s3());
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
 
     @Override
     public void configureTest(TestExecutionConfiguration testExecutionConfiguration) {
@@ -26,45 +46,98 @@ class JmxTest extends CamelTestSupport {
         return new RouteBuilder() {
             @Override
             public void configure() {
+                getContext().getComponent("http", HttpComponent.class).setAutomaticRetriesDisabled(true);
                 from("direct:in").to("adaptive:jmx?algorithm=fixed&maxLimit=4");
+                from("direct:again").to("adaptive:jmx");
                 from("adaptive:jmx").setBody(constant("ok"));
+                from("direct:limited").to("adaptive:limited");
+                from("adaptive:limited").errorHandler(noErrorHandler())
+                        .to("http://127.0.0.1:" + server.port() + "/first429/jmx").convertBodyTo(String.class);
+                from("direct:guarded").routeId("guarded").routePolicy(AdaptiveRoutePolicy.builder().build())
+                        .setBody(constant("ok"));
             }
         };
     }
 
+    private MBeanServer mbeans() {
+        return context.getManagementStrategy().getManagementAgent().getMBeanServer();
+    }
+
+    private ObjectName pool(String name) throws Exception {
+        Set<ObjectName> pools = mbeans().queryNames(new ObjectName("org.apache.camel:type=adaptive-pools,*"), null);
+        return pools.stream().filter(n -> ObjectName.unquote(n.getKeyProperty("name")).equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no MBean for pool " + name + " in " + pools));
+    }
+
     @Test
-    void limitLoadAndCountersAreManagedAttributes() throws Exception {
+    void onePoolIsOneMBeanWithItsLimitLoadAndCounters() throws Exception {
         for (int i = 0; i < 3; i++) {
             assertThat(template.requestBody("direct:in", "x")).isEqualTo("ok");
         }
+        assertThat(template.requestBody("direct:again", "x")).isEqualTo("ok");
 
-        MBeanServer mbeans = context.getManagementStrategy().getManagementAgent().getMBeanServer();
+        MBeanServer mbeans = mbeans();
+        Set<ObjectName> pools = mbeans.queryNames(new ObjectName("org.apache.camel:type=adaptive-pools,*"), null);
+        assertThat(pools).filteredOn(n -> ObjectName.unquote(n.getKeyProperty("name")).equals("jmx")).hasSize(1);
+        ObjectName pool = pool("jmx");
+        assertThat(mbeans.getAttribute(pool, "Name")).isEqualTo("jmx");
+        assertThat(mbeans.getAttribute(pool, "Limit")).isEqualTo(4);
+        assertThat(mbeans.getAttribute(pool, "Inflight")).isEqualTo(0);
+        assertThat(mbeans.getAttribute(pool, "Waiting")).isEqualTo(0);
+        assertThat(mbeans.getAttribute(pool, "Pending")).isEqualTo(0);
+        assertThat(mbeans.getAttribute(pool, "MaxLimitReached")).isEqualTo(4);
+        assertThat(mbeans.getAttribute(pool, "RatePaused")).isEqualTo(false);
+        assertThat(mbeans.getAttribute(pool, "PoolState")).isEqualTo("RUNNING");
+        assertThat(mbeans.getAttribute(pool, "ExchangesAccepted")).isEqualTo(4L);
+        assertThat(mbeans.getAttribute(pool, "ExchangesCompleted")).isEqualTo(4L);
+        assertThat(mbeans.getAttribute(pool, "ExchangesFailed")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "ExchangesRejected")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "Attempts")).isEqualTo(4L);
+        assertThat(mbeans.getAttribute(pool, "RetryAttempts")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "CongestionEvents")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "RateLimitEvents")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "PauseCount")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "RemainingPauseMillis")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "LastRetryAfterMillis")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "FleetShare")).isEqualTo(-1);
+
         Set<ObjectName> endpoints = mbeans.queryNames(new ObjectName("org.apache.camel:type=endpoints,*"), null);
-        ObjectName producer = endpoints.stream()
-                .filter(n -> ObjectName.unquote(n.getKeyProperty("name")).equals("adaptive://jmx?algorithm=fixed&maxLimit=4"))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no MBean for the producer endpoint in " + endpoints));
-        ObjectName consumer = endpoints.stream()
-                .filter(n -> ObjectName.unquote(n.getKeyProperty("name")).equals("adaptive://jmx")).findFirst()
-                .orElseThrow(() -> new AssertionError("no MBean for the consumer endpoint in " + endpoints));
+        assertThat(endpoints).filteredOn(n -> ObjectName.unquote(n.getKeyProperty("name")).startsWith("adaptive://jmx"))
+                .hasSize(2).allSatisfy(e -> {
+                    assertThat(mbeans.getAttribute(e, "Name")).isEqualTo("jmx");
+                    assertThat(mbeans.getMBeanInfo(e).getAttributes()).noneMatch(a -> a.getName().equals("Limit"));
+                });
 
-        for (ObjectName endpoint : new ObjectName[] {producer, consumer}) {
-            assertThat(mbeans.getAttribute(endpoint, "Name")).isEqualTo("jmx");
-            assertThat(mbeans.getAttribute(endpoint, "Limit")).isEqualTo(4);
-            assertThat(mbeans.getAttribute(endpoint, "Inflight")).isEqualTo(0);
-            assertThat(mbeans.getAttribute(endpoint, "Waiting")).isEqualTo(0);
-            assertThat(mbeans.getAttribute(endpoint, "Pending")).isEqualTo(0);
-            assertThat(mbeans.getAttribute(endpoint, "MaxLimitReached")).isEqualTo(4);
-            assertThat(mbeans.getAttribute(endpoint, "RatePaused")).isEqualTo(false);
-            assertThat(mbeans.getAttribute(endpoint, "PoolState")).isEqualTo("RUNNING");
-            assertThat(mbeans.getAttribute(endpoint, "ExchangesAccepted")).isEqualTo(3L);
-            assertThat(mbeans.getAttribute(endpoint, "ExchangesCompleted")).isEqualTo(3L);
-            assertThat(mbeans.getAttribute(endpoint, "ExchangesFailed")).isEqualTo(0L);
-            assertThat(mbeans.getAttribute(endpoint, "ExchangesRejected")).isEqualTo(0L);
-            assertThat(mbeans.getAttribute(endpoint, "Attempts")).isEqualTo(3L);
-            assertThat(mbeans.getAttribute(endpoint, "RetryAttempts")).isEqualTo(0L);
-            assertThat(mbeans.getAttribute(endpoint, "CongestionEvents")).isEqualTo(0L);
-            assertThat(mbeans.getAttribute(endpoint, "RateLimitEvents")).isEqualTo(0L);
+        context.stop();
+        assertThat(mbeans.queryNames(new ObjectName("org.apache.camel:type=adaptive-pools,*"), null)).isEmpty();
+    }
+
+    @Test
+    void theMBeanShowsPausesAndTheLastRetryAfterSeen() throws Exception {
+        assertThat(template.requestBody("direct:limited", "x")).isEqualTo("ok");
+        ObjectName pool = pool("limited");
+        assertThat(mbeans().getAttribute(pool, "PauseCount")).isEqualTo(1L);
+        assertThat(mbeans().getAttribute(pool, "LastRetryAfterMillis")).isEqualTo(1000L);
+        assertThat(mbeans().getAttribute(pool, "RemainingPauseMillis")).isEqualTo(0L); // the retry waited it out
+        assertThat(mbeans().getAttribute(pool, "RateLimitEvents")).isEqualTo(1L);
+        assertThat(mbeans().getAttribute(pool, "RetryAttempts")).isEqualTo(1L);
+        assertThat((Long) mbeans().getAttribute(pool, "LimitDecreases")).isPositive();
+    }
+
+    @Test
+    void theRoutePolicyIsManaged() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            assertThat(template.requestBody("direct:guarded", "x")).isEqualTo("ok");
         }
+        Set<ObjectName> services = mbeans().queryNames(new ObjectName("org.apache.camel:type=services,*"), null);
+        ObjectName policy = services.stream().filter(n -> n.getKeyProperty("name").contains("AdaptiveRoutePolicy"))
+                .findFirst().orElseThrow(() -> new AssertionError("no MBean for the policy in " + services));
+        assertThat(mbeans().getAttribute(policy, "Limit")).isEqualTo(4);
+        assertThat(mbeans().getAttribute(policy, "Inflight")).isEqualTo(0);
+        assertThat(mbeans().getAttribute(policy, "Admitted")).isEqualTo(5L);
+        assertThat(mbeans().getAttribute(policy, "Suspensions")).isEqualTo(0L);
+        assertThat(mbeans().getAttribute(policy, "Overflow")).isEqualTo(0L);
+        assertThat(mbeans().getAttribute(policy, "SuspendedConsumers")).isEqualTo(0);
+        assertThat(mbeans().getAttribute(policy, "ResumeRatio")).isEqualTo(0.7);
     }
 }

@@ -1,13 +1,12 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.testing.HidingClassLoader;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.time.Clock;
@@ -23,44 +22,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class OptionalCamelHttpTest {
 
-    /** Loads the component's own classes itself and refuses camel-http-base; the rest comes from the parent. */
-    private static final class WithoutCamelHttp extends ClassLoader {
-        WithoutCamelHttp(ClassLoader parent) {
-            super(parent);
-        }
-
-        @Override
-        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (name.startsWith("org.apache.camel.http.base.")) {
-                throw new ClassNotFoundException(name + " is hidden");
-            }
-            if (!name.startsWith("dev.adaptive.camel.")) {
-                return super.loadClass(name, resolve);
-            }
-            synchronized (getClassLoadingLock(name)) {
-                Class<?> c = findLoadedClass(name);
-                if (c == null) {
-                    try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
-                        if (in == null) {
-                            throw new ClassNotFoundException(name);
-                        }
-                        byte[] bytes = in.readAllBytes();
-                        c = defineClass(name, bytes, 0, bytes.length);
-                    } catch (IOException e) {
-                        throw new ClassNotFoundException(name, e);
-                    }
-                }
-                if (resolve) {
-                    resolveClass(c);
-                }
-                return c;
-            }
-        }
-    }
-
     @Test
     void theComponentWorksWithoutCamelHttpOnTheClassPath() throws Exception {
-        ClassLoader loader = new WithoutCamelHttp(getClass().getClassLoader());
+        ClassLoader loader = new HidingClassLoader(getClass().getClassLoader(), "dev.adaptive.camel.",
+                "org.apache.camel.http.base.");
         for (String name : new String[] {"AdaptiveComponent", "AdaptiveEndpoint", "AdaptiveProducer",
                 "AdaptiveConsumer", "ExchangePool", "Submission", "PoolConfig", "HttpStatusClassifier"}) {
             Class<?> c = Class.forName("dev.adaptive.camel." + name, true, loader);

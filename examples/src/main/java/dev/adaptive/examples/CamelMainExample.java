@@ -4,21 +4,89 @@ import dev.adaptive.camel.AdaptiveComponent;
 import dev.adaptive.camel.AdaptiveStats;
 import dev.adaptive.examples.server.FlakyModel;
 import dev.adaptive.examples.server.FlakyServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 
 /**
  * A Camel Main application configured by {@code application.properties} alone: the routes
  * ({@code camel/orders-main.camel.yaml}), camel-http without its own 429 retries and with enough
  * connections, and the {@code orders-api} pool ({@code camel.component.adaptive.pools.orders-api.*}).
- * The only code is this launcher, which starts a local flaky API when no {@code api.url} is given.
+ * The only code is this launcher, which starts a local flaky API when no {@code api.url} is given,
+ * and binds the {@code meterRegistry} bean (a Prometheus registry) that every pool's meters go
+ * to, served on {@code /metrics} at {@code metrics.port}.
  *
  * <pre>java dev.adaptive.examples.CamelMainExample [api-base-url]</pre>
  */
 public final class CamelMainExample {
 
     private CamelMainExample() {
+    }
+
+    /**
+     * The example's meters: a Prometheus registry bound as the {@code meterRegistry} bean, where
+     * every pool's meters go, served once Camel has started on {@code metrics.port} of
+     * {@code application.properties} (0: any free port).
+     */
+    static final class Metrics extends MainListenerSupport {
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        private volatile MetricsEndpoint endpoint;
+
+        @Override
+        public void afterStart(BaseMainSupport started) {
+            String port = started.getCamelContext().getPropertiesComponent().resolveProperty("metrics.port")
+                    .orElse("0");
+            try {
+                endpoint = MetricsEndpoint.start(registry, Integer.parseInt(port.trim()));
+            } catch (IOException e) {
+                throw new UncheckedIOException("metrics.port=" + port + " cannot be bound", e);
+            }
+        }
+
+        /** @return where the scrape is served, once started */
+        MetricsEndpoint endpoint() {
+            return endpoint;
+        }
+
+        /** @return the scrape as a Prometheus server reads it, over HTTP */
+        String scrapeOverHttp() {
+            try {
+                return HttpClient.newHttpClient().send(HttpRequest.newBuilder(endpoint.uri()).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** Stops serving. */
+        void close() {
+            MetricsEndpoint e = endpoint;
+            if (e != null) {
+                e.close();
+            }
+        }
+    }
+
+    /**
+     * @param main the application, not started
+     * @return its meters: the registry is bound at once, and served when Camel has started
+     */
+    static Metrics withMetrics(Main main) {
+        Metrics metrics = new Metrics();
+        main.bind("meterRegistry", metrics.registry);
+        main.addMainListener(metrics);
+        return metrics;
     }
 
     /**
@@ -30,6 +98,7 @@ public final class CamelMainExample {
         try {
             Main main = new Main();
             main.addOverrideProperty("api.url", local != null ? local.uri().toString() : args[0]);
+            Metrics metrics = withMetrics(main);
             main.addMainListener(new MainListenerSupport() {
                 @Override
                 public void beforeStop(BaseMainSupport stopped) {
@@ -40,9 +109,15 @@ public final class CamelMainExample {
                                 + " events%n", stats.completed(), stats.failed(), stats.limit(),
                                 stats.maxLimitReached(), stats.rateLimitEvents());
                     }
+                    System.out.println("camel main: meters scraped from " + metrics.endpoint().uri() + ":");
+                    metrics.scrapeOverHttp().lines().filter(l -> l.startsWith("adaptive_limiter_")
+                                    && !l.contains("outcome=\"ignored\"") && !l.contains("outcome=\"dropped\"")
+                                    && !l.contains("_max{"))
+                            .forEach(l -> System.out.println("  " + l));
                 }
             });
             main.run();
+            metrics.close();
         } finally {
             if (local != null) {
                 local.close();

@@ -2,15 +2,21 @@ package dev.adaptive.examples;
 
 import dev.adaptive.vertx.AdaptiveProxyVerticle;
 import dev.adaptive.vertx.RateLimitReply;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.VertxPrometheusOptions;
+import io.vertx.micrometer.backends.BackendRegistries;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +32,12 @@ import java.util.concurrent.TimeUnit;
  * {@code items.backend} through an adaptive limiter; the backend verticle calls the HTTP API
  * and answers a 429 with the rate-limit reply convention, so the proxy pauses.
  *
- * <pre>java dev.adaptive.examples.VertxVerticleExample [url-with-{i}]</pre>
+ * <p>Vert.x's Micrometer metrics are on, with a Prometheus registry: the proxy's limiter
+ * registers its meters there by itself ({@code adaptive_limiter_*{name="items"}}); the example
+ * prints them at the end, and with {@code -Dmetrics.port=9465} also serves the scrape on
+ * {@code http://127.0.0.1:9465/metrics} (vertx-micrometer-metrics' embedded server).
+ *
+ * <pre>java [-Dmetrics.port=9465] dev.adaptive.examples.VertxVerticleExample [url-with-{i}]</pre>
  */
 public final class VertxVerticleExample {
 
@@ -41,7 +52,7 @@ public final class VertxVerticleExample {
      */
     public static void main(String[] args) throws Exception {
         try (ExampleTarget where = ExampleTarget.fromArgs(args)) {
-            Vertx vertx = Vertx.vertx();
+            Vertx vertx = Vertx.vertx(new VertxOptions().setMetricsOptions(metricsOptions()));
             try {
                 JsonObject config = new JsonObject(resource(CONFIG));
                 await(vertx.deployVerticle(new ApiBackend(where), new DeploymentOptions()));
@@ -55,10 +66,26 @@ public final class VertxVerticleExample {
                         .exceptionally(someFailed -> null).get(2, TimeUnit.MINUTES);
                 long ok = replies.stream().filter(Future::succeeded).count();
                 System.out.printf("vertx proxy: %d ok, %d failed%n", ok, replies.size() - ok);
+                System.out.println("vertx proxy: meters in the Prometheus scrape:");
+                ((PrometheusMeterRegistry) BackendRegistries.getDefaultNow()).scrape().lines()
+                        .filter(l -> l.startsWith("adaptive_limiter_") && !l.contains("outcome=\"ignored\"")
+                                && !l.contains("outcome=\"dropped\""))
+                        .forEach(l -> System.out.println("  " + l));
             } finally {
                 await(vertx.close());
             }
         }
+    }
+
+    /** @return Micrometer metrics with a Prometheus registry, served if {@code metrics.port} is set */
+    static MicrometerMetricsOptions metricsOptions() {
+        int port = Integer.getInteger("metrics.port", 0);
+        VertxPrometheusOptions prometheus = new VertxPrometheusOptions().setEnabled(true);
+        if (port > 0) {
+            prometheus.setStartEmbeddedServer(true)
+                    .setEmbeddedServerOptions(new HttpServerOptions().setHost("127.0.0.1").setPort(port));
+        }
+        return new MicrometerMetricsOptions().setEnabled(true).setPrometheusOptions(prometheus);
     }
 
     /** Calls the API for each item; a 429 becomes a rate-limit reply the proxy understands. */

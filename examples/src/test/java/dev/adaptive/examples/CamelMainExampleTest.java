@@ -30,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * server that answers 429 with {@code Retry-After: 1} past 3 requests in flight: the pool starts
  * at 5, so its first burst meets the cap; the 429 pauses the whole pool, the refused exchanges are
  * sent again after the pause, and their {@code AdaptiveAttempts} header counts both attempts.
+ * The Prometheus scrape the example serves shows the pause, the decrease and the retries.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class CamelMainExampleTest {
@@ -51,7 +52,9 @@ class CamelMainExampleTest {
                     pauses.add(pause);
                 }
             });
+            CamelMainExample.Metrics metrics = CamelMainExample.withMetrics(main);
             main.start();
+            metrics.afterStart(main); // main.run() calls it, main.start() does not
             try {
                 CamelContext camel = main.getCamelContext();
                 ProducerTemplate template = camel.createProducerTemplate();
@@ -93,9 +96,24 @@ class CamelMainExampleTest {
                     assertThat(http.isAutomaticRetriesDisabled()).as(scheme).isTrue();
                     assertThat(http.getConnectionsPerRoute()).as(scheme).isGreaterThanOrEqualTo(options.maxLimit());
                 }
+
+                String scrape = metrics.scrapeOverHttp();
+                String tags = "camelContext=\"orders-example\",name=\"adaptive:orders-api\"";
+                assertThat(scrape)
+                        .containsPattern("adaptive_limiter_pauses_total\\{" + quoted(tags) + "\\} [1-9]")
+                        .containsPattern("adaptive_limiter_limit_changes_total\\{camelContext=\"orders-example\","
+                                + "direction=\"decrease\",name=\"adaptive:orders-api\"\\} [1-9]")
+                        .containsPattern("adaptive_limiter_retries_total\\{camelContext=\"orders-example\","
+                                + "cause=\"rate_limited\",name=\"adaptive:orders-api\"\\} [1-9]")
+                        .contains("adaptive_limiter_attempts_total{" + tags + ",outcome=\"success\"} " + ORDERS + ".0");
             } finally {
                 main.stop();
+                metrics.close();
             }
         }
+    }
+
+    private static String quoted(String text) {
+        return java.util.regex.Pattern.quote(text);
     }
 }

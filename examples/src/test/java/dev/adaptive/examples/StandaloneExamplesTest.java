@@ -34,7 +34,9 @@ class StandaloneExamplesTest {
     @Test
     void vertxVerticleExample() throws Exception {
         String out = Console.capture(() -> VertxVerticleExample.main(new String[0]));
-        assertThat(out).contains("vertx proxy: 60 ok, 0 failed");
+        assertThat(out).contains("vertx proxy: 60 ok, 0 failed")
+                .contains("adaptive_limiter_attempts_total{name=\"items\",outcome=\"success\"} 60.0")
+                .containsPattern("adaptive_limiter_limit\\{name=\"items\"} \\d");
     }
 
     @Test

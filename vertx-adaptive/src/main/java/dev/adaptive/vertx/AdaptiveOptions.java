@@ -41,8 +41,8 @@ import java.util.Set;
  *   <tr><td>maxRateLimitRetries</td><td>10</td><td>retries after rate-limit answers; they do not consume {@code retries}</td></tr>
  *   <tr><td>maxRetryAfter</td><td>600000 (10 min)</td><td>cap on one Retry-After pause, ms</td></tr>
  *   <tr><td>adaptOnLatency / adaptOnErrors / adaptOnRateLimit</td><td>true</td><td>which signals move the limit</td></tr>
- *   <tr><td>statsAddress</td><td>{@value #DEFAULT_STATS_ADDRESS}</td><td>event-bus address stats are
- *       published to; {@code null} turns publication off</td></tr>
+ *   <tr><td>statsAddress</td><td>{@code null}: off</td><td>event-bus address stats are
+ *       published to ({@value #STATS_ADDRESS} by convention); {@code null} turns publication off</td></tr>
  *   <tr><td>statsLocalOnly</td><td>{@value #DEFAULT_STATS_LOCAL_ONLY}</td><td>publish to this node only</td></tr>
  *   <tr><td>statsInterval</td><td>{@value #DEFAULT_STATS_INTERVAL}</td><td>period of publication, ms; 0 on change only</td></tr>
  *   <tr><td>statsOnChange</td><td>{@value #DEFAULT_STATS_ON_CHANGE}</td><td>also publish when the limit
@@ -65,8 +65,14 @@ public class AdaptiveOptions extends JsonDataObject {
 
     /** Default name: {@value}. */
     public static final String DEFAULT_NAME = "adaptive";
-    /** Default stats address: {@value}. */
-    public static final String DEFAULT_STATS_ADDRESS = "vertx.adaptive";
+    /**
+     * Default stats address: none, so stats are not published, as vertx-circuit-breaker's
+     * notifications are off unless an address is set. Set {@link #STATS_ADDRESS} (or any
+     * address) to publish; Micrometer meters need no publication at all.
+     */
+    public static final String DEFAULT_STATS_ADDRESS = null;
+    /** The conventional address to publish stats to when publication is wanted: {@value}. */
+    public static final String STATS_ADDRESS = "vertx.adaptive";
     /** Default: stats are published to this node only: {@value}. */
     public static final boolean DEFAULT_STATS_LOCAL_ONLY = true;
     /** Default period of stats publication: {@value} ms. */

@@ -33,7 +33,7 @@ class AdaptiveOptionsTest {
         assertThat(o.getMaxRetryAfter()).isEqualTo(600_000);
         assertThat(o.getTaskTimeout()).isZero();
         assertThat(o.getWaitTimeout()).isZero();
-        assertThat(o.getStatsAddress()).isEqualTo("vertx.adaptive");
+        assertThat(o.getStatsAddress()).as("publication is off unless an address is set").isNull();
         assertThat(o.isStatsLocalOnly()).isTrue();
         assertThat(o.getStatsInterval()).isEqualTo(2_000);
         assertThat(o.isStatsOnChange()).isTrue();

@@ -112,25 +112,25 @@ public final class FixedConcurrencyRun implements DemoRun {
 
         private void attempt(int index, int attempt, int errors, int rateLimits, CompletableFuture<Void> finished) {
             long start = trace.ticker().nanoTime();
-            trace.onEvent(new TraceEvent.TaskStart(start, index, attempt, concurrency, inflight.incrementAndGet()));
+            trace.onEvent(new TraceEvent.TaskStart(name(), start, index, attempt, concurrency, inflight.incrementAndGet()));
             Http.get(client, target.uri(index)).whenComplete((body, error) -> {
                 long end = trace.ticker().nanoTime();
                 inflight.decrementAndGet();
                 Throwable cause = error instanceof CompletionException && error.getCause() != null
                         ? error.getCause() : error;
                 if (cause == null) {
-                    trace.onEvent(new TraceEvent.TaskEnd(end, index, attempt, end - start, Outcome.SUCCESS, null));
+                    trace.onEvent(new TraceEvent.TaskEnd(name(), end, index, attempt, end - start, Outcome.SUCCESS, null));
                     ok.incrementAndGet();
                     trace.itemDone();
                     takeNext(finished);
                 } else if (cause instanceof RateLimitedException limited) {
                     Duration wait = limited.retryAfter().orElse(Duration.ofSeconds(1));
-                    trace.onEvent(new TraceEvent.TaskEnd(end, index, attempt, end - start,
+                    trace.onEvent(new TraceEvent.TaskEnd(name(), end, index, attempt, end - start,
                             Outcome.rateLimited(wait), cause));
                     retryOrFail(index, attempt, errors, rateLimits + 1, rateLimits < RATE_LIMIT_RETRIES,
                             wait, true, cause, finished);
                 } else {
-                    trace.onEvent(new TraceEvent.TaskEnd(end, index, attempt, end - start, Outcome.DROPPED, cause));
+                    trace.onEvent(new TraceEvent.TaskEnd(name(), end, index, attempt, end - start, Outcome.DROPPED, cause));
                     long ms = BACKOFF_BASE_MS << Math.min(errors, 16);
                     Duration wait = Duration.ofMillis(Math.round(ms * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble())));
                     retryOrFail(index, attempt, errors + 1, rateLimits, errors < RETRIES, wait, false, cause, finished);
@@ -147,7 +147,7 @@ public final class FixedConcurrencyRun implements DemoRun {
                 return;
             }
             long now = trace.ticker().nanoTime();
-            trace.onEvent(new TraceEvent.Retry(now, index, attempt, cause, wait, now + wait.toNanos(), rateLimited));
+            trace.onEvent(new TraceEvent.Retry(name(), now, index, attempt, cause, wait, now + wait.toNanos(), rateLimited));
             timers.schedule(() -> attempt(index, attempt + 1, errors, rateLimits, finished),
                     wait.toNanos(), TimeUnit.NANOSECONDS);
         }

@@ -50,7 +50,7 @@ public final class TraceRecorder implements TraceListener {
         lastDoneNanos.set(startNanos);
         begun = true;
         // The engines report changes only; the chart needs the starting point too.
-        events.add(new TraceEvent.ConcurrencyChange(startNanos, 0, initialLimit, "start"));
+        events.add(new TraceEvent.ConcurrencyChange("run", startNanos, 0, initialLimit, "start"));
     }
 
     /** @return whether {@link #begin()} was called */

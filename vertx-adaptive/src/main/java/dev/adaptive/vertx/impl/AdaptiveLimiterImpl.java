@@ -48,6 +48,8 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private final AdaptiveExecutor executor;
     private final OutcomeClassifier classifier;
     private final StatsPublisher publisher;
+    /** The limiter's meters, or {@code null} without Micrometer metrics. */
+    private final AutoCloseable meters;
     private final LiveSet<Execution<?>, Throwable> live = new LiveSet<>(Execution::cancel);
     private final List<LimitChangeListener> limitListeners = new CopyOnWriteArrayList<>();
     private final AtomicLong sequence = new AtomicLong();
@@ -95,6 +97,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
             eb.retryPolicy(retryPolicy);
         }
         this.executor = eb.build();
+        this.meters = LimiterMeters.bind(vertx, limiter);
         if (publisher != null) {
             publisher.start();
         }
@@ -308,6 +311,13 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         live.close(reason);
         if (publisher != null) {
             publisher.stop();
+        }
+        if (meters != null) {
+            try {
+                meters.close();
+            } catch (Exception neverThrown) {
+                // LimiterMetrics.close() throws nothing checked.
+            }
         }
         return Future.succeededFuture();
     }

@@ -1,0 +1,310 @@
+package dev.adaptive.micrometer;
+
+import dev.adaptive.Limiter;
+import dev.adaptive.LimiterStats;
+import dev.adaptive.limit.Outcome;
+import dev.adaptive.fleet.FleetMember;
+import dev.adaptive.fleet.FleetStats;
+import dev.adaptive.trace.TraceEvent;
+import dev.adaptive.trace.TraceListener;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Binds one {@link Limiter} to a Micrometer {@link MeterRegistry}: gauges read the limiter when
+ * the registry is scraped, counters read its {@link LimiterStats} counters (so nothing is
+ * counted twice, and a binder added late still shows the counts from the limiter's start), and
+ * a timer of attempt round-trip times is fed by a {@link TraceListener} added at
+ * {@link #bindTo(MeterRegistry)}.
+ *
+ * <p>Every meter is tagged {@code name} (the limiter's {@link Limiter#name()}), plus the tags
+ * given to the builder; fleet meters also {@code fleet} (the fleet key). Names:
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>extra tags</th><th>what</th></tr>
+ *   <tr><td>{@code adaptive.limiter.limit}</td><td>gauge</td><td></td><td>the effective limit</td></tr>
+ *   <tr><td>{@code adaptive.limiter.inflight}</td><td>gauge</td><td></td><td>leases held</td></tr>
+ *   <tr><td>{@code adaptive.limiter.waiting}</td><td>gauge</td><td></td><td>acquisitions queued</td></tr>
+ *   <tr><td>{@code adaptive.limiter.paused}</td><td>gauge</td><td></td><td>1 while a Retry-After pause is open</td></tr>
+ *   <tr><td>{@code adaptive.limiter.pause.remaining}</td><td>time gauge</td><td></td><td>what is left of it</td></tr>
+ *   <tr><td>{@code adaptive.limiter.attempts}</td><td>counter</td><td>{@code outcome}</td><td>attempts released, by outcome</td></tr>
+ *   <tr><td>{@code adaptive.limiter.retries}</td><td>counter</td><td>{@code cause}</td><td>retries decided, by cause</td></tr>
+ *   <tr><td>{@code adaptive.limiter.pauses}</td><td>counter</td><td></td><td>Retry-After pauses opened</td></tr>
+ *   <tr><td>{@code adaptive.limiter.limit.changes}</td><td>counter</td><td>{@code direction}</td><td>limit moves</td></tr>
+ *   <tr><td>{@code adaptive.limiter.shed}</td><td>counter</td><td></td><td>acquisitions refused as full</td></tr>
+ *   <tr><td>{@code adaptive.limiter.callback.failures}</td><td>counter</td><td>{@code callback}</td><td>user callbacks that threw</td></tr>
+ *   <tr><td>{@code adaptive.limiter.attempt.rtt}</td><td>timer</td><td>{@code outcome}</td><td>attempt round trips</td></tr>
+ *   <tr><td>{@code adaptive.fleet.share}</td><td>gauge</td><td>{@code fleet}</td><td>this node's ceiling</td></tr>
+ *   <tr><td>{@code adaptive.fleet.ceiling}</td><td>gauge</td><td>{@code fleet}</td><td>the fleet's ceiling</td></tr>
+ *   <tr><td>{@code adaptive.fleet.nodes}</td><td>gauge</td><td>{@code fleet}</td><td>live nodes</td></tr>
+ * </table>
+ *
+ * <p>Tag values: {@code outcome} is {@code success}, {@code dropped}, {@code rate_limited} or
+ * {@code ignored}; {@code cause} is {@code error}, {@code timeout} or {@code rate_limited};
+ * {@code direction} is {@code increase} or {@code decrease}; {@code callback} is
+ * {@code listener}, {@code limit} (the algorithm or the admission gate) or {@code classifier}.
+ *
+ * <p>The timer sees the attempts of the runners on the limiter (executor, pool, queue, Camel,
+ * Vert.x), which emit {@link TraceEvent.TaskEnd}; a limiter used only through
+ * {@code acquire}/{@code release} has no timer samples. While it is bound, the runners build
+ * one {@link TraceEvent.TaskEnd} per attempt (and no other trace event, unless another listener
+ * wants them), a small cost per attempt; {@link Builder#attemptTimer(boolean)} turns it off.
+ *
+ * <p>Thread-safe. {@link #bindTo(MeterRegistry)} may be called for several registries;
+ * {@link #close()} removes every meter it registered and the trace listener.
+ */
+public final class LimiterMetrics implements MeterBinder, AutoCloseable {
+
+    /** Prefix of the limiter's meters: {@value}. */
+    public static final String LIMITER = "adaptive.limiter";
+    /** Prefix of the fleet meters: {@value}. */
+    public static final String FLEET = "adaptive.fleet";
+
+    private final Limiter limiter;
+    private final Tags tags;
+    private final FleetMember fleet;
+    private final boolean attemptTimer;
+    private final List<Bound> bound = new ArrayList<>();
+
+    private record Bound(MeterRegistry registry, List<Meter> meters, TraceListener listener) {
+    }
+
+    private LimiterMetrics(Builder b) {
+        this.limiter = b.limiter;
+        this.tags = Tags.of("name", limiter.name()).and(b.tags);
+        this.fleet = b.fleet;
+        this.attemptTimer = b.attemptTimer;
+    }
+
+    /**
+     * @param limiter the limiter to show
+     * @return a builder: no extra tags, no fleet, with the attempt timer
+     */
+    public static Builder builder(Limiter limiter) {
+        return new Builder(limiter);
+    }
+
+    /**
+     * Binds a limiter with the defaults.
+     *
+     * @param limiter  the limiter
+     * @param registry where its meters go
+     * @return the binding; close it when the limiter goes away
+     */
+    public static LimiterMetrics bind(Limiter limiter, MeterRegistry registry) {
+        LimiterMetrics m = builder(limiter).build();
+        m.bindTo(registry);
+        return m;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        List<Meter> meters = new ArrayList<>();
+        String p = LIMITER + ".";
+        meters.add(gauge(registry, p + "limit", "The concurrency limit now", Limiter::limit));
+        meters.add(gauge(registry, p + "inflight", "Attempts holding a slot now", Limiter::inflight));
+        meters.add(gauge(registry, p + "waiting", "Acquisitions queued for a slot now", Limiter::waiting));
+        meters.add(gauge(registry, p + "paused", "1 while a Retry-After pause holds all dispatch, else 0",
+                l -> l.isRatePaused() ? 1 : 0));
+        meters.add(TimeGauge.builder(p + "pause.remaining", limiter, TimeUnit.NANOSECONDS,
+                        l -> l.remainingPause().toNanos())
+                .description("What is left of the open Retry-After pause; 0 when none is open")
+                .tags(tags).strongReference(true).register(registry));
+        family(registry, meters, p + "attempts", "Attempts released, by outcome", "outcome",
+                series("success", LimiterStats::successes), series("dropped", LimiterStats::congestionEvents),
+                series("rate_limited", LimiterStats::rateLimitEvents), series("ignored", LimiterStats::ignored));
+        family(registry, meters, p + "retries", "Retries decided, by cause", "cause",
+                series("error", LimiterStats::errorRetries), series("timeout", LimiterStats::timeoutRetries),
+                series("rate_limited", LimiterStats::rateLimitRetries));
+        family(registry, meters, p + "pauses", "Retry-After pauses opened", null,
+                series(null, LimiterStats::pausesOpened));
+        family(registry, meters, p + "limit.changes", "Moves of the limit, by direction", "direction",
+                series("increase", LimiterStats::limitIncreases), series("decrease", LimiterStats::limitDecreases));
+        family(registry, meters, p + "shed", "Acquisitions refused because the limiter was full", null,
+                series(null, LimiterStats::shed));
+        family(registry, meters, p + "callback.failures", "User callbacks that threw", "callback",
+                series("listener", LimiterStats::listenerFailures), series("limit", LimiterStats::limitFailures),
+                series("classifier", LimiterStats::classifierFailures));
+        if (fleet != null) {
+            Tags f = tags.and("fleet", fleet.key());
+            meters.add(fleetGauge(registry, "share", "This node's share of the fleet's ceiling; NaN while local-only",
+                    f, s -> s.share() == Integer.MAX_VALUE ? Double.NaN : s.share()));
+            meters.add(fleetGauge(registry, "ceiling", "The fleet's ceiling in the last heartbeat", f,
+                    FleetStats::globalCeiling));
+            meters.add(fleetGauge(registry, "nodes", "The fleet's live nodes in the last heartbeat", f,
+                    FleetStats::liveNodes));
+        }
+        TraceListener listener = null;
+        if (attemptTimer) {
+            AttemptTimers timers = new AttemptTimers(registry, p + "attempt.rtt", tags);
+            meters.addAll(timers.meters());
+            listener = timers;
+            limiter.addTraceListener(listener);
+        }
+        synchronized (bound) {
+            bound.add(new Bound(registry, meters, listener));
+        }
+    }
+
+    private Meter gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<Limiter> f) {
+        return Gauge.builder(name, limiter, f).description(description).tags(tags).strongReference(true)
+                .register(registry);
+    }
+
+    /** One counter of a family: its tag's value ({@code null} for an untagged counter) and what it reads. */
+    private record Series(String value, ToDoubleFunction<LimiterStats> count) {
+    }
+
+    private static Series series(String value, ToDoubleFunction<LimiterStats> count) {
+        return new Series(value, count);
+    }
+
+    /** Registers one function counter per series, all under one name, told apart by {@code tag}. */
+    private void family(MeterRegistry registry, List<Meter> meters, String name, String description, String tag,
+                        Series... series) {
+        for (Series one : series) {
+            Tags t = tag == null ? tags : tags.and(tag, one.value());
+            ToDoubleFunction<LimiterStats> count = one.count();
+            meters.add(FunctionCounter.builder(name, limiter, l -> count.applyAsDouble(l.stats()))
+                    .description(description).tags(t).register(registry));
+        }
+    }
+
+    private Meter fleetGauge(MeterRegistry registry, String name, String description, Tags t,
+                             ToDoubleFunction<FleetStats> f) {
+        return Gauge.builder(FLEET + "." + name, fleet, m -> f.applyAsDouble(m.stats())).description(description)
+                .tags(t).strongReference(true).register(registry);
+    }
+
+    /** Removes every meter registered by {@link #bindTo(MeterRegistry)} and the trace listener. Idempotent. */
+    @Override
+    public void close() {
+        List<Bound> all;
+        synchronized (bound) {
+            all = List.copyOf(bound);
+            bound.clear();
+        }
+        for (Bound b : all) {
+            if (b.listener() != null) {
+                limiter.removeTraceListener(b.listener());
+            }
+            b.meters().forEach(b.registry()::remove);
+        }
+    }
+
+    /** @return the tags every meter carries: {@code name} and the builder's */
+    public Tags tags() {
+        return tags;
+    }
+
+    /** One timer per outcome, fed by the runners' {@link TraceEvent.TaskEnd}. */
+    private static final class AttemptTimers implements TraceListener {
+        private final Timer success;
+        private final Timer dropped;
+        private final Timer rateLimited;
+        private final Timer ignored;
+
+        AttemptTimers(MeterRegistry registry, String name, Tags tags) {
+            success = timer(registry, name, tags, "success");
+            dropped = timer(registry, name, tags, "dropped");
+            rateLimited = timer(registry, name, tags, "rate_limited");
+            ignored = timer(registry, name, tags, "ignored");
+        }
+
+        private static Timer timer(MeterRegistry registry, String name, Tags tags, String outcome) {
+            return Timer.builder(name).description("Round trip of one attempt, by outcome")
+                    .tags(tags.and("outcome", outcome)).register(registry);
+        }
+
+        List<Meter> meters() {
+            return List.of(success, dropped, rateLimited, ignored);
+        }
+
+        /** Only the attempts' ends: the engine then builds no other event for this binder. */
+        @Override
+        public boolean accepts(Class<? extends TraceEvent> kind) {
+            return kind == TraceEvent.TaskEnd.class;
+        }
+
+        @Override
+        public void onEvent(TraceEvent event) {
+            if (event instanceof TraceEvent.TaskEnd end) {
+                Outcome o = end.outcome();
+                Timer t = o instanceof Outcome.Success ? success : o instanceof Outcome.Dropped ? dropped
+                        : o instanceof Outcome.RateLimited ? rateLimited : ignored;
+                t.record(end.rttNanos(), TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    /** Builds a {@link LimiterMetrics}. Not thread-safe; {@link #build()} copies the options. */
+    public static final class Builder {
+        private final Limiter limiter;
+        private Tags tags = Tags.empty();
+        private FleetMember fleet;
+        private boolean attemptTimer = true;
+
+        private Builder(Limiter limiter) {
+            this.limiter = Objects.requireNonNull(limiter, "limiter");
+        }
+
+        /**
+         * @param tags added to every meter; default none; {@code name} is always there
+         * @return this
+         */
+        public Builder tags(Iterable<Tag> tags) {
+            this.tags = this.tags.and(Objects.requireNonNull(tags, "tags"));
+            return this;
+        }
+
+        /**
+         * @param key   a tag key
+         * @param value its value
+         * @return this
+         */
+        public Builder tag(String key, String value) {
+            this.tags = this.tags.and(key, value);
+            return this;
+        }
+
+        /**
+         * @param fleet the limiter's fleet membership, for the {@code adaptive.fleet.*} gauges;
+         *              default none
+         * @return this
+         */
+        public Builder fleet(FleetMember fleet) {
+            this.fleet = fleet;
+            return this;
+        }
+
+        /**
+         * @param on whether to keep the {@code adaptive.limiter.attempt.rtt} timer, which adds a
+         *           trace listener to the limiter; default {@code true}
+         * @return this
+         */
+        public Builder attemptTimer(boolean on) {
+            this.attemptTimer = on;
+            return this;
+        }
+
+        /** @return the binder; nothing is registered until {@link LimiterMetrics#bindTo(MeterRegistry)} */
+        public LimiterMetrics build() {
+            return new LimiterMetrics(this);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.adaptive.micrometer;
+
+import dev.adaptive.AdaptiveExecutor;
+import dev.adaptive.Limiter;
+import dev.adaptive.RateLimitedException;
+import dev.adaptive.fleet.FleetMember;
+import dev.adaptive.fleet.InMemoryCoordinator;
+import dev.adaptive.limit.Aimd;
+import dev.adaptive.time.VirtualTime;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LimiterMetricsTest {
+
+    private final VirtualTime time = new VirtualTime();
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+    @Test
+    void theScrapeShowsThePauseTheDecreaseAndTheRetryOfARateLimitedAttempt() {
+        Limiter limiter = Limiter.builder().name("orders").time(time)
+                .limit(Aimd.builder().initialLimit(10).build()).build();
+        LimiterMetrics metrics = LimiterMetrics.builder(limiter).tag("app", "shop").build();
+        metrics.bindTo(registry);
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter).build();
+        int[] calls = {0};
+        CompletableFuture<String> result = executor.execute(ctx -> {
+            time.advance(Duration.ofMillis(20));
+            return ++calls[0] == 1
+                    ? CompletableFuture.failedFuture(new RateLimitedException("429", Duration.ofSeconds(2)))
+                    : CompletableFuture.completedFuture("ok");
+        });
+        time.advance(Duration.ofMillis(500));
+
+        String paused = registry.scrape();
+        assertThat(paused)
+                .contains("adaptive_limiter_paused{app=\"shop\",name=\"orders\"} 1.0")
+                .contains("adaptive_limiter_pause_remaining_seconds{app=\"shop\",name=\"orders\"} 1.5")
+                .contains("adaptive_limiter_pauses_total{app=\"shop\",name=\"orders\"} 1.0")
+                .contains("adaptive_limiter_limit{app=\"shop\",name=\"orders\"} 5.0")
+                .contains("adaptive_limiter_limit_changes_total{app=\"shop\",direction=\"decrease\",name=\"orders\"} 1.0")
+                .contains("adaptive_limiter_retries_total{app=\"shop\",cause=\"rate_limited\",name=\"orders\"} 1.0")
+                .contains("adaptive_limiter_attempts_total{app=\"shop\",name=\"orders\",outcome=\"rate_limited\"} 1.0")
+                .contains("adaptive_limiter_waiting{app=\"shop\",name=\"orders\"} 1.0");
+
+        time.runUntilIdle();
+        assertThat(result).isCompletedWithValue("ok");
+        String after = registry.scrape();
+        assertThat(after)
+                .contains("adaptive_limiter_paused{app=\"shop\",name=\"orders\"} 0.0")
+                .contains("adaptive_limiter_pause_remaining_seconds{app=\"shop\",name=\"orders\"} 0.0")
+                .contains("adaptive_limiter_attempts_total{app=\"shop\",name=\"orders\",outcome=\"success\"} 1.0")
+                .contains("adaptive_limiter_attempt_rtt_seconds_count{app=\"shop\",name=\"orders\",outcome=\"success\"} 1")
+                .contains("adaptive_limiter_attempt_rtt_seconds_sum{app=\"shop\",name=\"orders\",outcome=\"success\"} 0.02")
+                .contains("adaptive_limiter_inflight{app=\"shop\",name=\"orders\"} 0.0");
+
+        metrics.close();
+        assertThat(registry.scrape()).doesNotContain("adaptive_limiter");
+        executor.execute(ctx -> CompletableFuture.completedFuture("after close"));
+        time.runUntilIdle(); // the trace listener is gone: nothing left to feed
+        assertThat(registry.getMeters()).isEmpty();
+    }
+
+    @Test
+    void fleetGaugesCarryTheFleetKey() {
+        Limiter limiter = Limiter.builder().name("billing").time(time).build();
+        InMemoryCoordinator coordinator = new InMemoryCoordinator(time);
+        FleetMember member = FleetMember.builder(limiter, coordinator).key("billing-api").nodeId("n1").join();
+        time.advance(Duration.ofSeconds(2));
+        try (LimiterMetrics m = LimiterMetrics.builder(limiter).fleet(member).attemptTimer(false).build()) {
+            m.bindTo(registry);
+            var s = member.stats();
+            assertThat(s.liveNodes()).isEqualTo(1);
+            assertThat(registry.scrape())
+                    .contains("adaptive_fleet_ceiling{fleet=\"billing-api\",name=\"billing\"} "
+                            + (double) s.globalCeiling())
+                    .contains("adaptive_fleet_nodes{fleet=\"billing-api\",name=\"billing\"} 1.0")
+                    .contains("adaptive_fleet_share{fleet=\"billing-api\",name=\"billing\"} " + (double) s.share())
+                    .doesNotContain("adaptive_limiter_attempt_rtt");
+        } finally {
+            member.close();
+        }
+    }
+}
