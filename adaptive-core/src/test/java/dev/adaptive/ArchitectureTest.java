@@ -1,28 +1,19 @@
 package dev.adaptive;
 
+import dev.adaptive.contract.ArchitectureContract;
 import dev.adaptive.contract.PackageCycles;
-import dev.adaptive.contract.PackageInfos;
-import dev.adaptive.contract.PublicExceptions;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The engine's packages: no cycle; {@code internal} at the bottom and {@code spi} below the
- * root package; each package documented; one exception base.
+ * The engine's packages hold to {@link ArchitectureContract}, with {@code internal} at the
+ * bottom and {@code spi} below the root package.
  */
-class ArchitectureTest {
-
-    private static final Path CLASSES = Path.of("target/classes");
-
-    @Test
-    void thePackagesFormNoCycle() {
-        PackageCycles.assertAcyclic(CLASSES);
-    }
+class ArchitectureTest extends ArchitectureContract {
 
     @Test
     void internalDependsOnNoOtherPackage() {
@@ -34,15 +25,5 @@ class ArchitectureTest {
         Map<String, Set<String>> edges = PackageCycles.of(CLASSES).edges();
         assertThat(edges.get("dev.adaptive.spi")).doesNotContain("dev.adaptive");
         assertThat(edges.get("dev.adaptive")).contains("dev.adaptive.spi");
-    }
-
-    @Test
-    void everyPackageSaysWhatItIsFor() {
-        PackageInfos.assertEveryPackageDocumented(Path.of("src/main/java"));
-    }
-
-    @Test
-    void everyPublicExceptionExtendsAdaptiveException() {
-        PublicExceptions.assertAllExtendAdaptiveException(CLASSES, Set.of());
     }
 }

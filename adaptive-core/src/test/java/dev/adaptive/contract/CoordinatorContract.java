@@ -57,6 +57,28 @@ public abstract class CoordinatorContract {
         return false;
     }
 
+    /**
+     * A subscription may register asynchronously: publishes {@code pause} under "api" until the
+     * subscriber hears something (live, or from the store once registered), waiting on the
+     * event, never on the clock alone.
+     *
+     * @return the first pause the subscriber heard
+     */
+    private static FleetPause publishUntilHeard(Coordinator publisher, FleetPause pause,
+                                                CompletableFuture<FleetPause> heard) {
+        for (int tries = 0; !heard.isDone() && tries < 1_000; tries++) {
+            await(publisher.publishPause("api", pause));
+            try {
+                heard.get(10, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException notYet) {
+                // publish again
+            } catch (InterruptedException | ExecutionException e) {
+                throw new AssertionError(e);
+            }
+        }
+        return await(heard);
+    }
+
     private static NodeReport report(String node, String incarnation, int limit, Clock clock) {
         return new NodeReport(node, incarnation, limit, 0, clock.instant());
     }
@@ -111,17 +133,7 @@ public abstract class CoordinatorContract {
             got.complete(p);
         });
         FleetPause later = new FleetPause("n1", clock.instant().plusSeconds(30));
-        // A subscription may register asynchronously: publish until it hears (heard live, or
-        // from the store once registered), waiting on the event, never on the clock alone.
-        for (int tries = 0; !got.isDone() && tries < 1_000; tries++) {
-            await(publisher.publishPause("api", later));
-            try {
-                got.get(10, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException notYet) {
-                // publish again
-            }
-        }
-        assertThat(await(got)).isEqualTo(later);
+        assertThat(publishUntilHeard(publisher, later, got)).isEqualTo(later);
         await(publisher.publishPause("api", new FleetPause("n2", clock.instant().plusSeconds(5))));
         CompletableFuture<FleetPause> caughtUp = new CompletableFuture<>();
         AutoCloseable late = other.subscribePauses("api", caughtUp::complete);
@@ -139,7 +151,7 @@ public abstract class CoordinatorContract {
     }
 
     @Test
-    void aPauseAlreadyOverIsNotShared() throws ExecutionException, InterruptedException {
+    void aPauseAlreadyOverIsNotShared() {
         VirtualTime time = new VirtualTime();
         Clock clock = time.clock(EPOCH);
         String namespace = namespace();
@@ -149,15 +161,7 @@ public abstract class CoordinatorContract {
         CompletableFuture<FleetPause> heard = new CompletableFuture<>();
         AutoCloseable sub = coordinator(namespace, clock).subscribePauses("api", heard::complete);
         FleetPause live = new FleetPause("live", clock.instant().plusSeconds(30));
-        for (int tries = 0; !heard.isDone() && tries < 1_000; tries++) {
-            await(c.publishPause("api", live));
-            try {
-                heard.get(10, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException notYet) {
-                // publish again
-            }
-        }
-        assertThat(await(heard)).as("the first pause heard is the live one").isEqualTo(live);
+        assertThat(publishUntilHeard(c, live, heard)).as("the first pause heard is the live one").isEqualTo(live);
         try {
             sub.close();
         } catch (Exception e) {

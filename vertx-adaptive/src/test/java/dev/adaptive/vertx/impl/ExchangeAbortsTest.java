@@ -1,7 +1,10 @@
 package dev.adaptive.vertx.impl;
 
+import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.Cancellation;
+import dev.adaptive.Limiter;
 import dev.adaptive.TaskTimeoutException;
+import dev.adaptive.spi.Execution;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -69,12 +72,12 @@ class ExchangeAbortsTest {
         WebClient client = WebClient.create(vertx);
         ExchangeAborts aborts = ExchangeAborts.of(client);
         HttpRequest<Buffer> request = client.get(server.actualPort(), "127.0.0.1", "/never").timeout(0);
-        Fired cancellation = new Fired();
-        Runnable forget = aborts.watch(request, cancellation);
+        Running attempt = runningAttempt();
+        Runnable forget = aborts.watch(request, attempt.cancellation());
         Future<HttpResponse<Buffer>> response = request.send();
         arrived.future().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
 
-        cancellation.fire(new TaskTimeoutException(Duration.ofMillis(1)));
+        attempt.execution().cancel(new TaskTimeoutException(Duration.ofMillis(1)));
         // Only a reset through the interceptor's HttpClientRequest ends it: the request has no timeout.
         Throwable failure = response.toCompletionStage().toCompletableFuture()
                 .handle((ok, error) -> error).get(30, TimeUnit.SECONDS);
@@ -84,42 +87,29 @@ class ExchangeAbortsTest {
     }
 
     @Test
-    void aClientOfAnotherImplementationIsLeftAlone() {
+    void aClientOfAnotherImplementationIsLeftAlone() throws Exception {
         WebClient other = (WebClient) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[]{WebClient.class}, (proxy, method, args) -> {
                     throw new UnsupportedOperationException(method.getName());
                 });
         ExchangeAborts aborts = ExchangeAborts.of(other);
         assertThat(aborts.hooked()).isFalse();
-        aborts.watch(null, new Fired()).run();
+        aborts.watch(null, runningAttempt().cancellation()).run();
     }
 
-    /** A cancellation the test fires itself, as the engine fires an attempt's on its timeout. */
-    private static final class Fired implements Cancellation {
-        private final CompletableFuture<Throwable> reason = new CompletableFuture<>();
 
-        void fire(Throwable why) {
-            reason.complete(why);
-        }
+    /** An attempt running on the engine, held until cancelled, and its cancellation. */
+    private record Running(Execution<Void> execution, Cancellation cancellation) {
+    }
 
-        @Override
-        public boolean isCancelled() {
-            return reason.isDone();
-        }
-
-        @Override
-        public Throwable reason() {
-            return reason.getNow(null);
-        }
-
-        @Override
-        public void onCancel(Runnable callback) {
-            reason.thenRun(callback);
-        }
-
-        @Override
-        public CompletableFuture<Throwable> asFuture() {
-            return reason.copy();
-        }
+    /** The engine's own cancellation of an attempt: fired by {@link Execution#cancel}, as by a task timeout. */
+    private static Running runningAttempt() throws Exception {
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(Limiter.builder().build()).build();
+        CompletableFuture<Cancellation> started = new CompletableFuture<>();
+        Execution<Void> execution = executor.start(0, ctx -> {
+            started.complete(ctx.cancellation());
+            return new CompletableFuture<Void>();
+        }, null);
+        return new Running(execution, started.get(30, TimeUnit.SECONDS));
     }
 }
