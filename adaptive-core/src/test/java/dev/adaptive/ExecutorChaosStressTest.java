@@ -41,6 +41,9 @@ class ExecutorChaosStressTest {
                 .taskTimeout(Duration.ofMillis(50)).build();
         ConcurrentLinkedQueue<Execution<Integer>> all = new ConcurrentLinkedQueue<>();
         AtomicInteger completions = new AtomicInteger();
+        // The counting stages themselves: a stage registered on a result later (the wait below)
+        // may run before them, so waiting on the results alone can read the count one short.
+        ConcurrentLinkedQueue<CompletableFuture<Integer>> ended = new ConcurrentLinkedQueue<>();
         CountDownLatch go = new CountDownLatch(1);
         int submitters = 3;
         int each = 1500;
@@ -54,7 +57,7 @@ class ExecutorChaosStressTest {
                     for (int i = 0; i < each; i++) {
                         int roll = rnd.nextInt(100);
                         Execution<Integer> e = executor.start(i, ctx -> answer(workers, roll), null);
-                        e.result().whenComplete((v, err) -> completions.incrementAndGet());
+                        ended.add(e.result().whenComplete((v, err) -> completions.incrementAndGet()));
                         all.add(e);
                     }
                 }, "submitter-" + t));
@@ -93,7 +96,7 @@ class ExecutorChaosStressTest {
                 java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
             }
             limiter.abort();
-            CompletableFuture.allOf(all.stream().map(e -> e.result().exceptionally(x -> -1)).toArray(CompletableFuture[]::new))
+            CompletableFuture.allOf(ended.stream().map(c -> c.exceptionally(x -> -1)).toArray(CompletableFuture[]::new))
                     .get(60, TimeUnit.SECONDS);
 
             assertThat(all).hasSize(submitters * each);
