@@ -154,6 +154,17 @@ public final class Execution<R> {
 
     /** Runs the next attempt when {@code f} grants its lease. */
     private void awaitLease(CompletableFuture<Lease> f) {
+        if (f.isDone() && !f.isCompletedExceptionally()) {
+            // Granted at once (a free slot, the common case): run on, without a dependent stage
+            // and its completion for each attempt.
+            Lease lease = f.join();
+            if (result.isDone()) {
+                unused(lease);
+            } else {
+                runAttempt(lease);
+            }
+            return;
+        }
         pendingAcquire = f;
         // handle, not whenComplete: the stage it returns is dropped, and whenComplete's would
         // wrap a failed acquisition in a new CompletionException, stack trace and all (the
