@@ -36,13 +36,13 @@ import java.util.function.BiConsumer;
 final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Throwable> {
 
     private static final VarHandle ENDED;
-    private static final VarHandle RUNNING_ATTEMPT;
+    private static final VarHandle RUNNING;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             ENDED = lookup.findVarHandle(Submission.class, "ended", int.class);
-            RUNNING_ATTEMPT = lookup.findVarHandle(Submission.class, "runningAttempt", int.class);
+            RUNNING = lookup.findVarHandle(Submission.class, "running", Run.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -58,8 +58,12 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     private volatile Execution<Exchange> execution;
     /** The latest attempt whose route finished before its timeout or cancellation. */
     private volatile Exchange lastAttempt;
-    /** The number of the attempt running in the consumer route now, 0 if none; set through {@link #RUNNING_ATTEMPT}. */
-    private volatile int runningAttempt;
+    /**
+     * The attempt in the consumer route now, or {@code null}; cleared through {@link #RUNNING}
+     * when its route finishes. One abandoned by a task timeout or a stop no longer counts as
+     * running, though its route may still be on its way out.
+     */
+    private volatile Run running;
     /** Whether a first attempt admitted at once runs on the submitting thread. */
     private final boolean onCaller;
     /** The thread inside {@link #start()} while it runs, for {@link #onCaller}. */
@@ -108,7 +112,8 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
 
     /** @return whether an attempt of this exchange is running in the consumer route now */
     boolean attemptRunning() {
-        return runningAttempt != 0;
+        Run r = running;
+        return r != null && !r.ctx.cancellation().isCancelled();
     }
 
     /** @return the caller's exchange */
@@ -153,26 +158,22 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             // listens for the end, so that a task timeout can end the exchange while the route
             // still runs; it frees the slot and fails the attempt, but never interrupts a thread
             // that is not the pool's.
-            RUNNING_ATTEMPT.setVolatile(this, 1);
-            ctx.cancellation().onCancel(() -> RUNNING_ATTEMPT.compareAndSet(this, 1, 0));
+            running = run;
             onCallerJob = run;
             return run;
         }
         FutureTask<Void> job = new FutureTask<>(run);
-        RUNNING_ATTEMPT.setVolatile(this, n);
+        running = run;
         try {
             Executor workers = pool.workers();
             workers.execute(job);
         } catch (RejectedExecutionException shutDown) {
-            RUNNING_ATTEMPT.compareAndSet(this, n, 0);
+            RUNNING.compareAndSet(this, run, null);
             throw pool.stopped("its worker threads are shut down");
         }
         // A task timeout or a stop abandons the attempt: interrupt the route's thread if it is
         // still inside it, so a blocking call does not hold the thread beyond the limit.
-        ctx.cancellation().onCancel(() -> {
-            RUNNING_ATTEMPT.compareAndSet(this, n, 0);
-            job.cancel(true);
-        });
+        ctx.cancellation().onCancel(() -> job.cancel(true));
         return run;
     }
 
@@ -206,7 +207,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
 
         @Override
         public void done(boolean doneSync) {
-            RUNNING_ATTEMPT.compareAndSet(Submission.this, ctx.attempt(), 0);
+            RUNNING.compareAndSet(Submission.this, this, null);
             if (!ctx.cancellation().isCancelled()) {
                 lastAttempt = copy;
             }
