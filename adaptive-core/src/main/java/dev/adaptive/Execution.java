@@ -6,12 +6,12 @@ import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.trace.TraceEvent;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
@@ -28,6 +28,19 @@ import java.util.function.BiConsumer;
  */
 public final class Execution<R> {
 
+    private static final VarHandle HOLDS;
+    private static final VarHandle SETTLED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HOLDS = lookup.findVarHandle(Execution.class, "holds", int.class);
+            SETTLED = lookup.findVarHandle(Execution.Attempt.class, "settled", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final AdaptiveExecutor executor;
     private final LimiterCore core;
     private final long index;
@@ -35,7 +48,7 @@ public final class Execution<R> {
     private final Hooks hooks;
     private final Result result = new Result();
     /** 1 while the result is not complete, plus 1 while an attempt holds its lease; at 0 the execution is over. */
-    private final AtomicInteger holds = new AtomicInteger(1);
+    private volatile int holds = 1; // through HOLDS: one fewer object per execution than an AtomicInteger
 
     // Written only by the thread that settles the current attempt; attempts never overlap.
     private volatile int attempts;
@@ -93,7 +106,7 @@ public final class Execution<R> {
 
     private void stopCurrent(Throwable reason) {
         Attempt a = current;
-        if (a != null && a.settled.compareAndSet(false, true)) {
+        if (a != null && a.claim()) {
             a.stopTimer();
             a.signal.fire(reason);
             LeaseImpl.release(a.lease, Outcome.IGNORED, reason);
@@ -117,18 +130,18 @@ public final class Execution<R> {
     /** @return whether an attempt may hold a lease: {@code false} once the execution is over */
     private boolean takeHold() {
         for (;;) {
-            int h = holds.get();
+            int h = holds;
             if (h == 0) {
                 return false;
             }
-            if (holds.compareAndSet(h, h + 1)) {
+            if (HOLDS.compareAndSet(this, h, h + 1)) {
                 return true;
             }
         }
     }
 
     private void releaseHold() {
-        if (holds.decrementAndGet() == 0) {
+        if ((int) HOLDS.getAndAdd(this, -1) == 1) {
             try {
                 hooks.finished();
             } catch (Throwable brokenRunner) {
@@ -206,7 +219,7 @@ public final class Execution<R> {
         current = a;
         if (result.isDone()) {
             // Withdrawn while the lease was on its way.
-            if (a.settled.compareAndSet(false, true)) {
+            if (a.claim()) {
                 unused(lease);
                 releaseHold();
             }
@@ -456,7 +469,8 @@ public final class Execution<R> {
         final int number;
         final Lease lease;
         final CancellationSignal signal = new CancellationSignal();
-        final AtomicBoolean settled = new AtomicBoolean();
+        @SuppressWarnings("unused") // 1 once settled, through SETTLED
+        volatile int settled;
         volatile Cancellable timer;
         // The retry decision, made by the thread that settles this attempt (see plan).
         Duration retryDelay;
@@ -483,6 +497,11 @@ public final class Execution<R> {
             return signal;
         }
 
+        /** @return whether this call settled the attempt: true once, for whoever comes first */
+        boolean claim() {
+            return SETTLED.compareAndSet(this, 0, 1);
+        }
+
         void stopTimer() {
             Cancellable t = timer;
             if (t != null) {
@@ -497,7 +516,7 @@ public final class Execution<R> {
         }
 
         void settle(R value, Throwable error) {
-            if (!settled.compareAndSet(false, true)) {
+            if (!claim()) {
                 return; // the timeout or a cancellation came first; this late result is ignored
             }
             stopTimer();
@@ -509,7 +528,7 @@ public final class Execution<R> {
          * this changes nothing, and one that answered first leaves this timer without effect.
          */
         void onTimeout() {
-            if (!settled.compareAndSet(false, true)) {
+            if (!claim()) {
                 return;
             }
             TaskTimeoutException timeout = new TaskTimeoutException(executor.taskTimeout());
