@@ -42,15 +42,15 @@ import java.util.concurrent.TimeUnit;
  * attempt admitted at once on the sending thread, as {@code direct:} does.
  *
  * <pre>
- * java -jar benchmarks/target/benchmarks.jar CamelProducerBenchmark -rf json -rff benchmarks/results/jmh-camel.json
+ * java -jar benchmarks/target/benchmarks.jar CamelProducerBenchmark -prof gc -rf json -rff benchmarks/results/jmh-camel.json
  * </pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
+@Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
+@Fork(2)
 public class CamelProducerBenchmark {
 
     private static final Processor NOTHING = exchange -> { };
