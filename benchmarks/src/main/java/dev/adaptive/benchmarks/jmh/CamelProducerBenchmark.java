@@ -54,7 +54,7 @@ import java.util.concurrent.TimeUnit;
 public class CamelProducerBenchmark {
 
     private static final Processor NOTHING = exchange -> { };
-    /** The Throttle EIP's concurrent requests, as many as {@code adaptive:}'s pool admits by default at first. */
+    /** The Throttle EIP's concurrent requests: more than one or two senders ever hold, as for {@code adaptive:}'s limit. */
     private static final int THROTTLE = 50;
 
     private CamelContext camel;
