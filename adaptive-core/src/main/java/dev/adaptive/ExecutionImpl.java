@@ -9,12 +9,13 @@ import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.trace.TraceEvent;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 /**
  * The engine's {@link Execution}: one task on its way through an {@link AdaptiveExecutor}.
@@ -24,6 +25,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ExecutionImpl<R> implements Execution<R> {
 
+    private static final VarHandle HOLDS;
+    private static final VarHandle SETTLED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HOLDS = lookup.findVarHandle(Execution.class, "holds", int.class);
+            SETTLED = lookup.findVarHandle(Execution.Attempt.class, "settled", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final AdaptiveExecutor executor;
     private final LimiterCore core;
     private final long index;
@@ -31,7 +45,7 @@ final class ExecutionImpl<R> implements Execution<R> {
     private final ExecutionHooks hooks;
     private final Result result = new Result();
     /** 1 while the result is not complete, plus 1 while an attempt holds its lease; at 0 the execution is over. */
-    private final AtomicInteger holds = new AtomicInteger(1);
+    private volatile int holds = 1; // through HOLDS: one fewer object per execution than an AtomicInteger
 
     // Written only by the thread that settles the current attempt; attempts never overlap.
     private volatile int attempts;
@@ -82,7 +96,7 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     private void stopCurrent(Throwable reason) {
         Attempt a = current;
-        if (a != null && a.settled.compareAndSet(false, true)) {
+        if (a != null && a.claim()) {
             a.stopTimer();
             a.signal.fire(reason);
             LeaseImpl.release(a.lease, Outcome.IGNORED, reason);
@@ -106,18 +120,18 @@ final class ExecutionImpl<R> implements Execution<R> {
     /** @return whether an attempt may hold a lease: {@code false} once the execution is over */
     private boolean takeHold() {
         for (;;) {
-            int h = holds.get();
+            int h = holds;
             if (h == 0) {
                 return false;
             }
-            if (holds.compareAndSet(h, h + 1)) {
+            if (HOLDS.compareAndSet(this, h, h + 1)) {
                 return true;
             }
         }
     }
 
     private void releaseHold() {
-        if (holds.decrementAndGet() == 0) {
+        if ((int) HOLDS.getAndAdd(this, -1) == 1) {
             try {
                 hooks.finished();
             } catch (Throwable brokenRunner) {
@@ -144,6 +158,17 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     /** Runs the next attempt when {@code f} grants its lease. */
     private void awaitLease(CompletableFuture<Lease> f) {
+        if (f.isDone() && !f.isCompletedExceptionally()) {
+            // Granted at once (a free slot, the common case): run on, without a dependent stage
+            // and its completion for each attempt.
+            Lease lease = f.join();
+            if (result.isDone()) {
+                unused(lease);
+            } else {
+                runAttempt(lease);
+            }
+            return;
+        }
         pendingAcquire = f;
         // handle, not whenComplete: the stage it returns is dropped, and whenComplete's would
         // wrap a failed acquisition in a new CompletionException, stack trace and all (the
@@ -184,7 +209,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         current = a;
         if (result.isDone()) {
             // Withdrawn while the lease was on its way.
-            if (a.settled.compareAndSet(false, true)) {
+            if (a.claim()) {
                 unused(lease);
                 releaseHold();
             }
@@ -210,7 +235,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             a.settle(null, t);
             return;
         }
-        stage.whenComplete((value, error) -> a.settle(value, error == null ? null : OutcomeClassifier.unwrap(error)));
+        stage.whenComplete(a);
     }
 
     private Outcome classify(Object value, Throwable error) {
@@ -359,12 +384,16 @@ final class ExecutionImpl<R> implements Execution<R> {
         }
     }
 
-    /** One attempt: its lease, its timeout and its cancellation; settles exactly once. */
-    private final class Attempt implements TaskContext {
+    /**
+     * One attempt: its lease, its timeout and its cancellation; settles exactly once. It listens
+     * to the task's stage itself, one object fewer per attempt than a lambda.
+     */
+    private final class Attempt implements TaskContext, BiConsumer<R, Throwable> {
         final int number;
         final Lease lease;
         final CancellationSignal signal = new CancellationSignal();
-        final AtomicBoolean settled = new AtomicBoolean();
+        @SuppressWarnings("unused") // 1 once settled, through SETTLED
+        volatile int settled;
         volatile Cancellable timer;
         // The retry decision, made by the thread that settles this attempt (see plan).
         Duration retryDelay;
@@ -391,6 +420,11 @@ final class ExecutionImpl<R> implements Execution<R> {
             return signal;
         }
 
+        /** @return whether this call settled the attempt: true once, for whoever comes first */
+        boolean claim() {
+            return SETTLED.compareAndSet(this, 0, 1);
+        }
+
         void stopTimer() {
             Cancellable t = timer;
             if (t != null) {
@@ -398,8 +432,14 @@ final class ExecutionImpl<R> implements Execution<R> {
             }
         }
 
+        /** The task's stage completed. */
+        @Override
+        public void accept(R value, Throwable error) {
+            settle(value, error == null ? null : OutcomeClassifier.unwrap(error));
+        }
+
         void settle(R value, Throwable error) {
-            if (!settled.compareAndSet(false, true)) {
+            if (!claim()) {
                 return; // the timeout or a cancellation came first; this late result is ignored
             }
             stopTimer();
@@ -411,7 +451,7 @@ final class ExecutionImpl<R> implements Execution<R> {
          * this changes nothing, and one that answered first leaves this timer without effect.
          */
         void onTimeout() {
-            if (!settled.compareAndSet(false, true)) {
+            if (!claim()) {
                 return;
             }
             TaskTimeoutException timeout = new TaskTimeoutException(executor.taskTimeout());

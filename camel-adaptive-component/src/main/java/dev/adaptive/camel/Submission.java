@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.AsyncTask;
 import dev.adaptive.ClassifiedFailureException;
 import dev.adaptive.spi.Execution;
 import dev.adaptive.LimiterClosedException;
@@ -11,39 +12,64 @@ import org.apache.camel.AsyncProcessor;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.ExchangeHelper;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 /**
  * One caller exchange on its way through a pool: it waits (for a consumer, a slot, a backoff,
  * a Retry-After pause) holding no thread, runs each attempt on a fresh copy of the caller's
  * exchange, and ends exactly once, completing the caller's callback.
  *
+ * <p>It is its own task for the engine and its own listener of the execution's end, and each
+ * attempt is one object (the route's run, its callback and its result): on the hot path an
+ * exchange costs as few objects as the engine's bookkeeping allows.
+ *
  * <p>Thread-safe: attempts never overlap, and the end is guarded by a flag.
  */
-final class Submission {
+final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Throwable> {
+
+    private static final VarHandle ENDED;
+    private static final VarHandle RUNNING;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            ENDED = lookup.findVarHandle(Submission.class, "ended", int.class);
+            RUNNING = lookup.findVarHandle(Submission.class, "running", Run.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final ExchangePool pool;
     private final Exchange original;
     private final AsyncCallback callback;
     private final long index;
-    private final AtomicBoolean ended = new AtomicBoolean();
+    /** 1 once the exchange ended; flipped through {@link #ENDED}. */
+    @SuppressWarnings("unused")
+    private volatile int ended;
     private volatile Execution<Exchange> execution;
     /** The latest attempt whose route finished before its timeout or cancellation. */
     private volatile Exchange lastAttempt;
-    /** The number of the attempt running in the consumer route now, 0 if none. */
-    private final AtomicInteger runningAttempt = new AtomicInteger();
+    /**
+     * The attempt in the consumer route now, or {@code null}; cleared through {@link #RUNNING}
+     * when its route finishes. One abandoned by a task timeout or a stop no longer counts as
+     * running, though its route may still be on its way out.
+     */
+    private volatile Run running;
     /** Whether a first attempt admitted at once runs on the submitting thread. */
     private final boolean onCaller;
     /** The thread inside {@link #start()} while it runs, for {@link #onCaller}. */
     private volatile Thread starting;
-    /** The first attempt's route, left by attempt() for start() to run on the caller's thread. */
-    private Runnable onCallerJob;
+    /** The first attempt's route, left by call() for start() to run on the caller's thread. */
+    private Run onCallerJob;
 
     Submission(ExchangePool pool, Exchange original, AsyncCallback callback, long index, boolean onCaller) {
         this.pool = pool;
@@ -55,7 +81,7 @@ final class Submission {
 
     /** Hands the exchange to the engine: from here on it waits for slots without a thread. */
     void start() {
-        if (ended.get()) {
+        if (ended != 0) {
             return;
         }
         if (onCaller) {
@@ -63,30 +89,31 @@ final class Submission {
         }
         Execution<Exchange> e;
         try {
-            // With a free slot, the executor calls attempt() before start() returns.
-            e = pool.executor().start(index, this::attempt, null);
+            // With a free slot, the executor calls call() before start() returns.
+            e = pool.executor().start(index, this, null);
         } finally {
             if (onCaller) {
                 starting = null; // the only writes of this volatile, and only for synchronous callers
             }
         }
         execution = e;
-        Runnable job = onCallerJob;
+        Run job = onCallerJob;
         onCallerJob = null;
-        if (ended.get()) {
+        if (ended != 0) {
             // fail() came between the check above and the assignment: stop what just started.
             e.cancel(new IllegalStateException("ended before start"));
             return;
         }
-        e.result().whenComplete(this::end);
+        e.result().whenComplete(this);
         if (job != null) {
-            job.run();
+            job.call();
         }
     }
 
     /** @return whether an attempt of this exchange is running in the consumer route now */
     boolean attemptRunning() {
-        return runningAttempt.get() != 0;
+        Run r = running;
+        return r != null && !r.ctx.cancellation().isCancelled();
     }
 
     /** @return the caller's exchange */
@@ -110,7 +137,9 @@ final class Submission {
         }
     }
 
-    private CompletionStage<Exchange> attempt(TaskContext ctx) throws AdaptiveConsumerNotAvailableException {
+    /** One attempt: the engine calls it with a slot held. */
+    @Override
+    public CompletionStage<Exchange> call(TaskContext ctx) throws AdaptiveConsumerNotAvailableException {
         pool.checkOpen();
         AsyncProcessor target = pool.target();
         if (target == null) {
@@ -122,58 +151,82 @@ final class Submission {
         Exchange copy = ExchangeHelper.createCorrelatedCopy(original, false);
         copy.setProperty(AdaptiveConstants.ATTEMPT, ctx.attempt());
         copy.setProperty(AdaptiveConstants.DISPATCHED, dispatched);
-        CompletableFuture<Exchange> done = new CompletableFuture<>();
-        if (onCaller && ctx.attempt() == 1 && starting == Thread.currentThread()) {
+        Run run = new Run(target, copy, ctx);
+        int n = ctx.attempt();
+        if (onCaller && n == 1 && starting == Thread.currentThread()) {
             // The caller waits for the result anyway: no hand-off. start() runs the route once it
             // listens for the end, so that a task timeout can end the exchange while the route
             // still runs; it frees the slot and fails the attempt, but never interrupts a thread
             // that is not the pool's.
-            runningAttempt.set(1);
-            ctx.cancellation().onCancel(() -> runningAttempt.compareAndSet(1, 0));
-            onCallerJob = () -> run(target, copy, done, ctx);
-            return done;
+            running = run;
+            onCallerJob = run;
+            return run;
         }
-        FutureTask<Void> job = new FutureTask<>(() -> run(target, copy, done, ctx), null);
-        runningAttempt.set(ctx.attempt());
+        FutureTask<Void> job = new FutureTask<>(run);
+        running = run;
         try {
             Executor workers = pool.workers();
             workers.execute(job);
         } catch (RejectedExecutionException shutDown) {
-            runningAttempt.compareAndSet(ctx.attempt(), 0);
+            RUNNING.compareAndSet(this, run, null);
             throw pool.stopped("its worker threads are shut down");
         }
         // A task timeout or a stop abandons the attempt: interrupt the route's thread if it is
         // still inside it, so a blocking call does not hold the thread beyond the limit.
-        ctx.cancellation().onCancel(() -> {
-            runningAttempt.compareAndSet(ctx.attempt(), 0);
-            job.cancel(true);
-        });
-        return done;
+        ctx.cancellation().onCancel(() -> job.cancel(true));
+        return run;
     }
 
-    private void run(AsyncProcessor target, Exchange copy, CompletableFuture<Exchange> done, TaskContext ctx) {
-        try {
-            target.process(copy, doneSync -> finished(copy, done, ctx));
-        } catch (Throwable t) {
-            copy.setException(t);
-            finished(copy, done, ctx);
+    /**
+     * One attempt's run through the consumer route, the callback the route completes and the
+     * result the engine waits for, in one object. Not a {@link Runnable}: Camel's routing engine
+     * runs a callback that is one as a task of its own instead of calling {@link #done}.
+     */
+    private final class Run extends CompletableFuture<Exchange> implements Callable<Void>, AsyncCallback {
+        private final AsyncProcessor target;
+        private final Exchange copy;
+        private final TaskContext ctx;
+
+        Run(AsyncProcessor target, Exchange copy, TaskContext ctx) {
+            this.target = target;
+            this.copy = copy;
+            this.ctx = ctx;
+        }
+
+        /** Runs the attempt: the route completes it through {@link #done}, on this thread or later. */
+        @Override
+        public Void call() {
+            try {
+                target.process(copy, this);
+            } catch (Throwable t) {
+                copy.setException(t);
+                done(false);
+            }
+            return null;
+        }
+
+        @Override
+        public void done(boolean doneSync) {
+            RUNNING.compareAndSet(Submission.this, this, null);
+            if (!ctx.cancellation().isCancelled()) {
+                lastAttempt = copy;
+            }
+            if (copy.getException() != null) {
+                completeExceptionally(new AttemptFailure(copy));
+            } else {
+                complete(copy);
+            }
         }
     }
 
-    private void finished(Exchange copy, CompletableFuture<Exchange> done, TaskContext ctx) {
-        runningAttempt.compareAndSet(ctx.attempt(), 0);
-        if (!ctx.cancellation().isCancelled()) {
-            lastAttempt = copy;
-        }
-        if (copy.getException() != null) {
-            done.completeExceptionally(new AttemptFailure(copy));
-        } else {
-            done.complete(copy);
-        }
+    /** The execution's end, with the last attempt's exchange or why it failed. */
+    @Override
+    public void accept(Exchange result, Throwable error) {
+        end(result, error);
     }
 
     private void end(Exchange result, Throwable error) {
-        if (!ended.compareAndSet(false, true)) {
+        if (!ENDED.compareAndSet(this, 0, 1)) {
             return;
         }
         Throwable cause = error == null ? null : OutcomeClassifier.unwrap(error);

