@@ -31,8 +31,8 @@ final class ExecutionImpl<R> implements Execution<R> {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            HOLDS = lookup.findVarHandle(Execution.class, "holds", int.class);
-            SETTLED = lookup.findVarHandle(Execution.Attempt.class, "settled", int.class);
+            HOLDS = lookup.findVarHandle(ExecutionImpl.class, "holds", int.class);
+            SETTLED = lookup.findVarHandle(ExecutionImpl.Attempt.class, "settled", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
