@@ -200,6 +200,9 @@ public final class Execution<R> {
             }
             return;
         }
+        if (n == 1) {
+            core.firstAttempt(lease.startNanos());
+        }
         if (core.tracing()) {
             core.emit(new TraceEvent.TaskStart(lease.startNanos(), index, n, core.limit(), core.inflight()));
         }
@@ -269,7 +272,7 @@ public final class Execution<R> {
         }
         RetryPolicy policy = executor.retryPolicy();
         if (outcome instanceof Outcome.RateLimited r) {
-            if (rateLimitRetriesUsed < policy.maxRateLimitRetries()) {
+            if (rateLimitRetriesUsed < policy.maxRateLimitRetries() && budgetAllows(a, cause)) {
                 rateLimitRetriesUsed++;
                 a.rateLimited = true;
                 // After a Retry-After the limiter holds the pause; queueing at once is enough,
@@ -279,14 +282,36 @@ public final class Execution<R> {
             }
             return;
         }
-        if (retriesUsed < policy.retries() && policy.shouldRetry(cause, a.number)) {
+        if (retriesUsed < policy.retries() && policy.shouldRetry(cause, a.number) && budgetAllows(a, cause)) {
             retriesUsed++;
             a.retryDelay = policy.delayBeforeRetry(retriesUsed);
         }
     }
 
+    /**
+     * Asks the limiter's retry budget, shared with every other execution on it, for the retry
+     * the policy would grant; a refusal becomes the item's end, with its own error.
+     */
+    private boolean budgetAllows(Attempt a, Throwable cause) {
+        long now = core.ticker().nanoTime();
+        String refusal = core.refuseRetry(now);
+        if (refusal == null) {
+            return true;
+        }
+        a.refusal = new RetryBudgetExhaustedException(refusal + "; item " + index + " ends after attempt " + a.number
+                + " with its last failure as the cause", cause);
+        if (core.tracing()) {
+            core.emit(new TraceEvent.RetryRefused(now, index, a.number, cause));
+        }
+        return false;
+    }
+
     /** Completes the result, or emits the retry and waits for it; {@code next} is its acquisition if already queued. */
     private void act(Attempt a, R value, Throwable cause, CompletableFuture<Lease> next) {
+        if (a.refusal != null) {
+            result.completeExceptionally(a.refusal);
+            return;
+        }
         if (a.retryDelay == null) {
             // Either call does nothing if the result was completed by someone else meanwhile.
             if (cause == null) {
@@ -447,6 +472,8 @@ public final class Execution<R> {
         Duration retryDelay;
         boolean rateLimited;
         boolean retryAfterPause;
+        /** Set when the retry budget refused the retry the policy would have granted. */
+        RetryBudgetExhaustedException refusal;
 
         Attempt(int number, Lease lease) {
             this.number = number;

@@ -17,8 +17,12 @@ package dev.adaptive;
  *                         {@code update} threw or returned {@code null}, or the state it
  *                         returned could not say its limit or metrics; the limiter kept the
  *                         state it had; and calls to the {@link AdmissionGate} that threw
+ * @param quotaHolds       times a quota the server announced left no more than what was in
+ *                         flight, so that dispatch held until its renewal (once per window)
+ * @param retriesRefused   retries the {@link dev.adaptive.retry.RetryBudget} refused; each
+ *                         ended its item with a {@link RetryBudgetExhaustedException}
  */
 public record LimiterStats(int limit, int inflight, int waiting, int maxLimitReached, long congestionEvents,
                            long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures,
-                           long limitFailures) {
+                           long limitFailures, long quotaHolds, long retriesRefused) {
 }
