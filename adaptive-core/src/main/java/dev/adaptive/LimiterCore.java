@@ -646,7 +646,7 @@ final class LimiterCore {
     private void quotaSettled(Quota announced, long now) {
         long armAt = quota.settled(announced, now);
         if (armAt != 0) {
-            scheduler.schedule(this::quotaRenewed, Math.max(0, Nanos.between(ticker.nanoTime(), armAt)));
+            scheduler.schedule(() -> quotaRenewed(armAt), Math.max(0, Nanos.between(ticker.nanoTime(), armAt)));
         }
         // This answer's slot is still counted: after its release, in flight is one less.
         if (quota.holdBegins(inflight.get() - 1)) {
@@ -657,8 +657,8 @@ final class LimiterCore {
         }
     }
 
-    private void quotaRenewed() {
-        if (quota.expire(ticker.nanoTime())) {
+    private void quotaRenewed(long armedAt) {
+        if (quota.expire(armedAt, ticker.nanoTime())) {
             drain();
         }
     }

@@ -15,7 +15,9 @@ import dev.adaptive.retry.Quota;
  *       remains is what it says, until its reset.</li>
  *   <li>Within an open window, what remains only goes down: the lowest count announced wins
  *       (answers overtake each other), and an answer without an announcement counts as one
- *       request spent. The renewal is the latest announced.</li>
+ *       request spent. The renewal is the earliest announced: servers round the time to it up
+ *       to whole seconds, so each answer's reset, read when it arrives, is at or after the
+ *       server's, and the earliest is the closest.</li>
  *   <li>An announcement whose reset is zero says the window renews now: it holds nothing.</li>
  *   <li>At the renewal the window closes and the bound is lifted, until the next announcement.</li>
  * </ul>
@@ -47,8 +49,8 @@ final class QuotaWindow {
      *
      * @param quota    what it announced, or {@code null}
      * @param now      the ticker reading
-     * @return the reset of a window opened or extended by it, for the limiter to arm its end at;
-     *         {@code 0} if none
+     * @return the reset of a window it opened or moved, for the limiter to arm its end at
+     *         ({@link #expire(long, long)} with it); {@code 0} if none
      */
     synchronized long settled(Quota quota, long now) {
         if (open && Nanos.between(resetAtNanos, now) >= 0) {
@@ -76,7 +78,7 @@ final class QuotaWindow {
             armAt = resetAt;
         } else {
             remaining = Math.min(remaining, quota.remaining());
-            if (Nanos.between(resetAtNanos, resetAt) > 0) {
+            if (Nanos.between(resetAtNanos, resetAt) < 0) {
                 resetAtNanos = resetAt;
                 armAt = resetAt;
             }
@@ -109,14 +111,15 @@ final class QuotaWindow {
     }
 
     /**
-     * The renewal armed for {@code resetAt} is due.
+     * The renewal armed for {@code armedAt} is due.
      *
-     * @param now the ticker reading
+     * @param armedAt what {@link #settled} returned when the timer was armed
+     * @param now     the ticker reading
      * @return whether the window closed (the bound is lifted)
      */
-    synchronized boolean expire(long now) {
-        if (!open || Nanos.between(resetAtNanos, now) < 0) {
-            return false; // extended: the later renewal's own timer ends it
+    synchronized boolean expire(long armedAt, long now) {
+        if (!open || resetAtNanos != armedAt || Nanos.between(resetAtNanos, now) < 0) {
+            return false; // moved (its own timer ends it), or another window opened since
         }
         close();
         return true;

@@ -76,18 +76,26 @@ class LimiterQuotaTest {
     }
 
     @Test
-    void theLowestCountOfAWindowWinsAndItsLatestResetEndsIt() {
+    void theLowestCountOfAWindowWinsAndItsEarliestResetEndsIt() {
         Limiter l = limiter(10).build();
         l.tryAcquire().orElseThrow().release(ok(5, Duration.ofSeconds(10)));
         time.advance(Duration.ofSeconds(1));
-        // An answer that overtook an earlier one: more remaining, a later reset.
+        // An answer that overtook an earlier one: more remaining, a reset rounded up further.
         l.tryAcquire().orElseThrow().release(ok(8, Duration.ofSeconds(10)));
         assertThat(l.quotaRemaining()).isEqualTo(5);
-        assertThat(l.quotaResetNanos()).isEqualTo(s(11));
-        time.advance(Duration.ofSeconds(9));
-        assertThat(l.quotaRemaining()).as("the first reset passed, the second has not").isEqualTo(5);
+        assertThat(l.quotaResetNanos()).isEqualTo(s(10));
+        // A later answer whose rounding lands closer to the server's renewal moves it earlier.
         time.advance(Duration.ofSeconds(1));
+        l.tryAcquire().orElseThrow().release(ok(7, Duration.ofMillis(7_500)));
+        assertThat(l.quotaResetNanos()).isEqualTo(s(2) + Duration.ofMillis(7_500).toNanos());
+        time.advance(Duration.ofMillis(7_499));
+        assertThat(l.quotaRemaining()).isEqualTo(5);
+        time.advance(Duration.ofMillis(1));
         assertThat(l.quotaRemaining()).isEqualTo(-1);
+        // The timer armed for the first reset finds no window of its own to close.
+        l.tryAcquire().orElseThrow().release(ok(3, Duration.ofSeconds(5)));
+        time.advance(Duration.ofMillis(500));
+        assertThat(l.quotaRemaining()).isEqualTo(3);
     }
 
     @Test
