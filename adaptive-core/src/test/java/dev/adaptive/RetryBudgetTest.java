@@ -1,6 +1,9 @@
 package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.pool.AdaptivePool;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.PoolRun;
 import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.VirtualTime;
@@ -11,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -120,5 +125,23 @@ class RetryBudgetTest {
         run(ex, 50, new IllegalStateException("500"));
         assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).hasSize(150);
         assertThat(ex.limiter().stats().retriesRefused()).isZero();
+    }
+
+    @Test
+    void aPoolSharesOneBudgetAmongItsItems() {
+        AtomicInteger attempts = new AtomicInteger();
+        PoolRun<AdaptiveResult<Integer, String>> run = AdaptivePool.of(IntStream.range(0, 50).boxed().toList())
+                .withVirtualTime(time).withRetryPolicy(RetryPolicy.builder().retries(3).noJitter().build())
+                .withRetryBudget(new RetryBudget(0.1, 0, Duration.ofSeconds(10)))
+                .<String>process((item, ctx) -> {
+                    attempts.incrementAndGet();
+                    return Replies.<String>after(time, Duration.ofMillis(5), new IllegalStateException("500"));
+                });
+        time.runUntilIdle();
+        AdaptiveResult<Integer, String> r = run.join();
+        assertThat(r.errors()).hasSize(50).allSatisfy(e ->
+                assertThat(e.error()).isInstanceOf(RetryBudgetExhaustedException.class));
+        assertThat(run.limiter().stats().retriesRefused()).isEqualTo(50);
+        assertThat(attempts.get()).as("50 first attempts and 5 retries").isEqualTo(55);
     }
 }
