@@ -1,5 +1,8 @@
 package dev.adaptive.retry;
 
+import dev.adaptive.internal.Ascii;
+import dev.adaptive.internal.Nanos;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -208,7 +211,7 @@ public final class RateLimitHeaders {
             int dot = s.indexOf('.');
             String whole = dot < 0 ? s : s.substring(0, dot);
             String fraction = dot < 0 ? "" : s.substring(dot + 1);
-            if (!digits(whole) || (dot >= 0 && !digits(fraction))) {
+            if (!Ascii.isDigits(whole) || (dot >= 0 && !Ascii.isDigits(fraction))) {
                 return NONE;
             }
             long secs = saturated(whole);
@@ -218,15 +221,15 @@ public final class RateLimitHeaders {
             if (secs >= EPOCH_SECONDS) {
                 return untilEpochNanos(secs, fractionNanos(fraction));
             }
-            return plusSaturated(timesSaturated(secs, NANOS_PER_SECOND), fractionNanos(fraction));
+            return Nanos.plus(timesSaturated(secs, NANOS_PER_SECOND), fractionNanos(fraction));
         }
 
         private long untilEpochNanos(long epochSecond, long nanos) {
             if (now == null) {
                 now = clock.instant();
             }
-            long diffSeconds = plusSaturated(epochSecond, -now.getEpochSecond());
-            long diff = plusSaturated(timesSaturated(diffSeconds, NANOS_PER_SECOND), nanos - now.getNano());
+            long diffSeconds = Nanos.plus(epochSecond, -now.getEpochSecond());
+            long diff = Nanos.plus(timesSaturated(diffSeconds, NANOS_PER_SECOND), nanos - now.getNano());
             return Math.max(0, diff);
         }
 
@@ -241,8 +244,8 @@ public final class RateLimitHeaders {
                 int dot = s.indexOf('.');
                 String whole = dot < 0 ? s : s.substring(0, dot);
                 String fraction = dot < 0 ? "" : s.substring(dot + 1);
-                return digits(whole) && (dot < 0 || digits(fraction))
-                        ? plusSaturated(timesSaturated(saturated(whole), NANOS_PER_SECOND), fractionNanos(fraction))
+                return Ascii.isDigits(whole) && (dot < 0 || Ascii.isDigits(fraction))
+                        ? Nanos.plus(timesSaturated(saturated(whole), NANOS_PER_SECOND), fractionNanos(fraction))
                         : NONE;
             }
             long total = 0;
@@ -276,8 +279,8 @@ public final class RateLimitHeaders {
                 if (unit == NONE) {
                     return NONE;
                 }
-                long part = plusSaturated(timesSaturated(saturated(whole), unit), fractionOf(fraction, unit));
-                total = plusSaturated(total, part);
+                long part = Nanos.plus(timesSaturated(saturated(whole), unit), fractionOf(fraction, unit));
+                total = Nanos.plus(total, part);
             }
             return total;
         }
@@ -316,7 +319,7 @@ public final class RateLimitHeaders {
                 return NONE;
             }
             String s = trim(value);
-            return !s.isEmpty() && digits(s) ? saturated(s) : NONE;
+            return !s.isEmpty() && Ascii.isDigits(s) ? saturated(s) : NONE;
         }
     }
 
@@ -427,18 +430,6 @@ public final class RateLimitHeaders {
         return true;
     }
 
-    private static boolean digits(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            if (!isDigit(s.charAt(i))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private static boolean isDigit(char c) {
         return c >= '0' && c <= '9';
     }
@@ -463,14 +454,6 @@ public final class RateLimitHeaders {
             return lo;
         }
         return (a < 0) == (b < 0) ? Long.MAX_VALUE : Long.MIN_VALUE;
-    }
-
-    private static long plusSaturated(long a, long b) {
-        long r = a + b;
-        if (((a ^ r) & (b ^ r)) < 0) {
-            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        return r;
     }
 
     private static String trim(String s) {

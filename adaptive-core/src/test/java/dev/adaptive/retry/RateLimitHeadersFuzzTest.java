@@ -42,21 +42,7 @@ class RateLimitHeadersFuzzTest {
     }
 
     private static Gen<String> values() {
-        Gen<String> mutated = random -> {
-            StringBuilder s = new StringBuilder(SEEDS.get(random.nextInt(SEEDS.size())));
-            int edits = 1 + random.nextInt(3);
-            for (int e = 0; e < edits && s.length() > 0; e++) {
-                int at = random.nextInt(s.length());
-                char c = ALPHABET.charAt(random.nextInt(ALPHABET.length()));
-                switch (random.nextInt(3)) {
-                    case 0 -> s.setCharAt(at, c);
-                    case 1 -> s.insert(at, c);
-                    default -> s.deleteCharAt(at);
-                }
-            }
-            return s.toString();
-        };
-        return Gen.oneOf(mutated, Gen.of(SEEDS), Gen.strings(Gen.chars(ALPHABET), 0, 40),
+        return Gen.oneOf(Gen.mutated(SEEDS, ALPHABET), Gen.of(SEEDS), Gen.strings(Gen.chars(ALPHABET), 0, 40),
                 Gen.strings(Gen.anyChar(), 0, 40));
     }
 

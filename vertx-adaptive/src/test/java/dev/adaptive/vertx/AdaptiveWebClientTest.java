@@ -70,14 +70,24 @@ class AdaptiveWebClientTest {
         script.put(path, queue);
     }
 
-    private static Consumer<HttpServerRequest> status(int code, String... header) {
+    /** @param headers names and values, in pairs */
+    private static Consumer<HttpServerRequest> status(int code, String... headers) {
         return req -> {
             var resp = req.response().setStatusCode(code);
-            if (header.length == 2) {
-                resp.putHeader(header[0], header[1]);
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                resp.putHeader(headers[i], headers[i + 1]);
             }
             resp.end("status " + code);
         };
+    }
+
+    /** @return a limiter that records the outcome of every attempt's end */
+    private static AdaptiveLimiter recording(Vertx vertx, List<Outcome> outcomes) {
+        return AdaptiveLimiter.builder(vertx, fast()).traceListener(e -> {
+            if (e instanceof TraceEvent.TaskEnd end) {
+                outcomes.add(end.outcome());
+            }
+        }).build();
     }
 
     private static AdaptiveOptions fast() {
@@ -133,11 +143,7 @@ class AdaptiveWebClientTest {
     void otherClientErrorsAreReturnedAsTheyAreWithoutRetryAndWithoutASample(Vertx vertx) {
         answer("/missing", status(404));
         List<Outcome> outcomes = new CopyOnWriteArrayList<>();
-        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, fast()).traceListener(e -> {
-            if (e instanceof TraceEvent.TaskEnd end) {
-                outcomes.add(end.outcome());
-            }
-        }).build();
+        AdaptiveLimiter limiter = recording(vertx, outcomes);
         AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
         assertThat(Await.result(client.send(client.get(port, "127.0.0.1", "/missing"))).statusCode()).isEqualTo(404);
         assertThat(outcomes).containsExactly(Outcome.IGNORED);
@@ -148,27 +154,13 @@ class AdaptiveWebClientTest {
         assertThat(arrivalsWallMs).hasSize(2);
     }
 
-    private static Consumer<HttpServerRequest> statusWith(int code, String... headers) {
-        return req -> {
-            var resp = req.response().setStatusCode(code);
-            for (int i = 0; i + 1 < headers.length; i += 2) {
-                resp.putHeader(headers[i], headers[i + 1]);
-            }
-            resp.end("status " + code);
-        };
-    }
-
     @Test
     void theQuotaAnAnswerAnnouncesTravelsInItsOutcomeOnSuccessAndFailureAlike(Vertx vertx) {
-        answer("/q", statusWith(200, "RateLimit", "\"default\";r=5;t=30"),
-                statusWith(500, "X-RateLimit-Remaining", "4", "X-RateLimit-Reset", "20"),
-                statusWith(200, "x-ratelimit-remaining-requests", "3", "x-ratelimit-reset-requests", "1m0s"));
+        answer("/q", status(200, "RateLimit", "\"default\";r=5;t=30"),
+                status(500, "X-RateLimit-Remaining", "4", "X-RateLimit-Reset", "20"),
+                status(200, "x-ratelimit-remaining-requests", "3", "x-ratelimit-reset-requests", "1m0s"));
         List<Outcome> outcomes = new CopyOnWriteArrayList<>();
-        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, fast()).traceListener(e -> {
-            if (e instanceof TraceEvent.TaskEnd end) {
-                outcomes.add(end.outcome());
-            }
-        }).build();
+        AdaptiveLimiter limiter = recording(vertx, outcomes);
         AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
         assertThat(Await.result(client.send(client.get(port, "127.0.0.1", "/q"))).statusCode()).isEqualTo(200);
         assertThat(Await.result(client.send(client.get(port, "127.0.0.1", "/q"))).statusCode()).isEqualTo(200);
@@ -180,7 +172,7 @@ class AdaptiveWebClientTest {
 
     @Test
     void noQuotaLeftHoldsTheNextRequestUntilTheResetAndTheOptionTurnsTheReadingOff(Vertx vertx) {
-        answer("/empty", statusWith(200, "RateLimit", "d;r=0;t=1"));
+        answer("/empty", status(200, "RateLimit", "d;r=0;t=1"));
         AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), AdaptiveLimiter.create(vertx, fast()));
         Await.result(client.send(client.get(port, "127.0.0.1", "/empty")));
         Await.result(client.send(client.get(port, "127.0.0.1", "/empty")));
