@@ -10,7 +10,7 @@ import java.util.Objects;
  * would otherwise get 4,000 requests. Over a sliding {@link #window()}, a retry is allowed while
  * the retries in it stay below {@code ratio × first attempts in it + minPerSecond × window in
  * seconds}; the floor lets a client that sends little retry at all. A retry the budget refuses
- * ends its item with a {@link RetryBudgetExhaustedException} caused by the attempt's failure.
+ * ends its item with a {@link dev.adaptive.RetryBudgetExhaustedException} caused by the attempt's failure.
  *
  * <p>Defaults ({@link #defaults()}): ratio {@value #DEFAULT_RATIO}, {@value #DEFAULT_MIN_PER_SECOND}
  * per second, a window of 10 s: the values of Finagle's and Linkerd's budgets. {@link #unlimited()}
