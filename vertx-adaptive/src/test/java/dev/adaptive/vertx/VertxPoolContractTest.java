@@ -108,7 +108,7 @@ class VertxPoolContractTest extends PoolContract {
 
         private <V> Run<V> run(Setup setup, Function<AdaptivePool, Future<V>> start) {
             AdaptiveOptions options = new AdaptiveOptions().setName("contract").setStatsAddress(null)
-                    .setAlgorithm("fixed").setInitialLimit(setup.limit())
+                    .setAlgorithm("fixed").setMaxLimit(setup.limit())
                     .setRetries(setup.retries()).setMaxRateLimitRetries(setup.maxRateLimitRetries())
                     .setBackoff("constant").setMinDelay(setup.backoff().toMillis())
                     .setMaxDelay(setup.backoff().toMillis()).setJitter(0);
