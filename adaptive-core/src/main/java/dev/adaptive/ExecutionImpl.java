@@ -215,6 +215,9 @@ final class ExecutionImpl<R> implements Execution<R> {
             }
             return;
         }
+        if (n == 1) {
+            core.firstAttempt(lease.startNanos());
+        }
         if (core.traces(LimiterCore.TASK_START)) {
             core.emit(new TraceEvent.TaskStart(core.name(), lease.startNanos(), index, n, core.limit(), core.inflight()));
         }
@@ -288,7 +291,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         }
         RetryPolicy policy = executor.retryPolicy();
         if (outcome instanceof Outcome.RateLimited r) {
-            if (rateLimitRetriesUsed < policy.maxRateLimitRetries()) {
+            if (rateLimitRetriesUsed < policy.maxRateLimitRetries() && budgetAllows(a, cause)) {
                 rateLimitRetriesUsed++;
                 a.rateLimited = true;
                 // After a Retry-After the limiter holds the pause; queueing at once is enough,
@@ -298,14 +301,36 @@ final class ExecutionImpl<R> implements Execution<R> {
             }
             return;
         }
-        if (retriesUsed < policy.retries() && policy.shouldRetry(cause, a.number)) {
+        if (retriesUsed < policy.retries() && policy.shouldRetry(cause, a.number) && budgetAllows(a, cause)) {
             retriesUsed++;
             a.retryDelay = policy.delayBeforeRetry(retriesUsed);
         }
     }
 
+    /**
+     * Asks the limiter's retry budget, shared with every other execution on it, for the retry
+     * the policy would grant; a refusal becomes the item's end, with its own error.
+     */
+    private boolean budgetAllows(Attempt a, Throwable cause) {
+        long now = core.ticker().nanoTime();
+        String refusal = core.refuseRetry(now);
+        if (refusal == null) {
+            return true;
+        }
+        a.refusal = new RetryBudgetExhaustedException(refusal + "; item " + index + " ends after attempt " + a.number
+                + " with its last failure as the cause", cause);
+        if (core.traces(LimiterCore.RETRY_REFUSED)) {
+            core.emit(new TraceEvent.RetryRefused(core.name(), now, index, a.number, cause));
+        }
+        return false;
+    }
+
     /** Completes the result, or emits the retry and waits for it; {@code next} is its acquisition if already queued. */
     private void act(Attempt a, R value, Throwable cause, CompletableFuture<Lease> next) {
+        if (a.refusal != null) {
+            result.completeExceptionally(a.refusal);
+            return;
+        }
         if (a.retryDelay == null) {
             // Either call does nothing if the result was completed by someone else meanwhile.
             if (cause == null) {
@@ -399,6 +424,8 @@ final class ExecutionImpl<R> implements Execution<R> {
         Duration retryDelay;
         boolean rateLimited;
         boolean retryAfterPause;
+        /** Set when the retry budget refused the retry the policy would have granted. */
+        RetryBudgetExhaustedException refusal;
 
         Attempt(int number, Lease lease) {
             this.number = number;

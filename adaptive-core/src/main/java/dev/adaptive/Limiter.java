@@ -5,6 +5,7 @@ import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.RetryAfter;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
@@ -32,6 +33,14 @@ import java.util.function.Consumer;
  *   <li>An optional {@link AdmissionGate} ({@link Builder#gate(AdmissionGate)}) must also
  *       consent to every start: a rate, a quota, a hold. Without one, nothing of it is on the
  *       acquire and release paths.</li>
+ *   <li>A release whose outcome carries the {@link dev.adaptive.retry.Quota} the server
+ *       announced ({@link Outcome#quota()}) bounds what may be in flight by what remains of it,
+ *       until its reset (capped by {@code maxRetryAfter}): while what remains is at or below
+ *       what is in flight, nothing starts, so the quota's last request is not followed by a 429.
+ *       With {@link Builder#quotaSpread(boolean)} the remaining starts are also spread evenly
+ *       over the time to the reset.</li>
+ *   <li>The {@link RetryBudget} ({@link Builder#retryBudget(RetryBudget)}) caps the retries of
+ *       every {@link AdaptiveExecutor} on this limiter as a share of their first attempts.</li>
  * </ul>
  *
  * <p>Thread-safe. Acquire and release are lock-free: in-flight is one atomic counter and the
@@ -59,7 +68,8 @@ public final class Limiter {
 
     private Limiter(Builder b) {
         this.core = new LimiterCore(b.name, b.limit, b.ticker, b.scheduler, b.adapt, b.maxQueueSize, b.waitTimeout,
-                b.maxRetryAfter, List.copyOf(b.traceListeners), List.copyOf(b.limitListeners), b.gate);
+                b.maxRetryAfter, List.copyOf(b.traceListeners), List.copyOf(b.limitListeners), b.gate, b.quotaSpread,
+                b.retryBudget);
     }
 
     /** @return a builder with every default */
@@ -250,6 +260,24 @@ public final class Limiter {
         return core.isRatePaused();
     }
 
+    /**
+     * @return what the server last announced remains of its quota in the open window, less the
+     *         answers since that announced nothing; -1 when no window is open
+     */
+    public long quotaRemaining() {
+        return core.quotaRemaining();
+    }
+
+    /** @return the ticker reading at which the open quota window renews, or 0 if none is open */
+    public long quotaResetNanos() {
+        return core.quotaResetNanos();
+    }
+
+    /** @return the retry budget shared by the retries through this limiter */
+    public RetryBudget retryBudget() {
+        return core.retryBudget();
+    }
+
     /** @return the ticker reading at which the current Retry-After pause ends, or 0 if none */
     public long pausedUntilNanos() {
         return core.pausedUntilNanos();
@@ -314,6 +342,8 @@ public final class Limiter {
         private final List<TraceListener> traceListeners = new ArrayList<>();
         private final List<LimitChangeListener> limitListeners = new ArrayList<>();
         private AdmissionGate gate;
+        private boolean quotaSpread;
+        private RetryBudget retryBudget = RetryBudget.defaults();
 
         private Builder() {
         }
@@ -450,6 +480,31 @@ public final class Limiter {
          */
         public Builder gate(AdmissionGate gate) {
             this.gate = gate;
+            return this;
+        }
+
+        /**
+         * Whether the starts a server's announced quota still allows are spread evenly over the
+         * time to its reset, instead of going out as fast as the limit allows (and then holding
+         * until the reset). Spreading keeps a steady rate against a quota; a limiter that
+         * spreads queues every acquisition and grants through its drain, as one with a gate does.
+         *
+         * @param quotaSpread whether to spread; default {@code false}
+         * @return this
+         */
+        public Builder quotaSpread(boolean quotaSpread) {
+            this.quotaSpread = quotaSpread;
+            return this;
+        }
+
+        /**
+         * @param retryBudget the cap on retries, shared by every retry through this limiter;
+         *                    default {@link RetryBudget#defaults()}; {@link RetryBudget#unlimited()}
+         *                    for none
+         * @return this
+         */
+        public Builder retryBudget(RetryBudget retryBudget) {
+            this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
             return this;
         }
 

@@ -8,6 +8,8 @@ import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.Sample;
+import dev.adaptive.retry.Quota;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
@@ -80,13 +82,16 @@ final class LimiterCore {
     /** The trace event kinds, by bit position, for {@link #traces(int)}. */
     static final List<Class<? extends TraceEvent>> TRACE_KINDS = List.of(TraceEvent.TaskStart.class,
             TraceEvent.TaskEnd.class, TraceEvent.ConcurrencyChange.class, TraceEvent.Decision.class,
-            TraceEvent.Retry.class, TraceEvent.RatePause.class);
+            TraceEvent.Retry.class, TraceEvent.RatePause.class, TraceEvent.RetryRefused.class,
+            TraceEvent.QuotaHold.class);
     static final int TASK_START = 1;
     static final int TASK_END = 1 << 1;
     static final int CONCURRENCY_CHANGE = 1 << 2;
     static final int DECISION = 1 << 3;
     static final int RETRY = 1 << 4;
     static final int RATE_PAUSE = 1 << 5;
+    static final int RETRY_REFUSED = 1 << 6;
+    static final int QUOTA_HOLD = 1 << 7;
     private final LimitChangeListener[] limitListeners;
     // Added at run time (fleet members attach after build); pauses are rare, so copy-on-write.
     private final List<Consumer<TraceEvent.RatePause>> pauseListeners = new CopyOnWriteArrayList<>();
@@ -166,12 +171,26 @@ final class LimiterCore {
     private final AtomicReference<GateWake> gateWake = new AtomicReference<>();
     /** Set by {@link #gateChanged()}: the next drain pass drops the armed wake-up and asks afresh. */
     private volatile boolean gateStale;
+    /** Whether every grant goes through the drain: with a gate, or when an announced quota is spread. */
+    private final boolean gated;
+    /** The quota a server announced; its bound on in-flight is read by every grant. */
+    private final QuotaWindow quota;
+    private final boolean quotaSpread;
+    private final LongAdder quotaHolds = new LongAdder();
+    private final RetryBudget retryBudget;
+    /** The count of {@link #retryBudget}, or {@code null} when it is unlimited. */
+    private final RetryAllowance retryAllowance;
 
     LimiterCore(String name, Limit algorithm, Ticker ticker, Scheduler scheduler, Adapt adapt, int maxWaiters,
                 Duration waitTimeout, Duration maxRetryAfter, List<TraceListener> traceListeners,
-                List<LimitChangeListener> limitListeners, AdmissionGate gate) {
+                List<LimitChangeListener> limitListeners, AdmissionGate gate, boolean quotaSpread,
+                RetryBudget retryBudget) {
         this.name = name;
         this.gate = gate;
+        this.quotaSpread = quotaSpread;
+        this.gated = gate != null || quotaSpread;
+        this.retryBudget = retryBudget;
+        this.retryAllowance = retryBudget.isUnlimited() ? null : new RetryAllowance(retryBudget);
         this.algorithm = algorithm;
         this.ticker = ticker;
         this.scheduler = scheduler;
@@ -179,6 +198,7 @@ final class LimiterCore {
         this.maxWaiters = maxWaiters;
         this.waitTimeoutNanos = waitTimeout == null ? 0 : Nanos.of(waitTimeout);
         this.maxRetryAfterNanos = Nanos.of(maxRetryAfter);
+        this.quota = new QuotaWindow(maxRetryAfterNanos);
         this.traceListeners = traceListeners.toArray(new TraceListener[0]);
         this.tracedKinds = kindsOf(this.traceListeners);
         this.limitListeners = limitListeners.toArray(new LimitChangeListener[0]);
@@ -221,7 +241,7 @@ final class LimiterCore {
         Lease lease;
         if (s != LimiterState.RUNNING || pause != null || waiting.get() > 0) {
             lease = null;
-        } else if (gate != null) {
+        } else if (gated) {
             lease = tryAcquireGated();
         } else {
             int n = tryIncrement();
@@ -261,7 +281,7 @@ final class LimiterCore {
         if (s == LimiterState.STOPPED || s == LimiterState.ABORTED) {
             return CompletableFuture.failedFuture(closed(s));
         }
-        if (gate == null && s == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
+        if (!gated && s == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
             int n = tryIncrement();
             if (n >= 0) {
                 return CompletableFuture.completedFuture(new LeaseImpl(this, ticker.nanoTime(), n));
@@ -301,7 +321,7 @@ final class LimiterCore {
             int n = inflight.get();
             // The ceiling is read directly too, so a lowered fleet share binds at once, even
             // while a concurrent fold is still publishing the effective limit.
-            if (n >= effectiveLimit || n >= ceiling) {
+            if (n >= effectiveLimit || n >= ceiling || n >= quota.bound) {
                 return -1;
             }
             if (inflight.compareAndSet(n, n + 1)) {
@@ -371,7 +391,7 @@ final class LimiterCore {
     }
 
     private void drainPass() {
-        if (gate != null) {
+        if (gated) {
             gatedPass();
             return;
         }
@@ -426,11 +446,20 @@ final class LimiterCore {
                 return;
             }
             waiting.decrementAndGet();
-            GatedLease lease = new GatedLease(this, now, n);
-            try {
-                lease.ticket = gate.started(lease);
-            } catch (Throwable brokenGate) {
-                gateFailures.failed(brokenGate);
+            LeaseImpl lease;
+            if (gate != null) {
+                GatedLease g = new GatedLease(this, now, n);
+                try {
+                    g.ticket = gate.started(g);
+                } catch (Throwable brokenGate) {
+                    gateFailures.failed(brokenGate);
+                }
+                lease = g;
+            } else {
+                lease = new LeaseImpl(this, now, n);
+            }
+            if (quotaSpread) {
+                quota.started(now);
             }
             Cancellable t = w.timeout;
             if (t != null) {
@@ -443,13 +472,22 @@ final class LimiterCore {
     }
 
     private long askGate(long now) {
-        try {
-            return gate.admitAt(now, inflight.get());
-        } catch (Throwable brokenGate) {
-            // Admits: a broken gate must not stall the limiter.
-            gateFailures.failed(brokenGate);
-            return now;
+        long at = now;
+        if (gate != null) {
+            try {
+                at = gate.admitAt(now, inflight.get());
+            } catch (Throwable brokenGate) {
+                // Admits: a broken gate must not stall the limiter.
+                gateFailures.failed(brokenGate);
+            }
         }
+        if (quotaSpread && at != AdmissionGate.HOLD) {
+            long spread = quota.notBefore(now, inflight.get());
+            if (Nanos.between(at, spread) > 0) {
+                at = spread;
+            }
+        }
+        return at;
     }
 
     private void armGateWake(long at, long wait) {
@@ -519,6 +557,11 @@ final class LimiterCore {
             if (gate != null) {
                 // Before the slot is freed: the next admission already sees this end.
                 gateSettled(lease, outcome, failure, now);
+            }
+            Quota announced = outcome.quota();
+            if (announced != null || quota.bound != QuotaWindow.NONE) {
+                // Before the slot is freed too: no grant may see the slot without the bound.
+                quotaSettled(announced, now);
             }
             if (requeue) {
                 LimiterState s = state;
@@ -671,6 +714,58 @@ final class LimiterCore {
             }
         }
         return false;
+    }
+
+    // ---- announced quotas and the retry budget -------------------------------------------
+
+    private void quotaSettled(Quota announced, long now) {
+        long armAt = quota.settled(announced, now);
+        if (armAt != 0) {
+            scheduler.schedule(() -> quotaRenewed(armAt), Math.max(0, Nanos.between(ticker.nanoTime(), armAt)));
+        }
+        // This answer's slot is still counted: after its release, in flight is one less.
+        if (quota.holdBegins(inflight.get() - 1)) {
+            quotaHolds.increment();
+            if (traces(QUOTA_HOLD)) {
+                emit(new TraceEvent.QuotaHold(name, now, Math.max(0, quota.remaining()), quota.resetAtNanos()));
+            }
+        }
+    }
+
+    private void quotaRenewed(long armedAt) {
+        if (quota.expire(armedAt, ticker.nanoTime())) {
+            drain();
+        }
+    }
+
+    long quotaRemaining() {
+        return quota.remaining();
+    }
+
+    long quotaResetNanos() {
+        return quota.resetAtNanos();
+    }
+
+    RetryBudget retryBudget() {
+        return retryBudget;
+    }
+
+    /** A first attempt of an executor's task starts: it adds to the retry budget. */
+    void firstAttempt(long now) {
+        if (retryAllowance != null) {
+            retryAllowance.firstAttempt(now);
+        }
+    }
+
+    /**
+     * @return {@code null} if the retry budget allows one more retry now (and counts it), or
+     *         what it held, for the refusal's message
+     */
+    String refuseRetry(long now) {
+        if (retryAllowance == null || retryAllowance.tryRetry(now)) {
+            return null;
+        }
+        return "limiter '" + name + "': retry budget exhausted, " + retryAllowance.describe();
     }
 
     // ---- Retry-After pauses ------------------------------------------------------------
@@ -872,7 +967,7 @@ final class LimiterCore {
                 limitFailures.sum(), successes.sum(), ignored.sum(), errorRetries.sum(), timeoutRetries.sum(),
                 rateLimitRetries.sum(), pausesOpened.sum(), limitIncreases.sum(), limitDecreases.sum(), shed.sum(),
                 remaining(p), Duration.ofNanos(lastRetryAfterNanos.get()),
-                classifierFailureCount.sum());
+                classifierFailureCount.sum(), quotaHolds.sum(), retryAllowance == null ? 0 : retryAllowance.refused());
     }
 
     private Duration remaining(Pause p) {

@@ -44,13 +44,17 @@ import java.time.Duration;
  *                            it; {@link Duration#ZERO} before the first
  * @param classifierFailures  calls of an executor's {@link OutcomeClassifier} that threw or
  *                            returned {@code null}; the default classification applied
+ * @param quotaHolds          times a quota the server announced left no more than what was in
+ *                            flight, so that dispatch held until its renewal (once per window)
+ * @param retriesRefused      retries the {@link dev.adaptive.retry.RetryBudget} refused; each
+ *                            ended its item with a {@link RetryBudgetExhaustedException}
  */
 public record LimiterStats(int limit, int inflight, int waiting, int maxLimitReached, long congestionEvents,
                            long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures,
                            long limitFailures, long successes, long ignored, long errorRetries,
                            long timeoutRetries, long rateLimitRetries, long pausesOpened, long limitIncreases,
                            long limitDecreases, long shed, Duration remainingPause, Duration lastRetryAfter,
-                           long classifierFailures) {
+                           long classifierFailures, long quotaHolds, long retriesRefused) {
 
     /** @return the retries of every cause */
     public long retries() {

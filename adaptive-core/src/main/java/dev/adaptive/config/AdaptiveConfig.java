@@ -10,6 +10,7 @@ import dev.adaptive.internal.ConfigText;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryAfter;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryClassifier;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceListener;
@@ -72,6 +73,12 @@ public final class AdaptiveConfig {
     private final Duration taskTimeout;
     private final Duration waitTimeout;
     private final int maxQueueSize;
+    private final boolean retryBudget;
+    private final double retryBudgetRatio;
+    private final double retryBudgetMinPerSecond;
+    private final Duration retryBudgetWindow;
+    private final boolean quotaHeaders;
+    private final boolean quotaSpread;
     private final TraceListener traceListener;
     private final Coordinator coordinator;
     private final String fleetKey;
@@ -98,6 +105,12 @@ public final class AdaptiveConfig {
         this.taskTimeout = b.taskTimeout;
         this.waitTimeout = b.waitTimeout;
         this.maxQueueSize = b.maxQueueSize;
+        this.retryBudget = b.retryBudget;
+        this.retryBudgetRatio = b.retryBudgetRatio;
+        this.retryBudgetMinPerSecond = b.retryBudgetMinPerSecond;
+        this.retryBudgetWindow = b.retryBudgetWindow;
+        this.quotaHeaders = b.quotaHeaders;
+        this.quotaSpread = b.quotaSpread;
         this.traceListener = b.traceListener;
         this.coordinator = b.coordinator;
         this.fleetKey = b.fleetKey;
@@ -169,9 +182,16 @@ public final class AdaptiveConfig {
                 .build();
     }
 
+    /** @return the retry budget these options describe, {@link RetryBudget#unlimited()} when off */
+    public RetryBudget retryBudgetValue() {
+        return retryBudget ? new RetryBudget(retryBudgetRatio, retryBudgetMinPerSecond, retryBudgetWindow)
+                : RetryBudget.unlimited();
+    }
+
     /**
      * @return a limiter builder with the algorithm, adapt switches, queue bound, wait timeout,
-     *         Retry-After cap and trace listener of these options; name and time are the caller's
+     *         Retry-After cap, retry budget, quota spreading and trace listener of these options;
+     *         name and time are the caller's
      */
     public Limiter.Builder limiterBuilder() {
         Limiter.Builder b = Limiter.builder()
@@ -179,7 +199,9 @@ public final class AdaptiveConfig {
                 .adapt(adapt())
                 .maxQueueSize(maxQueueSize)
                 .waitTimeout(waitTimeout.isZero() ? null : waitTimeout)
-                .maxRetryAfter(maxRetryAfter);
+                .maxRetryAfter(maxRetryAfter)
+                .retryBudget(retryBudgetValue())
+                .quotaSpread(quotaSpread);
         if (traceListener != null) {
             b.traceListener(traceListener);
         }
@@ -287,6 +309,36 @@ public final class AdaptiveConfig {
         return maxQueueSize;
     }
 
+    /** @return whether retries are capped by a retry budget */
+    public boolean retryBudget() {
+        return retryBudget;
+    }
+
+    /** @return retries allowed per first attempt in the retry budget's window */
+    public double retryBudgetRatio() {
+        return retryBudgetRatio;
+    }
+
+    /** @return retries allowed besides, per second of the window */
+    public double retryBudgetMinPerSecond() {
+        return retryBudgetMinPerSecond;
+    }
+
+    /** @return the retry budget's window */
+    public Duration retryBudgetWindow() {
+        return retryBudgetWindow;
+    }
+
+    /** @return whether the HTTP faces read announced quotas from response headers */
+    public boolean quotaHeaders() {
+        return quotaHeaders;
+    }
+
+    /** @return whether an announced quota is spread over the time to its reset */
+    public boolean quotaSpread() {
+        return quotaSpread;
+    }
+
     /** @return the trace listener, or {@code null} */
     public TraceListener traceListener() {
         return traceListener;
@@ -340,6 +392,12 @@ public final class AdaptiveConfig {
             case TASK_TIMEOUT -> taskTimeout;
             case WAIT_TIMEOUT -> waitTimeout;
             case MAX_QUEUE_SIZE -> maxQueueSize;
+            case RETRY_BUDGET -> retryBudget;
+            case RETRY_BUDGET_RATIO -> retryBudgetRatio;
+            case RETRY_BUDGET_MIN_PER_SECOND -> retryBudgetMinPerSecond;
+            case RETRY_BUDGET_WINDOW -> retryBudgetWindow;
+            case QUOTA_HEADERS -> quotaHeaders;
+            case QUOTA_SPREAD -> quotaSpread;
             case TRACE_LISTENER -> traceListener;
             case COORDINATOR -> coordinator;
             case FLEET_KEY -> fleetKey;
@@ -421,6 +479,12 @@ public final class AdaptiveConfig {
         private Duration taskTimeout = Duration.ZERO;
         private Duration waitTimeout = Duration.ZERO;
         private int maxQueueSize = Limiter.DEFAULT_MAX_QUEUE_SIZE;
+        private boolean retryBudget = true;
+        private double retryBudgetRatio = RetryBudget.DEFAULT_RATIO;
+        private double retryBudgetMinPerSecond = RetryBudget.DEFAULT_MIN_PER_SECOND;
+        private Duration retryBudgetWindow = RetryBudget.DEFAULT_WINDOW;
+        private boolean quotaHeaders = true;
+        private boolean quotaSpread;
         private TraceListener traceListener;
         private Coordinator coordinator;
         private String fleetKey;
@@ -507,6 +571,12 @@ public final class AdaptiveConfig {
                 case TASK_TIMEOUT -> taskTimeout(ConfigText.duration(key, value));
                 case WAIT_TIMEOUT -> waitTimeout(ConfigText.duration(key, value));
                 case MAX_QUEUE_SIZE -> maxQueueSize(ConfigText.integer(key, value));
+                case RETRY_BUDGET -> retryBudget(ConfigText.bool(key, value));
+                case RETRY_BUDGET_RATIO -> retryBudgetRatio(ConfigText.decimal(key, value));
+                case RETRY_BUDGET_MIN_PER_SECOND -> retryBudgetMinPerSecond(ConfigText.decimal(key, value));
+                case RETRY_BUDGET_WINDOW -> retryBudgetWindow(ConfigText.duration(key, value));
+                case QUOTA_HEADERS -> quotaHeaders(ConfigText.bool(key, value));
+                case QUOTA_SPREAD -> quotaSpread(ConfigText.bool(key, value));
                 case TRACE_LISTENER -> traceListener(bean(key, value, TraceListener.class));
                 case COORDINATOR -> coordinator(bean(key, value, Coordinator.class));
                 case FLEET_KEY -> fleetKey(ConfigText.text(key, value));
@@ -697,6 +767,77 @@ public final class AdaptiveConfig {
          */
         public Builder maxQueueSize(int maxQueueSize) {
             this.maxQueueSize = atLeast(ConfigOption.MAX_QUEUE_SIZE, maxQueueSize, 0);
+            return this;
+        }
+
+        /**
+         * @param retryBudget whether retries are capped by a retry budget; default true
+         * @return this
+         */
+        public Builder retryBudget(boolean retryBudget) {
+            this.retryBudget = retryBudget;
+            spelled.remove(ConfigOption.RETRY_BUDGET);
+            return this;
+        }
+
+        /**
+         * @param retryBudgetRatio retries per first attempt in the window, at least 0; default
+         *                         {@value RetryBudget#DEFAULT_RATIO}
+         * @return this
+         */
+        public Builder retryBudgetRatio(double retryBudgetRatio) {
+            if (!(retryBudgetRatio >= 0) || Double.isInfinite(retryBudgetRatio)) {
+                throw bad(ConfigOption.RETRY_BUDGET_RATIO, retryBudgetRatio, "must be a finite number >= 0");
+            }
+            this.retryBudgetRatio = retryBudgetRatio;
+            spelled.remove(ConfigOption.RETRY_BUDGET_RATIO);
+            return this;
+        }
+
+        /**
+         * @param retryBudgetMinPerSecond retries allowed besides per second of the window, at
+         *                                least 0; default {@value RetryBudget#DEFAULT_MIN_PER_SECOND}
+         * @return this
+         */
+        public Builder retryBudgetMinPerSecond(double retryBudgetMinPerSecond) {
+            if (!(retryBudgetMinPerSecond >= 0) || Double.isInfinite(retryBudgetMinPerSecond)) {
+                throw bad(ConfigOption.RETRY_BUDGET_MIN_PER_SECOND, retryBudgetMinPerSecond,
+                        "must be a finite number >= 0");
+            }
+            this.retryBudgetMinPerSecond = retryBudgetMinPerSecond;
+            spelled.remove(ConfigOption.RETRY_BUDGET_MIN_PER_SECOND);
+            return this;
+        }
+
+        /**
+         * @param retryBudgetWindow the retry budget's window, positive and at most 1 day; default 10 s
+         * @return this
+         */
+        public Builder retryBudgetWindow(Duration retryBudgetWindow) {
+            if (retryBudgetWindow != null && retryBudgetWindow.compareTo(RetryBudget.MAX_WINDOW) > 0) {
+                throw bad(ConfigOption.RETRY_BUDGET_WINDOW, retryBudgetWindow, "must be at most 1d");
+            }
+            this.retryBudgetWindow = positive(ConfigOption.RETRY_BUDGET_WINDOW, retryBudgetWindow);
+            return this;
+        }
+
+        /**
+         * @param quotaHeaders whether the HTTP faces read announced quotas; default true
+         * @return this
+         */
+        public Builder quotaHeaders(boolean quotaHeaders) {
+            this.quotaHeaders = quotaHeaders;
+            spelled.remove(ConfigOption.QUOTA_HEADERS);
+            return this;
+        }
+
+        /**
+         * @param quotaSpread whether an announced quota is spread over the time to its reset; default false
+         * @return this
+         */
+        public Builder quotaSpread(boolean quotaSpread) {
+            this.quotaSpread = quotaSpread;
+            spelled.remove(ConfigOption.QUOTA_SPREAD);
             return this;
         }
 

@@ -74,6 +74,32 @@ public enum ConfigOption {
     MAX_QUEUE_SIZE("maxQueueSize", Kind.INTEGER, "calls", null,
             "How many calls may wait for a slot while none is free; one more is refused at once with"
                     + " `RejectedException`. At least 0."),
+    /** {@link AdaptiveConfig.Builder#retryBudget}. */
+    RETRY_BUDGET("retryBudget", Kind.BOOLEAN, "", null,
+            "Whether retries (after errors, timeouts and rate limits alike) are capped, across every call through"
+                    + " the limiter, as a share of first attempts over a sliding window, so that an outage does not get"
+                    + " every call's full retry count; a refused retry ends its call with"
+                    + " `RetryBudgetExhaustedException`."),
+    /** {@link AdaptiveConfig.Builder#retryBudgetRatio}. */
+    RETRY_BUDGET_RATIO("retryBudgetRatio", Kind.DECIMAL, "fraction", null,
+            "Retries allowed per first attempt in the window; at least 0."),
+    /** {@link AdaptiveConfig.Builder#retryBudgetMinPerSecond}. */
+    RETRY_BUDGET_MIN_PER_SECOND("retryBudgetMinPerSecond", Kind.DECIMAL, "retries per second", null,
+            "Retries allowed besides, per second of the window, so that a client that sends little can still"
+                    + " retry; at least 0."),
+    /** {@link AdaptiveConfig.Builder#retryBudgetWindow}. */
+    RETRY_BUDGET_WINDOW("retryBudgetWindow", Kind.DURATION, "duration", null,
+            "The sliding window the retry budget counts in; positive, at most 1 day."),
+    /** {@link AdaptiveConfig.Builder#quotaHeaders}. */
+    QUOTA_HEADERS("quotaHeaders", Kind.BOOLEAN, "", null,
+            "Whether the HTTP faces read the quota a server announces on every answer (`RateLimit`,"
+                    + " `RateLimit-Remaining`, `X-RateLimit-Remaining`/`-Reset`, `X-RateLimit-Remaining-Requests`),"
+                    + " so that nothing is sent while what remains is no more than what is in flight, until the reset"
+                    + " (capped by `maxRetryAfter`)."),
+    /** {@link AdaptiveConfig.Builder#quotaSpread}. */
+    QUOTA_SPREAD("quotaSpread", Kind.BOOLEAN, "", null,
+            "Whether what remains of an announced quota is spread evenly over the time to its reset instead of"
+                    + " sent as fast as the limit allows."),
     /** {@link AdaptiveConfig.Builder#traceListener}. */
     TRACE_LISTENER("traceListener", Kind.BEAN, "", "none",
             "A `dev.adaptive.trace.TraceListener` that receives every trace event; must be fast."),

@@ -1,5 +1,7 @@
 package dev.adaptive.limit;
 
+import dev.adaptive.retry.Quota;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -15,6 +17,11 @@ import java.util.Objects;
  *       the whole limiter pauses until then.</li>
  *   <li>{@link #IGNORED}: not about capacity (a 404, a validation error); no sample.</li>
  * </ul>
+ *
+ * <p>Any outcome may also carry the {@link Quota} the server announced with the answer
+ * ({@link #quota()}, {@link #withQuota(Quota)}): a success and a refusal alike can say how much
+ * quota is left and when it renews. The limiter then holds dispatch while what is left is no
+ * more than what is already in flight, until the renewal. The constants carry none.
  *
  * Immutable values.
  */
@@ -36,16 +43,64 @@ public sealed interface Outcome permits Outcome.Success, Outcome.Dropped, Outcom
         return new RateLimited(retryAfter == null || retryAfter.isNegative() ? Duration.ZERO : retryAfter);
     }
 
-    /** See {@link Outcome#SUCCESS}. */
-    record Success() implements Outcome {
+    /** @return the quota the server announced with this answer, or {@code null} if none */
+    Quota quota();
+
+    /**
+     * @param quota the quota announced with the answer, or {@code null} for none
+     * @return this outcome carrying {@code quota}
+     */
+    Outcome withQuota(Quota quota);
+
+    /**
+     * See {@link Outcome#SUCCESS}.
+     *
+     * @param quota the announced quota, or {@code null}
+     */
+    record Success(Quota quota) implements Outcome {
+        /** A success without a quota: {@link Outcome#SUCCESS}. */
+        public Success() {
+            this(null);
+        }
+
+        @Override
+        public Outcome withQuota(Quota quota) {
+            return quota == null ? SUCCESS : new Success(quota);
+        }
     }
 
-    /** See {@link Outcome#DROPPED}. */
-    record Dropped() implements Outcome {
+    /**
+     * See {@link Outcome#DROPPED}.
+     *
+     * @param quota the announced quota, or {@code null}
+     */
+    record Dropped(Quota quota) implements Outcome {
+        /** A drop without a quota: {@link Outcome#DROPPED}. */
+        public Dropped() {
+            this(null);
+        }
+
+        @Override
+        public Outcome withQuota(Quota quota) {
+            return quota == null ? DROPPED : new Dropped(quota);
+        }
     }
 
-    /** See {@link Outcome#IGNORED}. */
-    record Ignored() implements Outcome {
+    /**
+     * See {@link Outcome#IGNORED}.
+     *
+     * @param quota the announced quota, or {@code null}
+     */
+    record Ignored(Quota quota) implements Outcome {
+        /** An ignored outcome without a quota: {@link Outcome#IGNORED}. */
+        public Ignored() {
+            this(null);
+        }
+
+        @Override
+        public Outcome withQuota(Quota quota) {
+            return quota == null ? IGNORED : new Ignored(quota);
+        }
     }
 
     /**
@@ -53,17 +108,32 @@ public sealed interface Outcome permits Outcome.Success, Outcome.Dropped, Outcom
      * when none was announced.
      *
      * @param retryAfter the announced wait
+     * @param quota      the announced quota, or {@code null}
      */
-    record RateLimited(Duration retryAfter) implements Outcome {
+    record RateLimited(Duration retryAfter, Quota quota) implements Outcome {
         /**
          * Validates.
          * @param retryAfter the announced wait
+         * @param quota      the announced quota, or {@code null}
          */
         public RateLimited {
             Objects.requireNonNull(retryAfter, "retryAfter");
             if (retryAfter.isNegative()) {
                 throw new IllegalArgumentException("retryAfter must not be negative: " + retryAfter);
             }
+        }
+
+        /**
+         * A refusal without a quota.
+         * @param retryAfter the announced wait
+         */
+        public RateLimited(Duration retryAfter) {
+            this(retryAfter, null);
+        }
+
+        @Override
+        public Outcome withQuota(Quota quota) {
+            return new RateLimited(retryAfter, quota);
         }
     }
 }

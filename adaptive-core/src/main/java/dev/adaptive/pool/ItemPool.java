@@ -364,6 +364,16 @@ public final class ItemPool<T> {
     }
 
     /**
+     * @param budget the cap on retries, shared by every retry of the run; default
+     *               {@link dev.adaptive.retry.RetryBudget#defaults()}
+     * @return this
+     */
+    public ItemPool<T> withRetryBudget(dev.adaptive.retry.RetryBudget budget) {
+        options.retryBudget(budget);
+        return this;
+    }
+
+    /**
      * @param name for thread names and messages; default {@code "pool"}
      * @return this
      */

@@ -7,6 +7,7 @@ import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.Vegas;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
@@ -42,6 +43,7 @@ import java.util.concurrent.Executor;
  *       {@code min(maxLimit, }{@value #MAX_DEFAULT_BLOCKING_THREADS}{@code )} of them, shut down
  *       when the run ends;</li>
  *   <li>maxPending 0: automatic, twice the current limit (see {@link Builder#maxPending});</li>
+ *   <li>retry budget {@link RetryBudget#defaults()}: ratio 0.2, 10 per second, 10 s window;</li>
  *   <li>name {@code "pool"}.</li>
  * </ul>
  *
@@ -70,6 +72,7 @@ public final class PoolOptions {
     private final List<TraceListener> traceListeners;
     private final Executor blockingExecutor;
     private final int maxPending;
+    private final RetryBudget retryBudget;
 
     private PoolOptions(Builder b) {
         this.name = b.name;
@@ -88,6 +91,7 @@ public final class PoolOptions {
         this.traceListeners = List.copyOf(b.traceListeners);
         this.blockingExecutor = b.blockingExecutor;
         this.maxPending = b.maxPending;
+        this.retryBudget = b.retryBudget;
     }
 
     /** @return a builder with every default; not thread-safe */
@@ -197,6 +201,11 @@ public final class PoolOptions {
         return maxPending;
     }
 
+    /** @return the retry budget shared by every retry of the run */
+    public RetryBudget retryBudget() {
+        return retryBudget;
+    }
+
     @Override
     public String toString() {
         return "PoolOptions[name=" + name
@@ -228,6 +237,7 @@ public final class PoolOptions {
         private final List<TraceListener> traceListeners = new ArrayList<>();
         private Executor blockingExecutor;
         private int maxPending;
+        private RetryBudget retryBudget = RetryBudget.defaults();
 
         private Builder() {
         }
@@ -251,6 +261,7 @@ public final class PoolOptions {
             traceListeners.addAll(o.traceListeners);
             blockingExecutor = o.blockingExecutor;
             maxPending = o.maxPending;
+            retryBudget = o.retryBudget;
             return this;
         }
 
@@ -429,6 +440,17 @@ public final class PoolOptions {
                 throw new IllegalArgumentException("maxPending must be >= 0: " + maxPending);
             }
             this.maxPending = maxPending;
+            return this;
+        }
+
+        /**
+         * @param retryBudget the cap on retries, shared by every retry of the run (after errors
+         *                    and rate limits alike); default {@link RetryBudget#defaults()};
+         *                    {@link RetryBudget#unlimited()} for none
+         * @return this
+         */
+        public Builder retryBudget(RetryBudget retryBudget) {
+            this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
             return this;
         }
 

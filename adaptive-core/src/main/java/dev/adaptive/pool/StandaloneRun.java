@@ -38,6 +38,7 @@ final class StandaloneRun {
         Limiter.Builder lb = Limiter.builder().name(options.name()).limit(limit)
                 .ticker(options.ticker()).scheduler(options.scheduler())
                 .adapt(options.adapt()).maxRetryAfter(options.retryPolicy().maxRetryAfter())
+                .retryBudget(options.retryBudget())
                 .limitChangeListener((from, to) -> {
                     LimitChangeListener l = follower.get();
                     if (l != null) {

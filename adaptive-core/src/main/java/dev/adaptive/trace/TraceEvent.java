@@ -19,7 +19,8 @@ import java.util.Objects;
  * for standalone calls.
  */
 public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.TaskEnd,
-        TraceEvent.ConcurrencyChange, TraceEvent.Decision, TraceEvent.Retry, TraceEvent.RatePause {
+        TraceEvent.ConcurrencyChange, TraceEvent.Decision, TraceEvent.Retry, TraceEvent.RatePause, TraceEvent.RetryRefused,
+        TraceEvent.QuotaHold {
 
     /** @return the name of the limiter the event is about, as {@link dev.adaptive.Limiter#name()} says it */
     String limiter();
@@ -134,5 +135,30 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
      * @param retryAfter the (capped) wait the server asked for
      */
     record RatePause(String limiter, long timeNanos, long untilNanos, Duration retryAfter) implements TraceEvent {
+    }
+
+    /**
+     * A failed attempt would have been retried, but the limiter's retry budget refused: the
+     * item ends with a {@link dev.adaptive.RetryBudgetExhaustedException}.
+     *
+     * @param limiter   the limiter's name
+     * @param timeNanos when the retry was refused
+     * @param index     the item
+     * @param attempt   the attempt that failed
+     * @param cause     why it failed
+     */
+    record RetryRefused(String limiter, long timeNanos, long index, int attempt, Throwable cause) implements TraceEvent {
+    }
+
+    /**
+     * What the server announced remains of its quota is no more than what is in flight: no
+     * start until the quota renews at {@code untilNanos} (or a later answer announces more).
+     *
+     * @param limiter    the limiter's name
+     * @param timeNanos  when
+     * @param remaining  what the server said remains
+     * @param untilNanos when the quota renews
+     */
+    record QuotaHold(String limiter, long timeNanos, long remaining, long untilNanos) implements TraceEvent {
     }
 }

@@ -229,6 +229,30 @@ public interface Gen<T> {
         return g.withEdges(List.of('\u0000', ' ', '\uFFFD'));
     }
 
+    /**
+     * Mutants of valid inputs, for parsers' fuzz tests: one of {@code seeds} with one to three
+     * edits, each replacing, inserting or deleting one character, inserted ones drawn from
+     * {@code alphabet}. Its edge cases are the seeds themselves.
+     */
+    static Gen<String> mutated(List<String> seeds, String alphabet) {
+        List<String> copy = List.copyOf(seeds);
+        Gen<String> g = random -> {
+            StringBuilder s = new StringBuilder(copy.get(random.nextInt(copy.size())));
+            int edits = 1 + random.nextInt(3);
+            for (int e = 0; e < edits && s.length() > 0; e++) {
+                int at = random.nextInt(s.length());
+                char c = alphabet.charAt(random.nextInt(alphabet.length()));
+                switch (random.nextInt(3)) {
+                    case 0 -> s.setCharAt(at, c);
+                    case 1 -> s.insert(at, c);
+                    default -> s.deleteCharAt(at);
+                }
+            }
+            return s.toString();
+        };
+        return g.withEdges(copy);
+    }
+
     /** @return strings of {@code chars}, of a length within [minLength, maxLength] */
     static Gen<String> strings(Gen<Character> chars, int minLength, int maxLength) {
         Gen<String> g = random -> {

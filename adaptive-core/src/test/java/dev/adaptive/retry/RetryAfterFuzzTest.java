@@ -1,11 +1,13 @@
 package dev.adaptive.retry;
 
+import dev.adaptive.gen.Gen;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 
@@ -23,6 +25,7 @@ class RetryAfterFuzzTest {
         "99999999999999999999",
     };
     private static final String ALPHABET = "0123456789 \t,:-+.eGMTSunNovJanFebWed\u0661\uff10\u00a0\u0000\ud800";
+    private static final Gen<String> MUTATED = Gen.mutated(List.of(SEEDS), ALPHABET);
     private static final Clock[] CLOCKS = {
         Clock.fixed(Instant.parse("1994-11-06T08:49:00Z"), ZoneOffset.UTC),
         Clock.fixed(Instant.parse("2024-02-29T23:59:59.999Z"), ZoneOffset.UTC),
@@ -37,7 +40,7 @@ class RetryAfterFuzzTest {
         int present = 0;
         for (int i = 0; i < 200_000; i++) {
             String value = switch (i % 3) {
-                case 0 -> mutate(SEEDS[random.nextInt(SEEDS.length)], random);
+                case 0 -> MUTATED.next(random);
                 case 1 -> fromAlphabet(random);
                 default -> anyChars(random);
             };
@@ -53,21 +56,6 @@ class RetryAfterFuzzTest {
         }
         // Guards the generator: mutations must sometimes stay valid, or the loop tests nothing.
         assertThat(present).isPositive();
-    }
-
-    private static String mutate(String seed, Random random) {
-        StringBuilder s = new StringBuilder(seed);
-        int edits = 1 + random.nextInt(3);
-        for (int e = 0; e < edits && s.length() > 0; e++) {
-            int at = random.nextInt(s.length());
-            char c = ALPHABET.charAt(random.nextInt(ALPHABET.length()));
-            switch (random.nextInt(3)) {
-                case 0 -> s.setCharAt(at, c);
-                case 1 -> s.insert(at, c);
-                default -> s.deleteCharAt(at);
-            }
-        }
-        return s.toString();
     }
 
     private static String fromAlphabet(Random random) {

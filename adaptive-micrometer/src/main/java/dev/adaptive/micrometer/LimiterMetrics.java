@@ -46,6 +46,8 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code adaptive.limiter.pauses}</td><td>counter</td><td></td><td>Retry-After pauses opened</td></tr>
  *   <tr><td>{@code adaptive.limiter.limit.changes}</td><td>counter</td><td>{@code direction}</td><td>limit moves</td></tr>
  *   <tr><td>{@code adaptive.limiter.shed}</td><td>counter</td><td></td><td>acquisitions refused as full</td></tr>
+ *   <tr><td>{@code adaptive.limiter.retries.refused}</td><td>counter</td><td></td><td>retries the retry budget refused</td></tr>
+ *   <tr><td>{@code adaptive.limiter.quota.holds}</td><td>counter</td><td></td><td>holds of dispatch by an announced quota</td></tr>
  *   <tr><td>{@code adaptive.limiter.callback.failures}</td><td>counter</td><td>{@code callback}</td><td>user callbacks that threw</td></tr>
  *   <tr><td>{@code adaptive.limiter.attempt.rtt}</td><td>timer</td><td>{@code outcome}</td><td>attempt round trips</td></tr>
  *   <tr><td>{@code adaptive.fleet.share}</td><td>gauge</td><td>{@code fleet}</td><td>this node's ceiling</td></tr>
@@ -137,6 +139,10 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                 series("increase", LimiterStats::limitIncreases), series("decrease", LimiterStats::limitDecreases));
         family(registry, meters, p + "shed", "Acquisitions refused because the limiter was full", null,
                 series(null, LimiterStats::shed));
+        family(registry, meters, p + "retries.refused", "Retries the retry budget refused; each ended its item", null,
+                series(null, LimiterStats::retriesRefused));
+        family(registry, meters, p + "quota.holds", "Times an announced quota held dispatch until its reset", null,
+                series(null, LimiterStats::quotaHolds));
         family(registry, meters, p + "callback.failures", "User callbacks that threw", "callback",
                 series("listener", LimiterStats::listenerFailures), series("limit", LimiterStats::limitFailures),
                 series("classifier", LimiterStats::classifierFailures));

@@ -6,6 +6,9 @@ import dev.adaptive.RateLimitedException;
 import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.fleet.InMemoryCoordinator;
 import dev.adaptive.limit.Aimd;
+import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.retry.RetryBudget;
+import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.VirtualTime;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -64,6 +67,25 @@ class LimiterMetricsTest {
         executor.execute(ctx -> CompletableFuture.completedFuture("after close"));
         time.runUntilIdle(); // the trace listener is gone: nothing left to feed
         assertThat(registry.getMeters()).isEmpty();
+    }
+
+    @Test
+    void retriesTheBudgetRefusesAreCounted() {
+        // No share of first attempts and a floor of 1 per second over 2 s: 2 retries, then a refusal.
+        Limiter limiter = Limiter.builder().name("billing").time(time).limit(FixedLimit.of(4))
+                .retryBudget(new RetryBudget(0, 1, Duration.ofSeconds(2))).build();
+        LimiterMetrics.builder(limiter).build().bindTo(registry);
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter).retryPolicy(RetryPolicy.builder().retries(10)
+                .constant().minDelay(Duration.ofMillis(10)).noJitter().build()).build();
+        CompletableFuture<String> result = executor.execute(ctx -> CompletableFuture.failedFuture(
+                new IllegalStateException("500")));
+        time.runUntilIdle();
+
+        assertThat(result).isCompletedExceptionally();
+        assertThat(registry.scrape())
+                .contains("adaptive_limiter_retries_total{cause=\"error\",name=\"billing\"} 2.0")
+                .contains("adaptive_limiter_retries_refused_total{name=\"billing\"} 1.0")
+                .contains("adaptive_limiter_quota_holds_total{name=\"billing\"} 0.0");
     }
 
     @Test

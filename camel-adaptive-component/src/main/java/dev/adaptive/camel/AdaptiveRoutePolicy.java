@@ -69,7 +69,7 @@ public final class AdaptiveRoutePolicy extends RoutePolicySupport {
         this.guard = b.guard != null ? b.guard : ConcurrencyGuard.create();
         this.resumeRatio = b.resumeRatio;
         this.classifier = b.classifier;
-        this.defaultReading = new HttpStatusClassifier(Set.of(429, 503), RetryAfter.DEFAULT_MAX, Clock.systemUTC());
+        this.defaultReading = new HttpStatusClassifier(Set.of(429, 503), RetryAfter.DEFAULT_MAX, Clock.systemUTC(), false);
         // Per instance: an exchange may pass through several routes that each have a policy.
         this.leaseKey = "AdaptiveRoutePolicyLease@" + Integer.toHexString(System.identityHashCode(this));
     }

@@ -168,7 +168,7 @@ final class ExchangePool {
                     .join();
         }
         ExchangeClassifier defaults = new HttpStatusClassifier(config.rateLimitStatusCodes(), config.maxRetryAfter(),
-                clock);
+                clock, config.core().quotaHeaders());
         AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
                 .retryPolicy(config.retryPolicy((error, attempt) -> !isPoolFailure(error)))
                 .taskTimeout(config.taskTimeout())

@@ -14,11 +14,11 @@ final class HttpFailures {
 
     /**
      * @param t one throwable of a cause chain
-     * @return its status and {@code Retry-After} if it is camel-http's failure, {@code null} otherwise
+     * @return its status and headers if it is camel-http's failure, {@code null} otherwise
      */
     static HttpAnswer answer(Throwable t) {
         if (t instanceof HttpOperationFailedException h) {
-            return new HttpAnswer(h.getStatusCode(), RetryAfterHeader.find(h.getResponseHeaders()));
+            return new HttpAnswer(h.getStatusCode(), h.getResponseHeaders());
         }
         return null;
     }

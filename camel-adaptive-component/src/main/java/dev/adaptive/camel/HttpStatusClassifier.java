@@ -3,6 +3,8 @@ package dev.adaptive.camel;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.internal.Causes;
+import dev.adaptive.retry.Quota;
+import dev.adaptive.retry.RateLimitHeaders;
 import dev.adaptive.retry.RetryAfter;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -10,6 +12,7 @@ import org.apache.camel.spi.HttpResponseAware;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -25,7 +28,11 @@ import java.util.Set;
  *   <li>any other exception: dropped; no exception: success.</li>
  * </ul>
  * Retry-After values are parsed by {@link RetryAfter} (delta-seconds or HTTP-date; garbage,
- * negative and past dates mean none) and capped at {@code maxRetryAfter}.
+ * negative and past dates mean none) and capped at {@code maxRetryAfter}. With
+ * {@code quotaHeaders}, the quota the response announces ({@link RateLimitHeaders}: the
+ * {@code RateLimit} fields, {@code X-RateLimit-*}, {@code X-RateLimit-*-Requests}), read from
+ * the message headers of a success and from camel-http's failure alike, travels in the
+ * outcome, its reset capped at {@code maxRetryAfter} too.
  *
  * <p>Immutable and thread-safe.
  */
@@ -36,16 +43,19 @@ final class HttpStatusClassifier implements ExchangeClassifier {
     private final Set<Integer> rateLimitStatusCodes;
     private final Duration maxRetryAfter;
     private final Clock clock;
+    private final boolean quotaHeaders;
 
     /**
      * @param rateLimitStatusCodes statuses read as rate limits
-     * @param maxRetryAfter        cap on a parsed Retry-After
+     * @param maxRetryAfter        cap on a parsed Retry-After and on an announced quota's reset
      * @param clock                the wall clock HTTP-date values are relative to
+     * @param quotaHeaders         whether to read the quota the response announces
      */
-    HttpStatusClassifier(Set<Integer> rateLimitStatusCodes, Duration maxRetryAfter, Clock clock) {
+    HttpStatusClassifier(Set<Integer> rateLimitStatusCodes, Duration maxRetryAfter, Clock clock, boolean quotaHeaders) {
         this.rateLimitStatusCodes = Set.copyOf(rateLimitStatusCodes);
         this.maxRetryAfter = maxRetryAfter;
         this.clock = clock;
+        this.quotaHeaders = quotaHeaders;
     }
 
     private static boolean present(String className) {
@@ -71,12 +81,21 @@ final class HttpStatusClassifier implements ExchangeClassifier {
         Message m = attempt.getMessage();
         Integer status = m.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
         if (status != null) {
-            Outcome o = rateLimited(new HttpAnswer(status, RetryAfterHeader.find(m.getHeaders())));
+            Outcome o = rateLimited(new HttpAnswer(status, m.getHeaders()));
             if (o != null) {
                 return o;
             }
         }
-        return Outcome.SUCCESS;
+        return withQuota(Outcome.SUCCESS, m.getHeaders());
+    }
+
+    /** @return {@code o} with the quota the headers announce, if they are read and announce one */
+    private Outcome withQuota(Outcome o, Map<String, ?> headers) {
+        if (!quotaHeaders || headers == null || headers.isEmpty()) {
+            return o;
+        }
+        Optional<Quota> q = RateLimitHeaders.parse(name -> RetryAfterHeader.find(headers, name), clock, maxRetryAfter);
+        return q.isPresent() ? o.withQuota(q.get()) : o;
     }
 
     private Outcome classifyError(Throwable error) {
@@ -97,7 +116,7 @@ final class HttpStatusClassifier implements ExchangeClassifier {
             return null;
         }
         Outcome o = rateLimited(answer);
-        return o != null ? o : Outcome.DROPPED;
+        return withQuota(o != null ? o : Outcome.DROPPED, answer.headers());
     }
 
     private Outcome rateLimited(HttpAnswer answer) {
@@ -106,9 +125,9 @@ final class HttpStatusClassifier implements ExchangeClassifier {
         }
         Optional<Duration> wait = RetryAfter.parse(answer.retryAfter(), clock, maxRetryAfter);
         if (answer.status() == 429) {
-            return Outcome.rateLimited(wait.orElse(null));
+            return withQuota(Outcome.rateLimited(wait.orElse(null)), answer.headers());
         }
-        return wait.<Outcome>map(Outcome::rateLimited).orElse(null);
+        return wait.map(w -> withQuota(Outcome.rateLimited(w), answer.headers())).orElse(null);
     }
 
     private Duration cap(Duration d) {

@@ -7,6 +7,7 @@ import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.fleet.OutagePolicy;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryAfter;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceListener;
 import org.apache.camel.spi.Metadata;
@@ -130,6 +131,37 @@ public class PoolConfiguration implements Cloneable {
             defaultValue = "10000",
             description = "How many exchanges may wait (for a slot, a backoff or a Retry-After pause) while no slot is free; one more is refused at once with dev.adaptive.RejectedException. At least 0.")
     private int maxQueueSize = Limiter.DEFAULT_MAX_QUEUE_SIZE;
+
+    @UriParam(label = "retry",
+            defaultValue = "true",
+            description = "Whether retries (after failures, timeouts and rate limits alike) are capped, across every exchange of the pool, as a share of first attempts over a sliding window, so that an outage does not get every exchange's full retry count. A refused retry ends its exchange with dev.adaptive.RetryBudgetExhaustedException.")
+    private boolean retryBudget = true;
+
+    @UriParam(label = "retry",
+            defaultValue = "0.2",
+            description = "Retries allowed per first attempt in the retry budget's window; at least 0.")
+    private double retryBudgetRatio = RetryBudget.DEFAULT_RATIO;
+
+    @UriParam(label = "retry",
+            defaultValue = "10.0",
+            description = "Retries allowed besides, per second of the retry budget's window, so that a pool that sends little can still retry; at least 0.")
+    private double retryBudgetMinPerSecond = RetryBudget.DEFAULT_MIN_PER_SECOND;
+
+    @UriParam(label = "retry",
+            defaultValue = "10s",
+            javaType = "java.time.Duration",
+            description = "The sliding window the retry budget counts in; positive, at most 1 day.")
+    private Duration retryBudgetWindow = RetryBudget.DEFAULT_WINDOW;
+
+    @UriParam(label = "advanced",
+            defaultValue = "true",
+            description = "Whether the quota a server announces on every answer is read from the response headers (RateLimit, RateLimit-Remaining/-Reset, X-RateLimit-Remaining/-Reset, X-RateLimit-Remaining-Requests/-Reset-Requests), on success and failure alike, so that the pool sends nothing while what remains is no more than what is in flight, until the reset (capped by maxRetryAfter).")
+    private boolean quotaHeaders = true;
+
+    @UriParam(label = "advanced",
+            defaultValue = "false",
+            description = "Whether what remains of an announced quota is spread evenly over the time to its reset instead of sent as fast as the limit allows.")
+    private boolean quotaSpread;
 
     @UriParam(label = "advanced",
             defaultValue = "429,503",
@@ -355,6 +387,72 @@ public class PoolConfiguration implements Cloneable {
     public void setMaxQueueSize(int maxQueueSize) {
         this.maxQueueSize = maxQueueSize;
         set("maxQueueSize", maxQueueSize);
+    }
+
+    /** @return the option retryBudget (as set, or its default) */
+    public boolean isRetryBudget() {
+        return retryBudget;
+    }
+
+    /** @param retryBudget see {@link #isRetryBudget()}; marks the option as set here */
+    public void setRetryBudget(boolean retryBudget) {
+        this.retryBudget = retryBudget;
+        set("retryBudget", retryBudget);
+    }
+
+    /** @return the option retryBudgetRatio (as set, or its default) */
+    public double getRetryBudgetRatio() {
+        return retryBudgetRatio;
+    }
+
+    /** @param retryBudgetRatio see {@link #getRetryBudgetRatio()}; marks the option as set here */
+    public void setRetryBudgetRatio(double retryBudgetRatio) {
+        this.retryBudgetRatio = retryBudgetRatio;
+        set("retryBudgetRatio", retryBudgetRatio);
+    }
+
+    /** @return the option retryBudgetMinPerSecond (as set, or its default) */
+    public double getRetryBudgetMinPerSecond() {
+        return retryBudgetMinPerSecond;
+    }
+
+    /** @param retryBudgetMinPerSecond see {@link #getRetryBudgetMinPerSecond()}; marks the option as set here */
+    public void setRetryBudgetMinPerSecond(double retryBudgetMinPerSecond) {
+        this.retryBudgetMinPerSecond = retryBudgetMinPerSecond;
+        set("retryBudgetMinPerSecond", retryBudgetMinPerSecond);
+    }
+
+    /** @return the option retryBudgetWindow (as set, or its default) */
+    public Duration getRetryBudgetWindow() {
+        return retryBudgetWindow;
+    }
+
+    /** @param retryBudgetWindow see {@link #getRetryBudgetWindow()}; marks the option as set here */
+    public void setRetryBudgetWindow(Duration retryBudgetWindow) {
+        this.retryBudgetWindow = retryBudgetWindow;
+        set("retryBudgetWindow", retryBudgetWindow);
+    }
+
+    /** @return the option quotaHeaders (as set, or its default) */
+    public boolean isQuotaHeaders() {
+        return quotaHeaders;
+    }
+
+    /** @param quotaHeaders see {@link #isQuotaHeaders()}; marks the option as set here */
+    public void setQuotaHeaders(boolean quotaHeaders) {
+        this.quotaHeaders = quotaHeaders;
+        set("quotaHeaders", quotaHeaders);
+    }
+
+    /** @return the option quotaSpread (as set, or its default) */
+    public boolean isQuotaSpread() {
+        return quotaSpread;
+    }
+
+    /** @param quotaSpread see {@link #isQuotaSpread()}; marks the option as set here */
+    public void setQuotaSpread(boolean quotaSpread) {
+        this.quotaSpread = quotaSpread;
+        set("quotaSpread", quotaSpread);
     }
 
     /** @return the option rateLimitStatusCodes (as set, or its default) */

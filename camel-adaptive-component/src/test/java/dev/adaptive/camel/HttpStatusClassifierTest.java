@@ -2,6 +2,7 @@ package dev.adaptive.camel;
 
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.retry.Quota;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelExecutionException;
 import org.apache.camel.Exchange;
@@ -28,7 +29,7 @@ class HttpStatusClassifierTest {
     private static final Instant NOW = Instant.parse("2025-03-01T12:00:00Z");
     private final CamelContext camel = new DefaultCamelContext();
     private final HttpStatusClassifier classifier = new HttpStatusClassifier(Set.of(429, 503), Duration.ofMinutes(10),
-            Clock.fixed(NOW, ZoneOffset.UTC));
+            Clock.fixed(NOW, ZoneOffset.UTC), true);
 
     private Exchange failed(Exception e) {
         Exchange x = new DefaultExchange(camel);
@@ -98,10 +99,10 @@ class HttpStatusClassifierTest {
 
     @Test
     void theStatusCodesAreConfigurable() {
-        HttpStatusClassifier only503 = new HttpStatusClassifier(Set.of(503), Duration.ofMinutes(1), Clock.systemUTC());
+        HttpStatusClassifier only503 = new HttpStatusClassifier(Set.of(503), Duration.ofMinutes(1), Clock.systemUTC(), true);
         assertThat(only503.classify(failed(http(429, Map.of("Retry-After", "1"))))).isEqualTo(Outcome.DROPPED);
         HttpStatusClassifier with418 = new HttpStatusClassifier(Set.of(418, 429), Duration.ofMinutes(1),
-                Clock.systemUTC());
+                Clock.systemUTC(), true);
         assertThat(with418.classify(failed(http(418, Map.of("Retry-After", "2")))))
                 .isEqualTo(Outcome.rateLimited(Duration.ofSeconds(2)));
     }
@@ -152,5 +153,40 @@ class HttpStatusClassifierTest {
             }
         }
         assertThat(classifier.classify(failed(new OtherHttpFailure()))).isEqualTo(Outcome.rateLimited(Duration.ZERO));
+    }
+
+    @Test
+    void theQuotaASuccessAnnouncesTravelsInItsOutcome() {
+        assertThat(classifier.classify(answered(200, Map.of("RateLimit", "\"default\";r=7;t=30"))))
+                .isEqualTo(Outcome.SUCCESS.withQuota(new Quota(7, Duration.ofSeconds(30))));
+        assertThat(classifier.classify(answered(200, Map.of("X-RateLimit-Remaining", "3", "X-RateLimit-Reset",
+                String.valueOf(NOW.getEpochSecond() + 20)))))
+                .isEqualTo(Outcome.SUCCESS.withQuota(new Quota(3, Duration.ofSeconds(20))));
+        assertThat(classifier.classify(answered(200, Map.of("x-ratelimit-remaining-requests", "59",
+                "x-ratelimit-reset-requests", "6m0s"))))
+                .as("its reset capped at maxRetryAfter").isEqualTo(Outcome.SUCCESS.withQuota(
+                        new Quota(59, Duration.ofMinutes(6))));
+        assertThat(classifier.classify(answered(200, Map.of("X-RateLimit-Remaining", "garbage",
+                "X-RateLimit-Reset", "1")))).as("garbage is ignored").isEqualTo(Outcome.SUCCESS);
+    }
+
+    @Test
+    void theQuotaAFailureAnnouncesTravelsInItsOutcome() {
+        assertThat(classifier.classify(failed(http(429, Map.of("Retry-After", "2", "RateLimit", "d;r=0;t=2")))))
+                .isEqualTo(Outcome.rateLimited(Duration.ofSeconds(2)).withQuota(new Quota(0, Duration.ofSeconds(2))));
+        assertThat(classifier.classify(failed(http(500, Map.of("RateLimit-Remaining", "4", "RateLimit-Reset", "9")))))
+                .isEqualTo(Outcome.DROPPED.withQuota(new Quota(4, Duration.ofSeconds(9))));
+        assertThat(classifier.classify(answered(429, Map.of("Retry-After", "1", "RateLimit", "d;r=0;t=9999")))).as(
+                "a hostile reset is capped").isEqualTo(Outcome.rateLimited(Duration.ofSeconds(1))
+                        .withQuota(new Quota(0, Duration.ofMinutes(10))));
+    }
+
+    @Test
+    void withQuotaHeadersOffTheQuotaIsNotRead() {
+        HttpStatusClassifier off = new HttpStatusClassifier(Set.of(429, 503), Duration.ofMinutes(10),
+                Clock.fixed(NOW, ZoneOffset.UTC), false);
+        assertThat(off.classify(answered(200, Map.of("RateLimit", "d;r=7;t=30")))).isEqualTo(Outcome.SUCCESS);
+        assertThat(off.classify(failed(http(429, Map.of("Retry-After", "2", "RateLimit", "d;r=0;t=2")))))
+                .isEqualTo(Outcome.rateLimited(Duration.ofSeconds(2)));
     }
 }

@@ -36,9 +36,10 @@ class OptionalCamelHttpTest {
         present.setAccessible(true);
         assertThat(present.invoke(null)).isEqualTo(false);
 
-        Constructor<?> ctor = classifierClass.getDeclaredConstructor(Set.class, Duration.class, Clock.class);
+        Constructor<?> ctor = classifierClass.getDeclaredConstructor(Set.class, Duration.class, Clock.class,
+                boolean.class);
         ctor.setAccessible(true);
-        Object classifier = ctor.newInstance(Set.of(429, 503), Duration.ofMinutes(1), Clock.systemUTC());
+        Object classifier = ctor.newInstance(Set.of(429, 503), Duration.ofMinutes(1), Clock.systemUTC(), true);
         Method classify = classifierClass.getMethod("classify", Exchange.class);
         classify.setAccessible(true);
 

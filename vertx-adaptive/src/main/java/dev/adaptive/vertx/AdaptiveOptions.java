@@ -41,6 +41,12 @@ import java.util.Set;
  *   <tr><td>maxRateLimitRetries</td><td>10</td><td>retries after rate-limit answers; they do not consume {@code retries}</td></tr>
  *   <tr><td>maxRetryAfter</td><td>600000 (10 min)</td><td>cap on one Retry-After pause, ms</td></tr>
  *   <tr><td>adaptOnLatency / adaptOnErrors / adaptOnRateLimit</td><td>true</td><td>which signals move the limit</td></tr>
+ *   <tr><td>retryBudget</td><td>true</td><td>cap retries, across every call, as a share of first attempts</td></tr>
+ *   <tr><td>retryBudgetRatio / retryBudgetMinPerSecond</td><td>0.2 / 10.0</td><td>retries per first
+ *       attempt, and per second besides, in the window</td></tr>
+ *   <tr><td>retryBudgetWindow</td><td>10000 (10 s)</td><td>the retry budget's window, ms</td></tr>
+ *   <tr><td>quotaHeaders</td><td>true</td><td>the web client reads the quota a server announces</td></tr>
+ *   <tr><td>quotaSpread</td><td>false</td><td>spread what remains of a quota over the time to its reset</td></tr>
  *   <tr><td>statsAddress</td><td>{@code null}: off</td><td>event-bus address stats are
  *       published to ({@value #STATS_ADDRESS} by convention); {@code null} turns publication off</td></tr>
  *   <tr><td>statsLocalOnly</td><td>{@value #DEFAULT_STATS_LOCAL_ONLY}</td><td>publish to this node only</td></tr>
@@ -86,7 +92,9 @@ public class AdaptiveOptions extends JsonDataObject {
             ConfigOption.TASK_TIMEOUT, ConfigOption.RETRIES, ConfigOption.BACKOFF, ConfigOption.MIN_DELAY,
             ConfigOption.MAX_DELAY, ConfigOption.JITTER, ConfigOption.MAX_RATE_LIMIT_RETRIES,
             ConfigOption.MAX_RETRY_AFTER, ConfigOption.ADAPT_ON_LATENCY, ConfigOption.ADAPT_ON_ERRORS,
-            ConfigOption.ADAPT_ON_RATE_LIMIT);
+            ConfigOption.ADAPT_ON_RATE_LIMIT, ConfigOption.RETRY_BUDGET, ConfigOption.RETRY_BUDGET_RATIO,
+            ConfigOption.RETRY_BUDGET_MIN_PER_SECOND, ConfigOption.RETRY_BUDGET_WINDOW, ConfigOption.QUOTA_HEADERS,
+            ConfigOption.QUOTA_SPREAD);
     /** The options of this face alone. */
     static final Map<String, StrictJson.Shape> OWN = Map.of("name", StrictJson.Shape.TEXT,
             "statsAddress", StrictJson.Shape.NULLABLE_TEXT, "statsLocalOnly", StrictJson.Shape.BOOLEAN,
@@ -112,6 +120,12 @@ public class AdaptiveOptions extends JsonDataObject {
     private boolean adaptOnLatency = DEFAULTS.adaptOnLatency();
     private boolean adaptOnErrors = DEFAULTS.adaptOnErrors();
     private boolean adaptOnRateLimit = DEFAULTS.adaptOnRateLimit();
+    private boolean retryBudget = DEFAULTS.retryBudget();
+    private double retryBudgetRatio = DEFAULTS.retryBudgetRatio();
+    private double retryBudgetMinPerSecond = DEFAULTS.retryBudgetMinPerSecond();
+    private long retryBudgetWindow = DEFAULTS.retryBudgetWindow().toMillis();
+    private boolean quotaHeaders = DEFAULTS.quotaHeaders();
+    private boolean quotaSpread = DEFAULTS.quotaSpread();
     private String statsAddress = DEFAULT_STATS_ADDRESS;
     private boolean statsLocalOnly = DEFAULT_STATS_LOCAL_ONLY;
     private long statsInterval = DEFAULT_STATS_INTERVAL;
@@ -164,6 +178,9 @@ public class AdaptiveOptions extends JsonDataObject {
                 .minDelay(Duration.ofMillis(minDelay)).maxDelay(Duration.ofMillis(maxDelay)).jitter(jitter)
                 .maxRateLimitRetries(maxRateLimitRetries).maxRetryAfter(Duration.ofMillis(maxRetryAfter))
                 .adaptOnLatency(adaptOnLatency).adaptOnErrors(adaptOnErrors).adaptOnRateLimit(adaptOnRateLimit)
+                .retryBudget(retryBudget).retryBudgetRatio(retryBudgetRatio)
+                .retryBudgetMinPerSecond(retryBudgetMinPerSecond).retryBudgetWindow(Duration.ofMillis(retryBudgetWindow))
+                .quotaHeaders(quotaHeaders).quotaSpread(quotaSpread)
                 .build();
     }
 
@@ -427,6 +444,93 @@ public class AdaptiveOptions extends JsonDataObject {
      */
     public AdaptiveOptions setAdaptOnRateLimit(boolean adaptOnRateLimit) {
         this.adaptOnRateLimit = adaptOnRateLimit;
+        return this;
+    }
+
+    /** @return whether retries are capped by a retry budget */
+    public boolean isRetryBudget() {
+        return retryBudget;
+    }
+
+    /**
+     * @param retryBudget whether retries, across every call, are capped as a share of first attempts
+     * @return this
+     */
+    public AdaptiveOptions setRetryBudget(boolean retryBudget) {
+        this.retryBudget = retryBudget;
+        return this;
+    }
+
+    /** @return retries allowed per first attempt in the retry budget's window */
+    public double getRetryBudgetRatio() {
+        return retryBudgetRatio;
+    }
+
+    /**
+     * @param retryBudgetRatio retries allowed per first attempt in the window, at least 0
+     * @return this
+     */
+    public AdaptiveOptions setRetryBudgetRatio(double retryBudgetRatio) {
+        AdaptiveConfig.builder().retryBudgetRatio(retryBudgetRatio);
+        this.retryBudgetRatio = retryBudgetRatio;
+        return this;
+    }
+
+    /** @return retries allowed besides, per second of the retry budget's window */
+    public double getRetryBudgetMinPerSecond() {
+        return retryBudgetMinPerSecond;
+    }
+
+    /**
+     * @param retryBudgetMinPerSecond retries allowed besides per second of the window, at least 0
+     * @return this
+     */
+    public AdaptiveOptions setRetryBudgetMinPerSecond(double retryBudgetMinPerSecond) {
+        AdaptiveConfig.builder().retryBudgetMinPerSecond(retryBudgetMinPerSecond);
+        this.retryBudgetMinPerSecond = retryBudgetMinPerSecond;
+        return this;
+    }
+
+    /** @return the retry budget's window, in ms */
+    public long getRetryBudgetWindow() {
+        return retryBudgetWindow;
+    }
+
+    /**
+     * @param retryBudgetWindow the retry budget's window in ms, positive, at most a day
+     * @return this
+     */
+    public AdaptiveOptions setRetryBudgetWindow(long retryBudgetWindow) {
+        this.retryBudgetWindow = millis(ConfigOption.RETRY_BUDGET_WINDOW, retryBudgetWindow);
+        return this;
+    }
+
+    /** @return whether the web client reads the quota a server announces */
+    public boolean isQuotaHeaders() {
+        return quotaHeaders;
+    }
+
+    /**
+     * @param quotaHeaders whether the web client reads the quota a server announces in
+     *                     rate-limit headers, on success and failure alike
+     * @return this
+     */
+    public AdaptiveOptions setQuotaHeaders(boolean quotaHeaders) {
+        this.quotaHeaders = quotaHeaders;
+        return this;
+    }
+
+    /** @return whether an announced quota is spread over the time to its reset */
+    public boolean isQuotaSpread() {
+        return quotaSpread;
+    }
+
+    /**
+     * @param quotaSpread whether what remains of an announced quota is spread over the time to its reset
+     * @return this
+     */
+    public AdaptiveOptions setQuotaSpread(boolean quotaSpread) {
+        this.quotaSpread = quotaSpread;
         return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.adaptive.vertx;
 
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.retry.Quota;
 import dev.adaptive.trace.TraceEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.ConnectException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -68,14 +70,24 @@ class AdaptiveWebClientTest {
         script.put(path, queue);
     }
 
-    private static Consumer<HttpServerRequest> status(int code, String... header) {
+    /** @param headers names and values, in pairs */
+    private static Consumer<HttpServerRequest> status(int code, String... headers) {
         return req -> {
             var resp = req.response().setStatusCode(code);
-            if (header.length == 2) {
-                resp.putHeader(header[0], header[1]);
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                resp.putHeader(headers[i], headers[i + 1]);
             }
             resp.end("status " + code);
         };
+    }
+
+    /** @return a limiter that records the outcome of every attempt's end */
+    private static AdaptiveLimiter recording(Vertx vertx, List<Outcome> outcomes) {
+        return AdaptiveLimiter.builder(vertx, fast()).traceListener(e -> {
+            if (e instanceof TraceEvent.TaskEnd end) {
+                outcomes.add(end.outcome());
+            }
+        }).build();
     }
 
     private static AdaptiveOptions fast() {
@@ -131,11 +143,7 @@ class AdaptiveWebClientTest {
     void otherClientErrorsAreReturnedAsTheyAreWithoutRetryAndWithoutASample(Vertx vertx) {
         answer("/missing", status(404));
         List<Outcome> outcomes = new CopyOnWriteArrayList<>();
-        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, fast()).traceListener(e -> {
-            if (e instanceof TraceEvent.TaskEnd end) {
-                outcomes.add(end.outcome());
-            }
-        }).build();
+        AdaptiveLimiter limiter = recording(vertx, outcomes);
         AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
         assertThat(Await.result(client.send(client.get(port, "127.0.0.1", "/missing"))).statusCode()).isEqualTo(404);
         assertThat(outcomes).containsExactly(Outcome.IGNORED);
@@ -144,6 +152,40 @@ class AdaptiveWebClientTest {
         assertThat(Await.result(counting.send(counting.get(port, "127.0.0.1", "/missing"))).statusCode()).isEqualTo(404);
         assertThat(outcomes).containsExactly(Outcome.IGNORED, Outcome.SUCCESS);
         assertThat(arrivalsWallMs).hasSize(2);
+    }
+
+    @Test
+    void theQuotaAnAnswerAnnouncesTravelsInItsOutcomeOnSuccessAndFailureAlike(Vertx vertx) {
+        answer("/q", status(200, "RateLimit", "\"default\";r=5;t=30"),
+                status(500, "X-RateLimit-Remaining", "4", "X-RateLimit-Reset", "20"),
+                status(200, "x-ratelimit-remaining-requests", "3", "x-ratelimit-reset-requests", "1m0s"));
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveLimiter limiter = recording(vertx, outcomes);
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
+        assertThat(Await.result(client.send(client.get(port, "127.0.0.1", "/q"))).statusCode()).isEqualTo(200);
+        assertThat(Await.result(client.send(client.get(port, "127.0.0.1", "/q"))).statusCode()).isEqualTo(200);
+        assertThat(outcomes).containsExactly(Outcome.SUCCESS.withQuota(new Quota(5, Duration.ofSeconds(30))),
+                Outcome.DROPPED.withQuota(new Quota(4, Duration.ofSeconds(20))),
+                Outcome.SUCCESS.withQuota(new Quota(3, Duration.ofMinutes(1))));
+        assertThat(limiter.limiter().quotaRemaining()).isEqualTo(3);
+    }
+
+    @Test
+    void noQuotaLeftHoldsTheNextRequestUntilTheResetAndTheOptionTurnsTheReadingOff(Vertx vertx) {
+        answer("/empty", status(200, "RateLimit", "d;r=0;t=1"));
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), AdaptiveLimiter.create(vertx, fast()));
+        Await.result(client.send(client.get(port, "127.0.0.1", "/empty")));
+        Await.result(client.send(client.get(port, "127.0.0.1", "/empty")));
+        assertThat(arrivalsWallMs).hasSize(2);
+        assertThat(arrivalsWallMs.get(1) - arrivalsWallMs.get(0)).as("the second waited for the reset")
+                .isGreaterThanOrEqualTo(900);
+        assertThat(client.limiter().limiter().stats().quotaHolds()).isPositive();
+
+        AdaptiveWebClient off = AdaptiveWebClient.create(WebClient.create(vertx),
+                AdaptiveLimiter.create(vertx, fast().setQuotaHeaders(false)));
+        Await.result(off.send(off.get(port, "127.0.0.1", "/empty")));
+        assertThat(off.limiter().limiter().quotaRemaining()).isEqualTo(-1);
+        assertThat(off.limiter().limiter().stats().quotaHolds()).isZero();
     }
 
     @Test

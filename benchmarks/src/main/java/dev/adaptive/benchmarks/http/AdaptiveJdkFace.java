@@ -1,6 +1,8 @@
 package dev.adaptive.benchmarks.http;
 
-import dev.adaptive.RateLimitedException;
+import dev.adaptive.limit.Outcome;
+import dev.adaptive.retry.RateLimitHeaders;
+import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.AdaptiveResult;
@@ -11,8 +13,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -37,9 +39,17 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
         super(trace);
     }
 
+    /**
+     * @param trace        receives the pool's trace events, or {@code null}
+     * @param quotaHeaders whether to read the quota the server announces
+     */
+    public AdaptiveJdkFace(TraceListener trace, boolean quotaHeaders) {
+        super(trace, quotaHeaders);
+    }
+
     @Override
     public String name() {
-        return "adaptive (core pool, java.net.http)";
+        return "adaptive (core pool, java.net.http)" + (quotaHeaders ? "" : ", quota headers off");
     }
 
     @Override
@@ -57,16 +67,22 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
             AtomicLong read429s = new AtomicLong();
             ItemPool<Integer> pool = ItemPool.of(IntStream.range(0, scenario.items()).boxed().toList())
                     .withName("s3")
-                    .withRetryPolicy(RetryPolicy.builder().retries(scenario.retries()).build());
+                    .withRetryPolicy(RetryPolicy.builder().retries(scenario.retries()).build())
+                    .withClassifier((value, error) -> value instanceof HttpResponse<?> r ? classify(r) : null);
             if (trace != null) {
                 pool = pool.withTraceListener(trace);
             }
             long t0 = System.nanoTime();
-            AdaptiveResult<Integer, String> result = pool.process((item, ctx) -> client.sendAsync(
+            AdaptiveResult<Integer, HttpResponse<String>> result = pool.process((item, ctx) -> client.sendAsync(
                                     HttpRequest.newBuilder(server).timeout(Duration.ofSeconds(30)).GET()
                                             .header(ModelHttpServer.READ_429S, Long.toString(read429s.get())).build(),
                                     HttpResponse.BodyHandlers.ofString())
-                            .thenCompose(response -> classify(response, read429s)))
+                            .thenApply(response -> {
+                                if (response.statusCode() == 429) {
+                                    read429s.incrementAndGet();
+                                }
+                                return response;
+                            }))
                     .join();
             return new Tally(result.successes().size(), result.errors().size(), System.nanoTime() - t0);
         } finally {
@@ -75,19 +91,24 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
         }
     }
 
-    private static CompletableFuture<String> classify(HttpResponse<String> response, AtomicLong read429s) {
+    /**
+     * What a user of java.net.http writes: 200 a success, 429 (and 503 with Retry-After) a rate
+     * limit with its Retry-After, anything else a drop; each with the quota the answer announces.
+     */
+    private Outcome classify(HttpResponse<?> response) {
         int code = response.statusCode();
+        Outcome o;
         if (code == 200) {
-            return CompletableFuture.completedFuture(response.body());
+            o = Outcome.SUCCESS;
+        } else {
+            var wait = RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), Clock.systemUTC());
+            o = code == 429 || (code == 503 && wait.isPresent()) ? Outcome.rateLimited(wait.orElse(null)) : Outcome.DROPPED;
         }
-        if (code == 429) {
-            read429s.incrementAndGet();
+        if (!quotaHeaders) {
+            return o;
         }
-        if (code == 429 || code == 503) {
-            return CompletableFuture.failedFuture(new RateLimitedException("HTTP " + code,
-                    response.headers().firstValue("Retry-After").orElse(null)));
-        }
-        return CompletableFuture.failedFuture(new IllegalStateException("HTTP " + code));
+        return RateLimitHeaders.parse(name -> response.headers().firstValue(name).orElse(null), Clock.systemUTC())
+                .map(o::withQuota).orElse(o);
     }
 
     static void awaitQuietly(ExecutorService executor) {

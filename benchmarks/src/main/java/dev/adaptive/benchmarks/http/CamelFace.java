@@ -44,9 +44,17 @@ public final class CamelFace extends AdaptiveFace {
         super(trace);
     }
 
+    /**
+     * @param trace        also receives the pool's trace events, or {@code null}
+     * @param quotaHeaders the pool's {@code quotaHeaders} option
+     */
+    public CamelFace(TraceListener trace, boolean quotaHeaders) {
+        super(trace, quotaHeaders);
+    }
+
     @Override
     public String name() {
-        return "adaptive (camel adaptive: + camel-http)";
+        return "adaptive (camel adaptive: + camel-http)" + (quotaHeaders ? "" : ", quotaHeaders=false");
     }
 
     @Override
@@ -64,7 +72,7 @@ public final class CamelFace extends AdaptiveFace {
                 @Override
                 public void configure() {
                     // The trace listener only observes: it times the 429s the pool reads.
-                    from("direct:in").to("adaptive:s3?traceListener=#reads");
+                    from("direct:in").to("adaptive:s3?traceListener=#reads&quotaHeaders=" + quotaHeaders);
                     // One attempt per exchange: failures go back to the pool, which retries them.
                     from("adaptive:s3").errorHandler(noErrorHandler())
                             // 429s the pool had read when it granted this attempt its slot, for the

@@ -102,12 +102,14 @@ public final class ModelHttpServer implements AutoCloseable {
                 body = TOO_MANY;
                 long seconds = Math.max(1, (t.retryAfter().toMillis() + 999) / 1000);
                 exchange.getResponseHeaders().set("Retry-After", Long.toString(seconds));
+                announce(exchange, t.quota());
             } else if (response instanceof Response.ServerError) {
                 code = 500;
                 body = ERROR;
             } else {
                 code = 200;
                 body = OK;
+                announce(exchange, ((Response.Ok) response).quota());
             }
             exchange.sendResponseHeaders(code, body.length);
             try (OutputStream out = exchange.getResponseBody()) {
@@ -116,6 +118,22 @@ public final class ModelHttpServer implements AutoCloseable {
         } catch (IOException clientWentAway) {
             // The client closed the connection; the model has already counted the answer.
         }
+    }
+
+    /**
+     * Announces a quota in the IETF structured fields, the reset in whole seconds rounded up
+     * (as servers do, so that a client never resumes before the window renews).
+     */
+    private static void announce(HttpExchange exchange, dev.adaptive.retry.Quota quota) {
+        if (quota != null) {
+            long seconds = (quota.reset().toMillis() + 999) / 1000;
+            exchange.getResponseHeaders().set("RateLimit", "\"default\";r=" + quota.remaining() + ";t=" + seconds);
+        }
+    }
+
+    /** @return the model behind the server, to add a quota or an outage before the first request */
+    public FlakyServer model() {
+        return model;
     }
 
     /** @return the base URI, {@code http://127.0.0.1:<port>/} */

@@ -48,9 +48,17 @@ public final class VertxFace extends AdaptiveFace {
         super(trace);
     }
 
+    /**
+     * @param trace        also receives the limiter's trace events, or {@code null}
+     * @param quotaHeaders the limiter's {@code quotaHeaders} option
+     */
+    public VertxFace(TraceListener trace, boolean quotaHeaders) {
+        super(trace, quotaHeaders);
+    }
+
     @Override
     public String name() {
-        return "adaptive (vert.x AdaptiveWebClient)";
+        return "adaptive (vert.x AdaptiveWebClient)" + (quotaHeaders ? "" : ", quotaHeaders=false");
     }
 
     @Override
@@ -60,7 +68,7 @@ public final class VertxFace extends AdaptiveFace {
             WebClient web = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(CONNECTIONS));
             GrantReads reads = new GrantReads();
             // The trace listener only observes: what the limiter had read when it granted each attempt.
-            AdaptiveLimiter.Builder builder = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("s3"))
+            AdaptiveLimiter.Builder builder = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("s3").setQuotaHeaders(quotaHeaders))
                     .traceListener(reads);
             if (trace != null) {
                 builder.traceListener(trace);

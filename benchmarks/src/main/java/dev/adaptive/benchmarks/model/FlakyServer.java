@@ -1,8 +1,10 @@
 package dev.adaptive.benchmarks.model;
 
+import dev.adaptive.retry.Quota;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -26,6 +28,14 @@ import java.util.concurrent.CompletableFuture;
  * announced (the ideal is 0), and of those the ones a client sent after it had read the 429
  * that opened the window, when the client says ({@link #call(long)}). Optionally it records
  * in-flight over time, for charts.
+ *
+ * <p>Two shapes can be added to the model before the first call: a <b>quota</b>
+ * ({@link #withQuota(int, Duration)}), a fixed window of {@code q} accepted requests per
+ * {@code window} from the server's start, announced with every answer as what remains and the
+ * time to the window's end, and past it a 429 with a {@code Retry-After} of that time; and an
+ * <b>outage</b> ({@link #withOutage(Duration, Duration)}), a span of time in which every request
+ * is answered 500 after the model's latency. Arrivals in the outage are counted, and of them
+ * first attempts when the client says so ({@link #call(long, int)}).
  *
  * <p>Thread-safe: the model's state is guarded by this object's monitor; answers are delivered
  * outside it. The random source is seeded, so a single-threaded virtual-time run is
@@ -56,6 +66,14 @@ public final class FlakyServer {
     // Starts of announced windows, oldest first; all windows have the same length.
     private final List<Long> windowStarts = new ArrayList<>();
     private final List<long[]> concurrency = new ArrayList<>();
+    private int quotaLimit;
+    private long quotaWindowNanos;
+    private long quotaWindowIndex = -1;
+    private int quotaUsed;
+    private long outageFromNanos;
+    private long outageUntilNanos;
+    private long outageArrivals;
+    private long outageFirstAttempts;
 
     /**
      * @param scenario         the model's parameters
@@ -74,9 +92,62 @@ public final class FlakyServer {
         this.traceConcurrency = traceConcurrency;
     }
 
+    /**
+     * Adds a quota: {@code q} accepted requests per fixed {@code window} from the server's start.
+     *
+     * @param q      requests accepted per window, at least 1
+     * @param window the window, positive
+     * @return this
+     */
+    public synchronized FlakyServer withQuota(int q, Duration window) {
+        if (q < 1 || window.isNegative() || window.isZero()) {
+            throw new IllegalArgumentException("need q >= 1 and a positive window: " + q + ", " + window);
+        }
+        this.quotaLimit = q;
+        this.quotaWindowNanos = window.toNanos();
+        return this;
+    }
+
+    /**
+     * Adds an outage: every request arriving in {@code [from, from + length)} after the server's
+     * start is answered 500 after the model's latency.
+     *
+     * @param from   when it begins, after the server's start
+     * @param length how long it lasts
+     * @return this
+     */
+    public synchronized FlakyServer withOutage(Duration from, Duration length) {
+        this.outageFromNanos = startNanos + from.toNanos();
+        this.outageUntilNanos = outageFromNanos + length.toNanos();
+        return this;
+    }
+
+    /** @return arrivals during the outage and, of them, first attempts (as clients said) */
+    public synchronized long[] outageArrivals() {
+        return new long[] {outageArrivals, outageFirstAttempts};
+    }
+
     /** @return the answer to one request, completed after the model's latency */
     public CompletableFuture<Response> call() {
         return call(-1);
+    }
+
+    /**
+     * @param clientRead429s as for {@link #call(long)}
+     * @param attempt        the client's attempt number for this item, 1 for the first; 0 if unknown
+     * @return the answer, completed after the model's latency
+     */
+    public CompletableFuture<Response> call(long clientRead429s, int attempt) {
+        synchronized (this) {
+            long now = ticker.nanoTime();
+            if (outageUntilNanos != 0 && now - outageFromNanos >= 0 && now - outageUntilNanos < 0) {
+                outageArrivals++;
+                if (attempt == 1) {
+                    outageFirstAttempts++;
+                }
+            }
+        }
+        return call(clientRead429s);
     }
 
     /**
@@ -109,7 +180,27 @@ public final class FlakyServer {
             int n = ++inflight;
             peak = Math.max(peak, n);
             trace(now);
-            if (n > scenario.hard()) {
+            Quota quota = null;
+            boolean overQuota = false;
+            if (quotaLimit > 0) {
+                long elapsed = now - startNanos;
+                long quotaWindow = elapsed / quotaWindowNanos;
+                if (quotaWindow != quotaWindowIndex) {
+                    quotaWindowIndex = quotaWindow;
+                    quotaUsed = 0;
+                }
+                Duration reset = Duration.ofNanos((quotaWindow + 1) * quotaWindowNanos - elapsed);
+                overQuota = quotaUsed >= quotaLimit;
+                if (!overQuota) {
+                    quotaUsed++;
+                }
+                quota = new Quota(quotaLimit - quotaUsed, reset);
+            }
+            boolean outage = outageUntilNanos != 0 && now - outageFromNanos >= 0 && now - outageUntilNanos < 0;
+            if (overQuota) {
+                delayNanos = REFUSAL_NANOS;
+                response = new Response.TooManyRequests(quota.reset(), quota);
+            } else if (n > scenario.hard() && !outage) {
                 delayNanos = REFUSAL_NANOS;
                 response = random.nextDouble() < scenario.overCapErrorShare()
                         ? new Response.ServerError(true)
@@ -124,7 +215,7 @@ public final class FlakyServer {
                 }
                 boolean transientError = scenario.transientProbability() > 0
                         && random.nextDouble() < scenario.transientProbability();
-                response = transientError ? new Response.ServerError(false) : new Response.Ok();
+                response = transientError || outage ? new Response.ServerError(false) : new Response.Ok(quota);
                 delayNanos = Math.max(1, Math.round(millis * 1_000_000));
             }
         }

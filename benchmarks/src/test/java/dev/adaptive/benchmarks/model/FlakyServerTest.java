@@ -1,5 +1,6 @@
 package dev.adaptive.benchmarks.model;
 
+import dev.adaptive.retry.Quota;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.Test;
 
@@ -177,5 +178,42 @@ class FlakyServerTest {
                 .hasMessage("items must be >= 1: 0");
         assertThatThrownBy(() -> Scenario.byId("S5")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageEndingWith(": S5");
+    }
+
+    @Test
+    void aQuotaIsAnnouncedWithEveryAnswerAndRefusedPastItUntilTheWindowEnds() {
+        FlakyServer quota = new FlakyServer(Scenario.S1, time, time, 1, false).withQuota(3, Duration.ofSeconds(2));
+        time.advance(Duration.ofMillis(500));
+        List<CompletableFuture<Response>> calls = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            calls.add(quota.call());
+        }
+        time.advance(Duration.ofMillis(40));
+        assertThat(calls.get(0).join()).isEqualTo(new Response.Ok(new Quota(2, Duration.ofMillis(1_500))));
+        assertThat(calls.get(2).join()).isEqualTo(new Response.Ok(new Quota(0, Duration.ofMillis(1_500))));
+        assertThat(calls.get(3).join()).isEqualTo(new Response.TooManyRequests(Duration.ofMillis(1_500),
+                new Quota(0, Duration.ofMillis(1_500))));
+        time.advance(Duration.ofMillis(1_500));
+        CompletableFuture<Response> next = quota.call();
+        time.advance(Duration.ofMillis(40));
+        assertThat(next.join()).as("a new window").isEqualTo(new Response.Ok(new Quota(2, Duration.ofMillis(1_960))));
+    }
+
+    @Test
+    void anOutageAnswers500AndCountsItsArrivalsAndFirstAttempts() {
+        FlakyServer down = new FlakyServer(Scenario.S1, time, time, 1, false)
+                .withOutage(Duration.ofSeconds(1), Duration.ofSeconds(1));
+        CompletableFuture<Response> before = down.call(-1, 1);
+        time.advance(Duration.ofSeconds(1));
+        CompletableFuture<Response> first = down.call(-1, 1);
+        CompletableFuture<Response> retry = down.call(-1, 2);
+        time.advance(Duration.ofSeconds(1));
+        CompletableFuture<Response> after = down.call(-1, 3);
+        time.runUntilIdle();
+        assertThat(before.join()).isEqualTo(new Response.Ok());
+        assertThat(first.join()).isEqualTo(new Response.ServerError(false));
+        assertThat(retry.join()).isEqualTo(new Response.ServerError(false));
+        assertThat(after.join()).isEqualTo(new Response.Ok());
+        assertThat(down.outageArrivals()).containsExactly(2, 1);
     }
 }

@@ -13,6 +13,7 @@ import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.TaskContext;
 import dev.adaptive.internal.LiveSet;
 import dev.adaptive.limit.Limit;
+import dev.adaptive.retry.Quota;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.trace.TraceListener;
 import dev.adaptive.vertx.AdaptiveLimiter;
@@ -31,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -142,6 +144,19 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * @return the executor
      */
     public AdaptiveExecutor executor(OutcomeClassifier first) {
+        return executor(first, null);
+    }
+
+    /**
+     * As {@link #executor(OutcomeClassifier)}, and the outcome then carries the quota
+     * {@code quota} reads from the attempt's result or failure.
+     *
+     * @param first read first; {@code null} or a throw falls back to the limiter's classifier
+     * @param quota what the answer announced of the server's quota, {@code null} when nothing;
+     *              {@code null} for none; one that throws adds nothing
+     * @return an executor on this limiter
+     */
+    public AdaptiveExecutor executor(OutcomeClassifier first, BiFunction<Object, Throwable, Quota> quota) {
         Objects.requireNonNull(first, "first");
         OutcomeClassifier base = classifier;
         return AdaptiveExecutor.builder(limiter)
@@ -155,7 +170,17 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                         // Anything, an Error included: falls back to the limiter's own
                         // classifier, as the engine does for its own. Rethrown, it would skip it.
                     }
-                    return o != null ? o : base.classify(result, error);
+                    o = o != null ? o : base.classify(result, error);
+                    Quota q = null;
+                    try {
+                        q = quota == null ? null : quota.apply(result, error);
+                    } catch (Throwable broken) {
+                        // The outcome stands without it.
+                    }
+                    if (q == null) {
+                        return o;
+                    }
+                    return (o != null ? o : OutcomeClassifier.defaults().classify(result, error)).withQuota(q);
                 })
                 .build();
     }

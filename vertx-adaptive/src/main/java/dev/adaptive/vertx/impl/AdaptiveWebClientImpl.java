@@ -3,6 +3,8 @@ package dev.adaptive.vertx.impl;
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.TaskContext;
+import dev.adaptive.retry.Quota;
+import dev.adaptive.retry.RateLimitHeaders;
 import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.vertx.AdaptiveLimiter;
 import dev.adaptive.vertx.AdaptiveWebClient;
@@ -15,6 +17,7 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiFunction;
@@ -23,8 +26,10 @@ import java.util.function.BiFunction;
  * The {@link AdaptiveWebClient}. It reads statuses itself: rate limits and errors fail the
  * attempt with an exception that keeps the response (so the engine's default classification
  * applies), and ignored 4xx answers are marked by a classifier of its own executor on the
- * shared limiter. An attempt whose cancellation fires has its HTTP exchange reset
- * ({@link ExchangeAborts}). Internal; thread-safe.
+ * shared limiter. With the limiter's {@code quotaHeaders} on, that classifier also reads the
+ * quota the response announces ({@link RateLimitHeaders}), of a success and a failure alike,
+ * into the outcome, its reset capped at {@code maxRetryAfter}. An attempt whose cancellation
+ * fires has its HTTP exchange reset ({@link ExchangeAborts}). Internal; thread-safe.
  */
 public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
 
@@ -58,8 +63,18 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
         this.clock = Objects.requireNonNull(clock, "clock");
         boolean ignore = this.options.isIgnoreClientErrors();
         this.aborts = ExchangeAborts.of(client);
+        Duration maxReset = Duration.ofMillis(impl.options().getMaxRetryAfter());
         this.executor = impl.executor((result, error) -> ignore && result instanceof HttpResponse<?> r
-                && r.statusCode() >= 400 && r.statusCode() < 500 ? Outcome.IGNORED : null);
+                && r.statusCode() >= 400 && r.statusCode() < 500 ? Outcome.IGNORED : null,
+                impl.options().isQuotaHeaders() ? (result, error) -> quota(result, error, maxReset) : null);
+    }
+
+    /** @return the quota the attempt's response announced, or {@code null} */
+    private Quota quota(Object result, Throwable error, Duration maxReset) {
+        HttpResponse<?> response = result instanceof HttpResponse<?> r ? r
+                : error instanceof HttpRateLimitedException rl ? rl.response()
+                : error instanceof HttpStatusException se ? se.response() : null;
+        return response == null ? null : RateLimitHeaders.parse(response::getHeader, clock, maxReset).orElse(null);
     }
 
     @Override

@@ -1,0 +1,74 @@
+package dev.adaptive.retry;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A cap on retries as a share of first attempts, shared by every retry of one limiter (after
+ * errors, timeouts and rate-limit answers alike), so that a downstream that fails as a whole
+ * does not receive every item's full retry count: with 1,000 items and 3 retries, an outage
+ * would otherwise get 4,000 requests. Over a sliding {@link #window()}, a retry is allowed while
+ * the retries in it stay below {@code ratio × first attempts in it + minPerSecond × window in
+ * seconds}; the floor lets a client that sends little retry at all. A retry the budget refuses
+ * ends its item with a {@link dev.adaptive.RetryBudgetExhaustedException} caused by the attempt's failure.
+ *
+ * <p>Defaults ({@link #defaults()}): ratio {@value #DEFAULT_RATIO}, {@value #DEFAULT_MIN_PER_SECOND}
+ * per second, a window of 10 s: the values of Finagle's and Linkerd's budgets. {@link #unlimited()}
+ * refuses nothing.
+ *
+ * <p>Immutable value; the counting is the limiter's.
+ *
+ * @param ratio        retries allowed per first attempt in the window, {@code >= 0}; infinite for no budget
+ * @param minPerSecond retries allowed per second of the window besides, {@code >= 0}
+ * @param window       the sliding window, positive and at most one day
+ */
+public record RetryBudget(double ratio, double minPerSecond, Duration window) {
+
+    /** The default share of first attempts that may be retried: 0.2. */
+    public static final double DEFAULT_RATIO = 0.2;
+    /** The default floor: 10 retries per second of the window. */
+    public static final double DEFAULT_MIN_PER_SECOND = 10;
+    /** The default window: 10 s. */
+    public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
+    /** The longest window: one day. */
+    public static final Duration MAX_WINDOW = Duration.ofDays(1);
+
+    private static final RetryBudget DEFAULTS = new RetryBudget(DEFAULT_RATIO, DEFAULT_MIN_PER_SECOND, DEFAULT_WINDOW);
+    private static final RetryBudget UNLIMITED = new RetryBudget(Double.POSITIVE_INFINITY, 0, DEFAULT_WINDOW);
+
+    /**
+     * Validates.
+     *
+     * @param ratio        retries per first attempt
+     * @param minPerSecond the floor, per second
+     * @param window       the window
+     * @throws IllegalArgumentException naming the value out of range
+     */
+    public RetryBudget {
+        if (!(ratio >= 0)) {
+            throw new IllegalArgumentException("retryBudgetRatio must be >= 0: " + ratio);
+        }
+        if (!(minPerSecond >= 0) || Double.isInfinite(minPerSecond)) {
+            throw new IllegalArgumentException("retryBudgetMinPerSecond must be a finite number >= 0: " + minPerSecond);
+        }
+        Objects.requireNonNull(window, "window");
+        if (window.isNegative() || window.isZero() || window.compareTo(MAX_WINDOW) > 0) {
+            throw new IllegalArgumentException("retryBudgetWindow must be positive and at most 1d: " + window);
+        }
+    }
+
+    /** @return ratio 0.2, 10 per second, over 10 s */
+    public static RetryBudget defaults() {
+        return DEFAULTS;
+    }
+
+    /** @return a budget that allows every retry the retry policy allows */
+    public static RetryBudget unlimited() {
+        return UNLIMITED;
+    }
+
+    /** @return whether this budget refuses nothing */
+    public boolean isUnlimited() {
+        return Double.isInfinite(ratio);
+    }
+}

@@ -1,0 +1,147 @@
+package dev.adaptive;
+
+import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.pool.ItemPool;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.PoolRun;
+import dev.adaptive.retry.RetryBudget;
+import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.time.VirtualTime;
+import dev.adaptive.trace.TraceEvent;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The retry budget a limiter shares among every retry through it, in virtual time. */
+class RetryBudgetTest {
+
+    private final VirtualTime time = new VirtualTime();
+    private final List<TraceEvent> events = new ArrayList<>();
+
+    private AdaptiveExecutor executor(RetryBudget budget, int retries) {
+        Limiter l = Limiter.builder().limit(FixedLimit.of(10)).time(time).traceListener(events::add).retryBudget(budget)
+                .build();
+        return AdaptiveExecutor.builder(l).retryPolicy(RetryPolicy.builder().retries(retries).constant()
+                .minDelay(Duration.ofMillis(10)).noJitter().build()).build();
+    }
+
+    private List<CompletableFuture<String>> run(AdaptiveExecutor ex, int items, Object reply) {
+        List<CompletableFuture<String>> out = new ArrayList<>();
+        for (int i = 0; i < items; i++) {
+            out.add(ex.execute(ctx -> Replies.after(time, Duration.ofMillis(5), reply)));
+        }
+        time.runUntilIdle();
+        return out;
+    }
+
+    private static Throwable failure(CompletableFuture<?> f) {
+        return f.handle((v, t) -> OutcomeClassifier.unwrap(t)).join();
+    }
+
+    @Test
+    void theDefaultsAreFinaglesAndEveryLimiterHasThem() {
+        assertThat(RetryBudget.defaults()).isEqualTo(new RetryBudget(0.2, 10, Duration.ofSeconds(10)));
+        assertThat(Limiter.create().retryBudget()).isEqualTo(RetryBudget.defaults());
+        assertThat(RetryBudget.unlimited().isUnlimited()).isTrue();
+        assertThat(RetryBudget.defaults().isUnlimited()).isFalse();
+    }
+
+    @Test
+    void badValuesNameTheOption() {
+        assertThatThrownBy(() -> new RetryBudget(-0.1, 1, Duration.ofSeconds(1)))
+                .hasMessage("retryBudgetRatio must be >= 0: -0.1");
+        assertThatThrownBy(() -> new RetryBudget(Double.NaN, 1, Duration.ofSeconds(1)))
+                .hasMessage("retryBudgetRatio must be >= 0: NaN");
+        assertThatThrownBy(() -> new RetryBudget(0.2, -1, Duration.ofSeconds(1)))
+                .hasMessage("retryBudgetMinPerSecond must be a finite number >= 0: -1.0");
+        assertThatThrownBy(() -> new RetryBudget(0.2, 1, Duration.ZERO))
+                .hasMessage("retryBudgetWindow must be positive and at most 1d: PT0S");
+        assertThatThrownBy(() -> new RetryBudget(0.2, 1, Duration.ofDays(2)))
+                .hasMessage("retryBudgetWindow must be positive and at most 1d: PT48H");
+    }
+
+    @Test
+    void anOutageGetsRetriesOnlyUpToTheShareOfFirstAttempts() {
+        AdaptiveExecutor ex = executor(new RetryBudget(0.1, 0, Duration.ofSeconds(10)), 3);
+        IllegalStateException down = new IllegalStateException("500");
+        List<CompletableFuture<String>> results = run(ex, 100, down);
+
+        long retries = events.stream().filter(TraceEvent.Retry.class::isInstance).count();
+        long refused = events.stream().filter(TraceEvent.RetryRefused.class::isInstance).count();
+        // 100 first attempts allow 10 retries; every item then ends at a refusal, none by its own count.
+        assertThat(retries).isEqualTo(10);
+        assertThat(refused).isEqualTo(ex.limiter().stats().retriesRefused()).isEqualTo(100);
+        assertThat(results).allSatisfy(r -> assertThat(r).isCompletedExceptionally());
+        List<Throwable> ends = results.stream().map(RetryBudgetTest::failure).toList();
+        assertThat(ends).filteredOn(RetryBudgetExhaustedException.class::isInstance).hasSize((int) refused)
+                .allSatisfy(t -> {
+                    assertThat(t.getCause()).isSameAs(down);
+                    assertThat(t.getMessage()).startsWith("limiter 'limiter': retry budget exhausted, ")
+                            .contains("first attempts in the last PT10S (retryBudgetRatio=0.1, retryBudgetMinPerSecond=0.0)");
+                });
+        assertThat(ex.limiter().inflight()).isZero();
+    }
+
+    @Test
+    void theFloorAllowsRetriesWithoutFirstAttempts() {
+        AdaptiveExecutor ex = executor(new RetryBudget(0, 1, Duration.ofSeconds(5)), 10);
+        run(ex, 1, new IllegalStateException("500"));
+        // 1 per second over a 5 s window: 5 retries, then a refusal.
+        assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).hasSize(5);
+        assertThat(events).filteredOn(TraceEvent.RetryRefused.class::isInstance).hasSize(1);
+    }
+
+    @Test
+    void rateLimitRetriesDrawOnTheSameBudget() {
+        AdaptiveExecutor ex = executor(new RetryBudget(0, 0.4, Duration.ofSeconds(10)), 0);
+        List<CompletableFuture<String>> r = run(ex, 1, new RateLimitedException(Duration.ofMillis(100)));
+        assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).hasSize(4);
+        assertThat(failure(r.get(0))).isInstanceOf(RetryBudgetExhaustedException.class)
+                .hasCauseInstanceOf(RateLimitedException.class);
+    }
+
+    @Test
+    void theWindowForgetsOldRetries() {
+        AdaptiveExecutor ex = executor(new RetryBudget(0, 0.1, Duration.ofSeconds(10)), 1);
+        IllegalStateException down = new IllegalStateException("500");
+        run(ex, 2, down);
+        assertThat(ex.limiter().stats().retriesRefused()).isEqualTo(1);
+        time.advance(Duration.ofSeconds(11));
+        run(ex, 1, down);
+        assertThat(ex.limiter().stats().retriesRefused()).as("the retry of 11 s ago left the window").isEqualTo(1);
+    }
+
+    @Test
+    void anUnlimitedBudgetRefusesNothing() {
+        AdaptiveExecutor ex = executor(RetryBudget.unlimited(), 3);
+        run(ex, 50, new IllegalStateException("500"));
+        assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).hasSize(150);
+        assertThat(ex.limiter().stats().retriesRefused()).isZero();
+    }
+
+    @Test
+    void aPoolSharesOneBudgetAmongItsItems() {
+        AtomicInteger attempts = new AtomicInteger();
+        PoolRun<AdaptiveResult<Integer, String>> run = ItemPool.of(IntStream.range(0, 50).boxed().toList())
+                .withVirtualTime(time).withRetryPolicy(RetryPolicy.builder().retries(3).noJitter().build())
+                .withRetryBudget(new RetryBudget(0.1, 0, Duration.ofSeconds(10)))
+                .<String>process((item, ctx) -> {
+                    attempts.incrementAndGet();
+                    return Replies.<String>after(time, Duration.ofMillis(5), new IllegalStateException("500"));
+                });
+        time.runUntilIdle();
+        AdaptiveResult<Integer, String> r = run.join();
+        assertThat(r.errors()).hasSize(50).allSatisfy(e ->
+                assertThat(e.error()).isInstanceOf(RetryBudgetExhaustedException.class));
+        assertThat(run.limiter().stats().retriesRefused()).isEqualTo(50);
+        assertThat(attempts.get()).as("50 first attempts and 5 retries").isEqualTo(55);
+    }
+}
