@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
  * {@code items / K} items, against one server of the model (S2's, S6's and a flat cap of 12),
  * seeds 1..9. Policies: fixed totals split evenly (the best is the fleet's oracle), independent
  * Adaptive clients, coordinated Adaptive clients ({@link FleetMember} on an in-memory
- * coordinator, with the default heartbeat and with 200 ms), and Netflix's Vegas per client.
+ * coordinator, with the default heartbeat and with 200 ms; with the default rules and with the
+ * earlier even-split ones), and Netflix's Vegas per client.
  * Writes {@code fleet.md} and {@code fleet.json}.
  *
  * <pre>
@@ -112,6 +113,8 @@ public final class FleetSimulate {
         out.add(FleetPolicy.independent());
         out.add(FleetPolicy.coordinated(FleetMember.DEFAULT_HEARTBEAT));
         out.add(FleetPolicy.coordinated(FAST_HEARTBEAT));
+        out.add(FleetPolicy.learning(FleetMember.DEFAULT_HEARTBEAT));
+        out.add(FleetPolicy.learning(FAST_HEARTBEAT));
         out.add(FleetPolicy.netflixVegas());
         for (int total = k; total <= maxTotal; total++) {
             out.add(FleetPolicy.fixedTotal(total));
@@ -155,7 +158,7 @@ public final class FleetSimulate {
     }
 
     private static String coordinatedDefault() {
-        return FleetPolicy.coordinated(FleetMember.DEFAULT_HEARTBEAT).name();
+        return FleetPolicy.learning(FleetMember.DEFAULT_HEARTBEAT).name();
     }
 
     /** The target of a cell, for the coordinated fleet at the default heartbeat. */
@@ -186,17 +189,24 @@ public final class FleetSimulate {
 
     private static String headline(List<Cell> cells) {
         StringBuilder sb = new StringBuilder();
-        sb.append("| server, K | oracle (best fixed total) | independent Adaptive | coordinated, default heartbeat (1 s)"
-                + " | coordinated, 200 ms | Netflix Vegas per client | target (coordinated, 1 s: ≤ 1.15 × and ≤ independent,"
+        sb.append("| server, K | oracle (best fixed total) | independent Adaptive | coordinated, even split, 1 s"
+                + " | coordinated, even split, 200 ms | **coordinated, 1 s (the defaults)** | coordinated, 200 ms"
+                + " | coordinated, the defaults, × (oracle + Retry-After), flat caps"
+                + " | Netflix Vegas per client | target (coordinated, the defaults: ≤ 1.15 × and ≤ independent,"
                 + " 0 arrivals, 0 failed, 0 over the ceiling, first request within 1 s) |\n")
-                .append("|---|---:|---:|---:|---:|---:|---|\n");
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Cell c : cells) {
             List<String> misses = misses(c);
-            sb.append(String.format(Locale.ROOT, "| %s, K=%d | 1.00 (%s, %.0f ms) | %.2f | %.2f | %.2f | %.2f | %s |%n",
+            FleetSummary co = c.row(coordinatedDefault());
+            String plusRetryAfter = c.scenario().flat() ? String.format(Locale.ROOT, "%.2f", co.base().wallMedian()
+                    / (c.oracle().base().wallMedian() + c.scenario().retryAfter().toMillis())) : "—";
+            sb.append(String.format(Locale.ROOT, "| %s, K=%d | 1.00 (%s, %.0f ms) | %.2f | %.2f | %.2f | **%.2f** | %.2f | %s | %.2f | %s |%n",
                     c.scenario().id(), c.k(), c.oracle().base().policy(), c.oracle().base().wallMedian(),
                     c.row(FleetPolicy.independent().name()).base().ratio(),
-                    c.row(coordinatedDefault()).base().ratio(),
+                    c.row(FleetPolicy.coordinated(FleetMember.DEFAULT_HEARTBEAT).name()).base().ratio(),
                     c.row(FleetPolicy.coordinated(FAST_HEARTBEAT).name()).base().ratio(),
+                    c.row(coordinatedDefault()).base().ratio(),
+                    c.row(FleetPolicy.learning(FAST_HEARTBEAT).name()).base().ratio(), plusRetryAfter,
                     c.row(FleetPolicy.netflixVegas().name()).base().ratio(),
                     misses.isEmpty() ? "met" : "not met: " + String.join("; ", misses)));
         }

@@ -19,8 +19,8 @@ import java.util.function.IntSupplier;
 /**
  * One way for the K clients of a {@link FleetRun} to share one server: a fixed total split
  * evenly (the sweep whose best is the fleet's oracle), independent Adaptive clients, Adaptive
- * clients coordinated by {@link FleetMember} on an {@link InMemoryCoordinator}, or Netflix's
- * Vegas per client.
+ * clients coordinated by {@link FleetMember} on an {@link InMemoryCoordinator} (with the default
+ * rules, or with the earlier even-split ones), or Netflix's Vegas per client.
  *
  * <p>Every Adaptive client is the engine as an application that calls a backend runs it: its own
  * {@link Limiter} and an {@link AdaptiveExecutor} with the scenario's client work, every item
@@ -42,8 +42,14 @@ public final class FleetPolicy {
     private final Kind kind;
     private final int total;
     private final Duration heartbeat;
+    private final boolean learn;
 
     private FleetPolicy(String name, String family, Kind kind, int total, Duration heartbeat) {
+        this(name, family, kind, total, heartbeat, false);
+    }
+
+    private FleetPolicy(String name, String family, Kind kind, int total, Duration heartbeat, boolean learn) {
+        this.learn = learn;
         this.name = name;
         this.family = family;
         this.kind = kind;
@@ -67,13 +73,28 @@ public final class FleetPolicy {
 
     /**
      * @param heartbeat the members' heartbeat
-     * @return every client's Adaptive limiter a {@link FleetMember} of one in-memory fleet
+     * @return every client's Adaptive limiter a {@link FleetMember} of one in-memory fleet, with
+     *         the even-split rules ({@link FleetMember.Builder#learnCapacity(boolean)} off): the
+     *         fleet as it was before it learned its capacity, for comparison
      */
     public static FleetPolicy coordinated(Duration heartbeat) {
-        String label = heartbeat.equals(FleetMember.DEFAULT_HEARTBEAT) ? "default heartbeat ("
-                + heartbeat.toMillis() + " ms)" : "heartbeat " + heartbeat.toMillis() + " ms";
-        return new FleetPolicy("coordinated adaptive, " + label, "coordinated", Kind.COORDINATED, 0,
-                Objects.requireNonNull(heartbeat, "heartbeat"));
+        return new FleetPolicy("coordinated adaptive, even split, " + label(heartbeat), "coordinated", Kind.COORDINATED,
+                0, Objects.requireNonNull(heartbeat, "heartbeat"));
+    }
+
+    private static String label(Duration heartbeat) {
+        return heartbeat.equals(FleetMember.DEFAULT_HEARTBEAT) ? "default heartbeat (" + heartbeat.toMillis() + " ms)"
+                : "heartbeat " + heartbeat.toMillis() + " ms";
+    }
+
+    /**
+     * @param heartbeat the members' heartbeat
+     * @return every client's Adaptive limiter a {@link FleetMember} of one in-memory fleet, with
+     *         the default rules, which learn the fleet's capacity
+     */
+    public static FleetPolicy learning(Duration heartbeat) {
+        return new FleetPolicy("coordinated adaptive, " + label(heartbeat), "coordinated", Kind.COORDINATED, 0,
+                Objects.requireNonNull(heartbeat, "heartbeat"), true);
     }
 
     /** @return Netflix concurrency-limits' Vegas per client (see {@link NetflixPolicy}) */
@@ -137,7 +158,7 @@ public final class FleetPolicy {
             limiters.add(limiter);
             limits.add(limiter::limit);
             if (kind == Kind.COORDINATED) {
-                members.add(FleetMember.builder(limiter, coordinator).key(KEY).nodeId("client-" + i)
+                members.add(FleetMember.builder(limiter, coordinator).key(KEY).nodeId("client-" + i).learnCapacity(learn)
                         .heartbeat(heartbeat).clock(run.time().clock(EPOCH)).join());
             }
             AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter).retryPolicy(client.retryPolicy()).build();

@@ -20,7 +20,7 @@ class FleetSimulationSmokeTest {
     private static final Scenario SHORT = Scenario.S2.withItems(120);
     private static final List<FleetPolicy> POLICIES = List.of(FleetPolicy.fixedTotal(12), FleetPolicy.independent(),
             FleetPolicy.coordinated(FleetMember.DEFAULT_HEARTBEAT), FleetPolicy.coordinated(Duration.ofMillis(200)),
-            FleetPolicy.netflixVegas());
+            FleetPolicy.learning(FleetMember.DEFAULT_HEARTBEAT), FleetPolicy.netflixVegas());
 
     @Test
     void everyItemOfEveryClientEndsAndTheServerIsIdleAfterwards() {
