@@ -7,6 +7,7 @@ import dev.adaptive.benchmarks.report.Summary;
 import dev.adaptive.benchmarks.sim.FleetPolicy;
 import dev.adaptive.benchmarks.sim.FleetRun;
 import dev.adaptive.benchmarks.sim.FleetRunResult;
+import dev.adaptive.benchmarks.sim.Simulator;
 import dev.adaptive.fleet.FleetMember;
 
 import java.io.IOException;
@@ -19,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -136,7 +136,7 @@ public final class FleetSimulate {
         for (List<Future<FleetRunResult>> fs : futures.values()) {
             List<FleetRunResult> runs = new ArrayList<>();
             for (Future<FleetRunResult> f : fs) {
-                runs.add(get(f));
+                runs.add(Simulator.get(f));
             }
             rows.add(FleetSummary.of(runs));
         }
@@ -144,17 +144,6 @@ public final class FleetSimulate {
                 .min(Comparator.comparingDouble(r -> r.base().wallMedian())).orElseThrow();
         double wall = oracle.base().wallMedian();
         return new Cell(s, k, oracle.withRatio(wall), rows.stream().map(r -> r.withRatio(wall)).toList());
-    }
-
-    private static FleetRunResult get(Future<FleetRunResult> f) {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
-        }
     }
 
     private static String coordinatedDefault() {
