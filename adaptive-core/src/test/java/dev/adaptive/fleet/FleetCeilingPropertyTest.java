@@ -28,18 +28,17 @@ class FleetCeilingPropertyTest {
 
     @Test
     void inFlightNeverExceedsTheCeiling() {
-        Property.forAll(100, Gen.longs(), seed -> {
-            FleetSim sim = runScenario(seed, true);
-            assertThat(sim.violations).isEmpty();
-            assertThat(sim.time.uncaught()).isEmpty();
-            assertThat(sim.admissions).isPositive();
-        });
+        neverExceeds(true);
     }
 
     @Test
     void inFlightNeverExceedsTheCeilingWithTheEvenSplitRules() {
+        neverExceeds(false);
+    }
+
+    private static void neverExceeds(boolean learn) {
         Property.forAll(100, Gen.longs(), seed -> {
-            FleetSim sim = runScenario(seed, false);
+            FleetSim sim = runScenario(seed, learn);
             assertThat(sim.violations).isEmpty();
             assertThat(sim.time.uncaught()).isEmpty();
             assertThat(sim.admissions).isPositive();

@@ -13,7 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * CI smoke test of the fleet benchmark: a short S2 (120 items) shared by three clients, through
  * every fleet policy, in virtual time. Sanity, not performance: every item of every client ends
  * once, the server is idle afterwards, a coordinated fleet never sends into an announced window
- * and never admits above its ceiling, and a run is reproducible from its seed.
+ * and never admits above its ceiling, and a run is reproducible from its seed (Netflix's Vegas
+ * aside: it draws from an unseeded random).
  */
 class FleetSimulationSmokeTest {
 
@@ -42,6 +43,9 @@ class FleetSimulationSmokeTest {
     @Test
     void aFleetRunIsReproducibleFromItsSeed() {
         for (FleetPolicy p : POLICIES) {
+            if (p.family().equals("netflix")) {
+                continue; // its VegasLimit draws probe jitter from ThreadLocalRandom, which cannot be seeded
+            }
             FleetRunResult a = FleetRun.run(p, SHORT, 3, 7);
             FleetRunResult b = FleetRun.run(p, SHORT, 3, 7);
             assertThat(b).as(p.name()).isEqualTo(a);
