@@ -26,6 +26,8 @@ sealed class LeaseImpl implements Lease permits GatedLease {
     private final LimiterCore core;
     private final long startNanos;
     private final int inflightAtStart;
+    // What the limit's sample says was in flight: ours plus, in a fleet, the others' last reported.
+    private final int sampledInflight;
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;
 
@@ -33,6 +35,12 @@ sealed class LeaseImpl implements Lease permits GatedLease {
         this.core = core;
         this.startNanos = startNanos;
         this.inflightAtStart = inflightAtStart;
+        this.sampledInflight = (int) Math.min(Integer.MAX_VALUE, (long) inflightAtStart + core.othersInflight());
+    }
+
+    /** @return in flight at start as the limit's sample records it: this limiter's and the others' reported */
+    int sampledInflight() {
+        return sampledInflight;
     }
 
     @Override

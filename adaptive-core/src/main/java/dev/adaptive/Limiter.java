@@ -176,6 +176,41 @@ public final class Limiter {
     }
 
     /**
+     * Sets how many calls other clients of the same backend have in flight (a fleet's other
+     * members, as last reported), for a fleet {@code Coordinator}. The limit's samples then
+     * record this limiter's in flight plus that number, so the algorithm judges its latencies
+     * and refusals against the load the whole fleet puts on the backend, and its limit
+     * estimates what the backend takes in total. Admission is not affected:
+     * {@link #inflight()}, {@link Lease#inflightAtStart()} and the ceiling stay this limiter's.
+     *
+     * @param others at least 0; 0 (the default) for a limiter alone
+     */
+    public void othersInflight(int others) {
+        if (others < 0) {
+            throw new IllegalArgumentException("othersInflight must be >= 0: " + others);
+        }
+        core.othersInflight(others);
+    }
+
+    /** @return the count set by {@link #othersInflight(int)}; 0 by default */
+    public int othersInflight() {
+        return core.othersInflight();
+    }
+
+    /**
+     * Folds into the limit a rate limit (a 429 with Retry-After) that another client of the same
+     * backend met, as if a call of this limiter, admitted now with the fleet's in flight
+     * ({@link #inflight()} plus {@link #othersInflight()}), had been refused: the fleet's
+     * refusal is this limit's signal too. Opens no pause (the fleet's pause is applied with
+     * {@link #pauseUntil(long)}). Does nothing when the limiter does not adapt on rate limits.
+     *
+     * @param retryAfter the wait the other client was told
+     */
+    public void rateLimitedElsewhere(Duration retryAfter) {
+        core.foldRateLimitElsewhere(Objects.requireNonNull(retryAfter, "retryAfter"));
+    }
+
+    /**
      * Adds, at run time, a listener told of every Retry-After pause this limiter opens or
      * extends: after a rate-limited release, {@link #pauseFor(Duration)} or
      * {@link #pauseUntil(long)}. For fleet members, which attach to a limiter after it is built

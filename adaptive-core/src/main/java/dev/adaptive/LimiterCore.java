@@ -115,6 +115,7 @@ final class LimiterCore {
     private final AtomicReference<LimitState> limitState;
     private volatile int localLimit;
     private volatile int ceiling = Integer.MAX_VALUE;
+    private volatile int othersInflight;
     private volatile int effectiveLimit;
     private final AtomicInteger maxLimitReached;
 
@@ -594,6 +595,28 @@ final class LimiterCore {
     }
 
     private void fold(LeaseImpl lease, Outcome outcome, long now, long rtt) {
+        fold(lease.startNanos(), lease.sampledInflight(), outcome, now, rtt);
+    }
+
+    /**
+     * A rate limit met by another client of this backend, folded as if a call of ours admitted
+     * now, with the fleet's in flight, had been refused at once.
+     */
+    void foldRateLimitElsewhere(Duration retryAfter) {
+        long now = ticker.nanoTime();
+        int n = (int) Math.min(Integer.MAX_VALUE, (long) inflight.get() + othersInflight);
+        fold(now, Math.max(1, n), Outcome.rateLimited(retryAfter), now, 0);
+    }
+
+    void othersInflight(int n) {
+        othersInflight = n;
+    }
+
+    int othersInflight() {
+        return othersInflight;
+    }
+
+    private void fold(long startNanos, int sampledInflight, Outcome outcome, long now, long rtt) {
         if (outcome instanceof Outcome.Ignored
                 || (outcome instanceof Outcome.Dropped && !adapt.onErrors())
                 || (outcome instanceof Outcome.RateLimited && !adapt.onRateLimit())) {
@@ -608,7 +631,7 @@ final class LimiterCore {
                 rtt = floor == Long.MAX_VALUE ? rtt : floor;
             }
         }
-        Sample sample = new Sample(lease.startNanos(), rtt, lease.inflightAtStart(), outcome);
+        Sample sample = new Sample(startNanos, rtt, sampledInflight, outcome);
         LimitState before;
         LimitState after;
         int afterLimit;

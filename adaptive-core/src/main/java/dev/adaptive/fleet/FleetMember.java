@@ -34,6 +34,16 @@ import java.util.concurrent.atomic.LongAdder;
  * limiter admits at most {@code min(share, local limit)}, so whenever the fleet gate admits,
  * the local one does too.
  *
+ * <p><b>Learning the fleet's capacity</b> ({@link Builder#learnCapacity(boolean)}, on by
+ * default). The limiter's samples carry the fleet's in flight (its own plus what the others last
+ * reported), so each local limit, and the global ceiling, estimates what the backend takes in
+ * total; another member's Retry-After is folded into the local limit; a node with calls in
+ * flight or waiting reports every sync interval (default a tenth of the heartbeat), an idle one
+ * once a heartbeat or when its claim or demand changed; shares follow each node's reported
+ * demand, an idle node keeping one slot; a node's ceiling never exceeds the room the others'
+ * claims leave; and members resume from a fleet pause one after another, over one sync
+ * interval. None of these raises a ceiling without the claim check below.
+ *
  * <p><b>Why the fleet stays under the ceiling.</b> A node's claim is
  * {@code max(current ceiling, wanted share, in flight)}: it bounds what the node may have in
  * flight until its next report. A node lowers its ceiling at once, but raises it (joining, or
@@ -76,6 +86,8 @@ public final class FleetMember implements AutoCloseable {
 
     /** Default heartbeat period: 1 second. */
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(1);
+    /** The default sync interval is the heartbeat divided by this: 100 ms for the default heartbeat. */
+    public static final int SYNC_PER_HEARTBEAT = 10;
     /**
      * The longest heartbeat (and TTL) taken: 365 days, far below the ~292 years a long of
      * nanoseconds holds, so that no sum of times overflows.
@@ -90,6 +102,9 @@ public final class FleetMember implements AutoCloseable {
     private final Duration heartbeat;
     private final Duration ttl;
     private final long heartbeatNanos;
+    private final Duration syncInterval;
+    private final long syncNanos;
+    private final boolean learn;
     private final long liveNanos;
     private final OutagePolicy policy;
     private final Clock clock;
@@ -109,6 +124,10 @@ public final class FleetMember implements AutoCloseable {
     private int followUps;
     private boolean hasGoodBeat;
     private long lastGoodSendNanos;
+    private long beatSentNanos;
+    private NodeReport lastReport;
+    // Read by the pause relay inside other members' deliveries, so not under the lock.
+    private volatile long resumeStaggerNanos;
     private Cancellable tickTask;
     private Cancellable expiryTask;
     // leaving: close() was called, nothing more is admitted; closed: the report is gone too.
@@ -131,6 +150,9 @@ public final class FleetMember implements AutoCloseable {
         this.heartbeat = b.heartbeat;
         this.ttl = b.ttl == null ? b.heartbeat.multipliedBy(2) : b.ttl;
         this.heartbeatNanos = b.heartbeat.toNanos();
+        this.syncInterval = b.syncInterval == null ? defaultSync(b.heartbeat) : b.syncInterval;
+        this.learn = b.learn;
+        this.syncNanos = learn ? this.syncInterval.toNanos() : heartbeatNanos;
         long ttlNanos = this.ttl.toNanos();
         // Trust our report for a little less than its TTL: a margin for clock skew and
         // coordinator latency, never so large that the window falls below one heartbeat.
@@ -140,7 +162,13 @@ public final class FleetMember implements AutoCloseable {
         this.ticker = limiter.ticker();
         this.scheduler = limiter.scheduler();
         this.listeners = b.listeners.toArray(new FleetListener[0]);
-        this.pauses = new PauseRelay(limiter, coordinator, key, nodeId, clock, this::emit);
+        this.pauses = new PauseRelay(limiter, coordinator, key, nodeId, clock, this::emit, () -> resumeStaggerNanos,
+                b.learn);
+    }
+
+    private static Duration defaultSync(Duration heartbeat) {
+        Duration d = heartbeat.dividedBy(SYNC_PER_HEARTBEAT);
+        return d.isZero() ? heartbeat : d;
     }
 
     /**
@@ -166,11 +194,13 @@ public final class FleetMember implements AutoCloseable {
         }
         Beat first;
         synchronized (lock) {
-            tickTask = scheduler.schedule(this::tick, heartbeatNanos);
             followUps = 1;
             first = prepareBeat();
         }
         dispatch(first);
+        synchronized (lock) {
+            tickTask = scheduler.schedule(this::tick, syncNanos);
+        }
     }
 
     // ---- heartbeat -----------------------------------------------------------------------
@@ -181,12 +211,24 @@ public final class FleetMember implements AutoCloseable {
             if (closed) {
                 return;
             }
-            tickTask = scheduler.schedule(this::tick, heartbeatNanos);
-            if (leaving && !beating && limiter.inflight() == 0) {
+            long now = ticker.nanoTime();
+            if (beating) {
+                // One heartbeat at a time keeps this node's writes in order; one still pending
+                // when the next heartbeat is due is an outage.
+                long pending = now - beatSentNanos;
+                if (pending >= heartbeatNanos) {
+                    onOutage(null);
+                    tickTask = scheduler.schedule(this::tick, heartbeatNanos);
+                } else {
+                    tickTask = scheduler.schedule(this::tick, heartbeatNanos - pending);
+                }
+                return;
+            }
+            tickTask = scheduler.schedule(this::tick, syncNanos);
+            if (leaving && limiter.inflight() == 0) {
                 beat = null;
-            } else if (beating) {
-                // One heartbeat at a time keeps this node's writes in order; a stuck one is an outage.
-                onOutage(null);
+            } else if (!busy() && !reportChanged() && now - beatSentNanos < heartbeatNanos) {
+                // Idle, settled, nothing new to say: the check was local; the report waits for the heartbeat.
                 return;
             } else {
                 followUps = 1;
@@ -200,15 +242,48 @@ public final class FleetMember implements AutoCloseable {
         }
     }
 
+    /**
+     * Under the lock. While this node has calls in flight or waiting, or a share it has not yet
+     * reached, it syncs every sync interval rather than every heartbeat: shares, the fleet's
+     * in flight and the global ceiling then move at the pace of the calls, not of the liveness
+     * heartbeat. An idle, settled node looks every sync interval (locally) and reports once a
+     * heartbeat, or at once when work comes.
+     */
+    private boolean busy() {
+        return learn && !leaving && (limiter.inflight() > 0 || limiter.waiting() > 0 || granted != target);
+    }
+
+    /**
+     * Under the lock: whether this node's claim or demand moved since its last report (a node
+     * that just went idle gives its claim back at once, rather than a heartbeat later).
+     */
+    private boolean reportChanged() {
+        NodeReport last = lastReport;
+        return last == null || claimNow(limiter.inflight()) != last.claim() || demandNow(limiter.inflight()) != last.demand();
+    }
+
+    private int claimNow(int inflight) {
+        return Math.max(Math.max(granted, target), inflight);
+    }
+
+    private int demandNow(int inflight) {
+        return !learn || limiter.waiting() > 0 ? NodeReport.UNBOUNDED_DEMAND : leaving ? 0 : inflight;
+    }
+
     /** Under the lock. */
     private Beat prepareBeat() {
         int inflight = limiter.inflight();
         int want = target;
-        int claim = Math.max(Math.max(granted, want), inflight);
+        int claim = claimNow(inflight);
+        int demand = demandNow(inflight);
         beating = true;
         long seq = ++beatSeq;
-        NodeReport report = new NodeReport(nodeId, incarnation, limiter.localLimit(), inflight, claim, clock.instant());
-        return new Beat(seq, ticker.nanoTime(), report, want);
+        long now = ticker.nanoTime();
+        beatSentNanos = now;
+        NodeReport report = new NodeReport(nodeId, incarnation, limiter.localLimit(), inflight, claim, clock.instant(),
+                demand);
+        lastReport = report;
+        return new Beat(seq, now, report, want);
     }
 
     private void dispatch(Beat beat) {
@@ -250,6 +325,17 @@ public final class FleetMember implements AutoCloseable {
             checkClashes(view, now);
             globalCeiling = view.globalCeiling();
             liveNodes = view.liveNodes();
+            long others = 0;
+            for (NodeReport r : view.nodes()) {
+                if (!(r.nodeId().equals(nodeId) && r.incarnation().equals(incarnation))) {
+                    others += r.inflight();
+                }
+            }
+            if (learn) {
+                limiter.othersInflight((int) Math.min(Integer.MAX_VALUE, others));
+                // Members resume from a fleet pause one after another, spread over one sync interval.
+                resumeStaggerNanos = liveNodes <= 1 ? 0 : view.rankOf(nodeId, incarnation) * (syncNanos / liveNodes);
+            }
             if (!up) {
                 up = true;
                 emit(new FleetEvent.CoordinatorRestored(now));
@@ -263,6 +349,14 @@ public final class FleetMember implements AutoCloseable {
             }
             if (share < newGranted) {
                 newGranted = share;
+            }
+            // Never more than the room the others' claims leave: after the ceiling fell, a node
+            // under its new share waits while another still drains calls admitted under the old
+            // one, instead of adding to an excess; a joining node's announced share makes room
+            // for it at the others' next report.
+            long room = view.globalCeiling() - (view.claimed() - beat.report.claim());
+            if (learn && room < newGranted) {
+                newGranted = (int) Math.max(0, room);
             }
             // A leaving node wants nothing: its claim shrinks with its calls in flight.
             target = leaving ? 0 : share;
@@ -397,6 +491,7 @@ public final class FleetMember implements AutoCloseable {
             }
             now = !beating && limiter.inflight() == 0;
         }
+        limiter.othersInflight(0);
         pauses.close();
         if (now) {
             finishLeaving();
@@ -474,6 +569,11 @@ public final class FleetMember implements AutoCloseable {
         return heartbeat;
     }
 
+    /** @return the sync interval: how often this node reports while it has work */
+    public Duration syncInterval() {
+        return syncInterval;
+    }
+
     /** @return the TTL of this node's reports */
     public Duration ttl() {
         return ttl;
@@ -512,6 +612,8 @@ public final class FleetMember implements AutoCloseable {
         private String nodeId;
         private Duration heartbeat = DEFAULT_HEARTBEAT;
         private Duration ttl;
+        private Duration syncInterval;
+        private boolean learn = true;
         private OutagePolicy policy = OutagePolicy.FAIL_CLOSED;
         private Clock clock = Clock.systemUTC();
         private final List<FleetListener> listeners = new ArrayList<>();
@@ -566,6 +668,47 @@ public final class FleetMember implements AutoCloseable {
         }
 
         /**
+         * The rules by which the fleet learns its backend's capacity (on by default):
+         * the limiter's samples carry the fleet's in flight (its own plus what the others last
+         * reported, {@link Limiter#othersInflight(int)}), so each local limit, and the global
+         * ceiling their median, estimates what the backend takes in total; another member's
+         * Retry-After is folded into the local limit ({@link Limiter#rateLimitedElsewhere});
+         * a node with calls in flight or waiting reports every {@link #syncInterval(Duration)};
+         * shares follow demand (an idle node keeps one slot, its room goes to the nodes with
+         * work); a node never takes more than the room the others' claims leave; and members
+         * resume from a fleet pause one after another, spread over one sync interval.
+         * docs/core-guard-fleet.md has the rules and the figures.
+         *
+         * Off, the fleet runs the earlier rules: every node reports once a heartbeat, samples are
+         * the node's own, and {@code G} is split evenly whatever each node's demand.
+         *
+         * @param learn whether to learn the fleet's capacity; default {@code true}
+         * @return this builder
+         */
+        public Builder learnCapacity(boolean learn) {
+            this.learn = learn;
+            return this;
+        }
+
+        /**
+         * @param syncInterval how often a node that has calls in flight or waiting (or a share
+         *                     it has not reached yet) reports, so that shares and the global
+         *                     ceiling follow the backend at the pace of the calls; positive, at
+         *                     most the heartbeat; default the heartbeat divided by
+         *                     {@value FleetMember#SYNC_PER_HEARTBEAT} (100 ms for 1 s). Each
+         *                     report is one call to the coordinator. Used with
+         *                     {@link #learnCapacity(boolean)}
+         * @return this builder
+         */
+        public Builder syncInterval(Duration syncInterval) {
+            if (syncInterval == null || syncInterval.isNegative() || syncInterval.isZero()) {
+                throw new IllegalArgumentException("syncInterval must be positive: " + syncInterval);
+            }
+            this.syncInterval = syncInterval;
+            return this;
+        }
+
+        /**
          * @param policy what to do while the coordinator does not answer; default
          *               {@link OutagePolicy#FAIL_CLOSED}
          * @return this builder
@@ -612,6 +755,10 @@ public final class FleetMember implements AutoCloseable {
             }
             if (heartbeat.compareTo(MAX_PERIOD) > 0) {
                 throw new IllegalArgumentException("heartbeat must be at most " + MAX_PERIOD + ": " + heartbeat);
+            }
+            if (syncInterval != null && syncInterval.compareTo(heartbeat) > 0) {
+                throw new IllegalArgumentException("syncInterval must be at most heartbeat (" + heartbeat + "): "
+                        + syncInterval);
             }
             if (ttl != null && ttl.compareTo(heartbeat) <= 0) {
                 throw new IllegalArgumentException("ttl must exceed heartbeat (" + heartbeat + "): " + ttl);

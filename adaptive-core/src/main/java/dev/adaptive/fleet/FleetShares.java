@@ -19,9 +19,18 @@ import java.util.Objects;
  *       just started at its initial limit and a node whose estimate ran away. With the same
  *       {@link dev.adaptive.limit.FixedLimit} on every node, {@code G} is that limit: a
  *       contractual fleet-wide cap.</li>
- *   <li><b>Shares</b>: {@code G} split evenly over the live nodes, ordered by node id then
- *       incarnation; the first {@code G mod N} get one more. The shares sum to exactly
- *       {@code G}; when {@code G < N} some shares are 0.</li>
+ *   <li><b>Shares follow demand</b>: {@code G} is filled like water over the live nodes,
+ *       ordered by node id then incarnation: each node gets at most its
+ *       {@linkplain NodeReport#demand() demand}, but at least one slot (while {@code G >= N}),
+ *       and what a node does not need goes to the others in equal parts, the first in order
+ *       taking the remainder. With every node busy this is the even split; a node that is idle
+ *       keeps one slot, so that it can start at once when work comes, and its room goes to the
+ *       nodes with work. What no node needs stays free: the first node whose work grows takes
+ *       it at its next report, without waiting for the others to give it back (parked on idle
+ *       nodes, it would come back only at their reports). With every node's demand unbounded
+ *       (or unreported) this is the even split of {@code G}. The shares sum to at most
+ *       {@code G}; when {@code G < N} the first {@code G} nodes get
+ *       one slot and the others 0.</li>
  *   <li><b>Claims</b>: each report carries the most its node may have in flight until its next
  *       report. A node may raise its ceiling only to a value it has already published as its
  *       claim, and only if, in the list its heartbeat returned, the claims sum to at most
@@ -96,13 +105,74 @@ record FleetShares(int globalCeiling, List<NodeReport> nodes, long claimed) {
      * @return its share, or -1 if that node is not among the live ones
      */
     int shareOf(String nodeId, String incarnation) {
-        int n = nodes.size();
-        for (int rank = 0; rank < n; rank++) {
+        int rank = rankOf(nodeId, incarnation);
+        return rank < 0 ? -1 : shares()[rank];
+    }
+
+    /**
+     * @param nodeId      the node
+     * @param incarnation its incarnation
+     * @return its place in the rule's order (0 first), or -1 if it is not among the live ones
+     */
+    int rankOf(String nodeId, String incarnation) {
+        for (int rank = 0; rank < nodes.size(); rank++) {
             NodeReport r = nodes.get(rank);
             if (r.nodeId().equals(nodeId) && r.incarnation().equals(incarnation)) {
-                return globalCeiling / n + (rank < globalCeiling % n ? 1 : 0);
+                return rank;
             }
         }
         return -1;
+    }
+
+    /** @return every live node's share, in the rule's order */
+    public int[] shares() {
+        int n = nodes.size();
+        int[] shares = new int[n];
+        if (n == 0) {
+            return shares;
+        }
+        if (globalCeiling < n) {
+            for (int i = 0; i < globalCeiling; i++) {
+                shares[i] = 1;
+            }
+            return shares;
+        }
+        // Water-filling: the least demanding nodes are served first, each to min(demand, the
+        // equal part of what is left); ties keep the rule's order, so the first take the remainder.
+        Integer[] byDemand = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            byDemand[i] = i;
+        }
+        Arrays.sort(byDemand, Comparator.comparingInt((Integer i) -> want(nodes.get(i))).thenComparingInt(i -> i));
+        long left = globalCeiling;
+        int served = 0;
+        while (served < n) {
+            int rest = n - served;
+            long part = left / rest;
+            int next = byDemand[served];
+            if (want(nodes.get(next)) <= part) {
+                shares[next] = want(nodes.get(next));
+                left -= shares[next];
+                served++;
+                continue;
+            }
+            // Everyone left wants more than an equal part: split what is left evenly, in order.
+            int[] unserved = new int[rest];
+            for (int j = 0; j < rest; j++) {
+                unserved[j] = byDemand[served + j];
+            }
+            Arrays.sort(unserved);
+            long extra = left % rest;
+            for (int j = 0; j < rest; j++) {
+                shares[unserved[j]] = (int) (part + (j < extra ? 1 : 0));
+            }
+            break;
+        }
+        return shares;
+    }
+
+    /** At least one slot, so that an idle node can start at once; a demand beyond it is a wish for more. */
+    private static int want(NodeReport r) {
+        return Math.max(1, r.demand());
     }
 }

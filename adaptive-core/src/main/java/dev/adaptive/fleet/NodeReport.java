@@ -15,9 +15,17 @@ import java.util.Objects;
  *                    least {@code inflight}: the fleet's aggregation rule admits a share
  *                    increase only while the live nodes' claims fit under the global ceiling
  * @param reportedAt  the node's wall-clock time of the report
+ * @param demand      how many calls the node would have in flight if it could: its in-flight
+ *                    count when nothing waits for a slot, {@link #UNBOUNDED_DEMAND} while calls
+ *                    wait (a runner that pulls items one slot at a time shows one waiting call
+ *                    whatever its backlog, so a waiting call means "more"); at least 0. Shares
+ *                    follow it: an idle node's share goes to the nodes with work
  */
 public record NodeReport(String nodeId, String incarnation, int localLimit, int inflight, int claim,
-                         Instant reportedAt) {
+                         Instant reportedAt, int demand) {
+
+    /** The demand of a node that has calls waiting for a slot, or that does not say: as much as it can get. */
+    public static final int UNBOUNDED_DEMAND = Integer.MAX_VALUE;
 
     /**
      * Validates.
@@ -27,6 +35,7 @@ public record NodeReport(String nodeId, String incarnation, int localLimit, int 
      * @param inflight the node's calls in flight when it reported, at least 0
      * @param claim the most calls this node may have in flight until its next report, at least {@code inflight}
      * @param reportedAt the node's wall-clock time of the report
+     * @param demand the calls the node would have in flight if it could, at least 0
      */
     public NodeReport {
         Objects.requireNonNull(nodeId, "nodeId");
@@ -44,6 +53,24 @@ public record NodeReport(String nodeId, String incarnation, int localLimit, int 
         if (claim < inflight) {
             throw new IllegalArgumentException("claim must be >= inflight (" + inflight + "): " + claim);
         }
+        if (demand < 0) {
+            throw new IllegalArgumentException("demand must be >= 0: " + demand);
+        }
+    }
+
+    /**
+     * A report that does not say its demand ({@link #UNBOUNDED_DEMAND}): as a report stored by
+     * a version of the engine that did not send one reads.
+     *
+     * @param nodeId      see the record
+     * @param incarnation see the record
+     * @param localLimit  see the record
+     * @param inflight    see the record
+     * @param claim       see the record
+     * @param reportedAt  see the record
+     */
+    public NodeReport(String nodeId, String incarnation, int localLimit, int inflight, int claim, Instant reportedAt) {
+        this(nodeId, incarnation, localLimit, inflight, claim, reportedAt, UNBOUNDED_DEMAND);
     }
 
     /**

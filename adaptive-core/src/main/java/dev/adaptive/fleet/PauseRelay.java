@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * A {@link FleetMember}'s pause sharing: publishes the Retry-After pauses its limiter opens,
@@ -28,11 +29,14 @@ final class PauseRelay {
     private final Clock clock;
     private final Ticker ticker;
     private final Consumer<FleetEvent> emit;
+    private final LongSupplier resumeStagger;
+    private final boolean foldOthers;
     private final Consumer<TraceEvent.RatePause> hook = this::onLocalPause;
 
     private final Object lock = new Object();
     private boolean remoteApplied;
     private long appliedRemoteUntil;
+    private long staggeredUntil;
     private volatile boolean closed;
     private AutoCloseable subscription;
     private final LongAdder published = new LongAdder();
@@ -40,7 +44,7 @@ final class PauseRelay {
     private final LongAdder failures = new LongAdder();
 
     PauseRelay(Limiter limiter, Coordinator coordinator, String key, String nodeId, Clock clock,
-               Consumer<FleetEvent> emit) {
+               Consumer<FleetEvent> emit, LongSupplier resumeStagger, boolean foldOthers) {
         this.limiter = limiter;
         this.coordinator = coordinator;
         this.key = key;
@@ -48,6 +52,8 @@ final class PauseRelay {
         this.clock = clock;
         this.ticker = limiter.ticker();
         this.emit = emit;
+        this.resumeStagger = resumeStagger;
+        this.foldOthers = foldOthers;
     }
 
     /** Hooks the limiter and subscribes; undoes the hook if the subscription throws. */
@@ -91,7 +97,7 @@ final class PauseRelay {
             return;
         }
         synchronized (lock) {
-            if (remoteApplied && pause.untilNanos() - appliedRemoteUntil <= 0) {
+            if (remoteApplied && pause.untilNanos() - appliedRemoteUntil <= 0 || pause.untilNanos() == staggeredUntil) {
                 return;
             }
         }
@@ -117,6 +123,11 @@ final class PauseRelay {
         }
         // Saturated; the limiter caps it at maxRetryAfter anyway.
         long until = Nanos.plus(now, delta);
+        // Another member's refusal is this node's signal too: the backend refused the fleet.
+        // Once per pause: the rest of a burst arrives while the pause is open.
+        if (foldOthers && !pause.originNodeId().equals(nodeId) && !limiter.isRatePaused()) {
+            limiter.rateLimitedElsewhere(Duration.ofNanos(delta));
+        }
         synchronized (lock) {
             if (!remoteApplied || until - appliedRemoteUntil > 0) {
                 appliedRemoteUntil = until;
@@ -131,7 +142,32 @@ final class PauseRelay {
                 appliedRemoteUntil = actual;
             }
         }
+        staggerResume(until, now);
         received.increment();
         emit.accept(new FleetEvent.PauseReceived(now, pause, until));
+    }
+
+    /**
+     * Each member resumes a little after the announced end, by its place in the fleet, so that
+     * the fleet does not refire at one instant. The pause is extended only just before it
+     * would end, not now: until then a later refusal whose window ends after this one still
+     * extends the limiter's pause, and so is still published to the others. The extension
+     * itself is not news for the fleet and is not published.
+     */
+    private void staggerResume(long until, long now) {
+        long stagger = resumeStagger.getAsLong();
+        if (stagger <= 0 || until - now <= 1) {
+            return;
+        }
+        long staggered = Nanos.plus(until, stagger);
+        limiter.scheduler().schedule(() -> {
+            if (closed || limiter.pausedUntilNanos() - until > 0) {
+                return; // left the fleet, or a later pause took over and staggers itself
+            }
+            synchronized (lock) {
+                staggeredUntil = staggered;
+            }
+            limiter.pauseUntil(staggered);
+        }, until - now - 1);
     }
 }

@@ -79,7 +79,7 @@ class FleetCoordinatorErrorsTest {
     };
 
     private FleetMember join() {
-        return FleetMember.builder(limiter, broken).key("backend").nodeId("a").clock(clock).join();
+        return FleetMember.builder(limiter, broken).key("backend").nodeId("a").clock(clock).learnCapacity(false).join();
     }
 
     @AfterEach

@@ -15,6 +15,12 @@ import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/**
+ * The fleet member with the even-split rules ({@link FleetMember.Builder#learnCapacity(boolean)}
+ * off, which {@link FleetSim} uses unless told otherwise): joins, drains, deaths, leaves, the
+ * falling ceiling, outage policies, pauses and duplicate ids. The rules that learn the capacity
+ * are {@link FleetLearningTest}'s; the ceiling under both, {@link FleetCeilingPropertyTest}'s.
+ */
 class FleetMemberTest {
 
     private static final Duration BEAT = FleetMember.DEFAULT_HEARTBEAT;
@@ -395,7 +401,7 @@ class FleetMemberTest {
         Limiter other = Limiter.builder().limit(FixedLimit.of(30)).time(sim.time).build();
         List<FleetEvent> otherEvents = new java.util.ArrayList<>();
         FleetMember a2 = FleetMember.builder(other, sim.store).key(FleetSim.KEY).nodeId("a").clock(sim.clock)
-                .listener(otherEvents::add).join();
+                .listener(otherEvents::add).learnCapacity(false).join();
         FleetSim.Node b = sim.node("b", 30).join();
         sim.advance(BEAT.multipliedBy(3));
         assertThat(sim.store.liveReports(FleetSim.KEY)).hasSize(3);
@@ -417,7 +423,7 @@ class FleetMemberTest {
         Limiter fresh = Limiter.builder().limit(FixedLimit.of(30)).time(sim.time).build();
         List<FleetEvent> events = new java.util.ArrayList<>();
         FleetMember restarted = FleetMember.builder(fresh, sim.store).key(FleetSim.KEY).nodeId("a")
-                .clock(sim.clock).listener(events::add).join();
+                .clock(sim.clock).listener(events::add).learnCapacity(false).join();
         // The old incarnation still counts until its TTL: half the ceiling each.
         assertThat(fresh.limit()).isZero();
         sim.advance(BEAT.multipliedBy(4));
@@ -433,7 +439,7 @@ class FleetMemberTest {
         FleetMember m = FleetMember.builder(limiter, sim.store).key("k").nodeId("n").clock(sim.clock)
                 .listener(e -> {
                     throw new IllegalStateException("listener bug");
-                }).join();
+                }).learnCapacity(false).join();
         assertThat(limiter.limit()).isEqualTo(8);
         assertThat(m.stats().listenerFailures()).isPositive();
         m.close();
@@ -443,7 +449,7 @@ class FleetMemberTest {
     void defaultsAreOneSecondHeartbeatTwiceThatTtlAndFailClosed() {
         Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).time(new VirtualTime()).build();
         FleetMember m = FleetMember.builder(limiter, new InMemoryCoordinator(limiter.ticker())).key("k")
-                .nodeId("n").join();
+                .nodeId("n").learnCapacity(false).join();
         assertThat(m.heartbeat()).isEqualTo(Duration.ofSeconds(1));
         assertThat(m.ttl()).isEqualTo(Duration.ofSeconds(2));
         assertThat(m.outagePolicy()).isEqualTo(OutagePolicy.FAIL_CLOSED);

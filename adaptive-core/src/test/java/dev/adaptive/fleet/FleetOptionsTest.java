@@ -17,7 +17,7 @@ class FleetOptionsTest {
     private final InMemoryCoordinator store = new InMemoryCoordinator(time);
 
     private FleetMember.Builder builder() {
-        return FleetMember.builder(limiter, store).key("k").nodeId("n");
+        return FleetMember.builder(limiter, store).key("k").nodeId("n").learnCapacity(false);
     }
 
     @Test

@@ -29,6 +29,66 @@ class FleetSharesTest {
         assertThat(FleetShares.of(List.of()).globalCeiling()).isZero();
     }
 
+    private static NodeReport busy(String id, int limit, int demand) {
+        return new NodeReport(id, "i", limit, 0, 0, AT, demand);
+    }
+
+    private static List<Integer> shares(FleetShares s, String... ids) {
+        List<Integer> out = new ArrayList<>();
+        for (String id : ids) {
+            out.add(s.shareOf(id, "i"));
+        }
+        return out;
+    }
+
+    @Test
+    void sharesFollowDemandAnIdleNodeKeepsOneSlotAndTheRestGoesToTheNodesWithWork() {
+        int more = NodeReport.UNBOUNDED_DEMAND;
+        assertThat(shares(FleetShares.of(List.of(busy("a", 30, 0), busy("b", 30, more), busy("c", 30, more))),
+                "a", "b", "c")).containsExactly(1, 15, 14);
+        // A node that needs less than an equal part gets what it needs; the others share the rest.
+        assertThat(shares(FleetShares.of(List.of(busy("a", 30, more), busy("b", 30, 4), busy("c", 30, more))),
+                "a", "b", "c")).containsExactly(13, 4, 13);
+        // What nobody needs stays free, for the first node whose work grows.
+        FleetShares idle = FleetShares.of(List.of(busy("a", 30, 0), busy("b", 30, 2)));
+        assertThat(shares(idle, "a", "b")).containsExactly(1, 2);
+        // Every demand unbounded (or unreported): the even split.
+        assertThat(shares(FleetShares.of(List.of(busy("a", 20, more), busy("b", 20, more), busy("c", 20, more))),
+                "a", "b", "c")).containsExactly(7, 7, 6);
+        // Fewer slots than nodes: one slot each to the first, whatever the demands.
+        assertThat(shares(FleetShares.of(List.of(busy("a", 2, 0), busy("b", 2, more), busy("c", 2, more))),
+                "a", "b", "c")).containsExactly(1, 1, 0);
+    }
+
+    @Test
+    void sharesNeverSumAboveTheCeilingWhateverTheDemands() {
+        Property.forAll(500, Gen.longs(), seed -> {
+            java.util.Random r = new java.util.Random(seed);
+            List<NodeReport> live = new ArrayList<>();
+            int n = 1 + r.nextInt(9);
+            for (int i = 0; i < n; i++) {
+                int demand = r.nextInt(4) == 0 ? NodeReport.UNBOUNDED_DEMAND : r.nextInt(40);
+                live.add(busy("n" + i, 1 + r.nextInt(60), demand));
+            }
+            FleetShares s = FleetShares.of(live);
+            int sum = 0;
+            for (int share : s.shares()) {
+                assertThat(share).isNotNegative();
+                sum += share;
+            }
+            assertThat(sum).isLessThanOrEqualTo(s.globalCeiling());
+            if (live.stream().anyMatch(x -> x.demand() == NodeReport.UNBOUNDED_DEMAND)) {
+                assertThat(sum).isEqualTo(s.globalCeiling()); // a node that wants more takes what is left
+            }
+        });
+    }
+
+    @Test
+    void aNegativeDemandIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> busy("a", 1, -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("demand");
+    }
+
     @Test
     void sharesAreEvenAndTheRemainderGoesToTheFirstNodesById() {
         FleetShares s = FleetShares.of(List.of(node("c", 20, 0), node("a", 20, 0), node("b", 20, 0)));

@@ -30,6 +30,8 @@ final class FleetSim {
     final Map<String, Node> nodes = new LinkedHashMap<>();
     final List<String> violations = new ArrayList<>();
     int ceiling = Integer.MAX_VALUE;
+    /** Whether nodes join with {@link FleetMember.Builder#learnCapacity(boolean)}; the even-split rules by default here. */
+    boolean learn;
     int maxTotal;
     long admissions;
 
@@ -85,7 +87,7 @@ final class FleetSim {
         }
 
         Node join() {
-            member = FleetMember.builder(limiter, line).key(KEY).nodeId(id).clock(clock).outagePolicy(policy)
+            member = FleetMember.builder(limiter, line).key(KEY).nodeId(id).clock(clock).outagePolicy(policy).learnCapacity(learn)
                     .listener(events::add).join();
             return this;
         }

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 
 import static dev.adaptive.hazelcast.StoredEntry.CLAIM;
+import static dev.adaptive.hazelcast.StoredEntry.DEMAND;
 import static dev.adaptive.hazelcast.StoredEntry.EXPIRES_AT;
 import static dev.adaptive.hazelcast.StoredEntry.INCARNATION;
 import static dev.adaptive.hazelcast.StoredEntry.INFLIGHT;
@@ -34,7 +35,7 @@ final class ReportCodec {
 
     static String encode(NodeReport r, long expiresAtMillis, String writer, long seq) {
         return FleetJson.object(NODE_ID, r.nodeId(), INCARNATION, r.incarnation(), LOCAL_LIMIT, r.localLimit(),
-                INFLIGHT, r.inflight(), CLAIM, r.claim(), REPORTED_AT, r.reportedAt().toString(),
+                INFLIGHT, r.inflight(), CLAIM, r.claim(), DEMAND, r.demand(), REPORTED_AT, r.reportedAt().toString(),
                 EXPIRES_AT, expiresAtMillis, WRITER, writer, SEQ, seq);
     }
 
@@ -52,7 +53,8 @@ final class ReportCodec {
                 }
                 int inflight = Math.toIntExact(e.number(INFLIGHT));
                 out.add(new NodeReport(e.string(NODE_ID), e.string(INCARNATION), Math.toIntExact(e.number(LOCAL_LIMIT)),
-                        inflight, Math.toIntExact(e.number(CLAIM, inflight)), Instant.parse(e.string(REPORTED_AT))));
+                        inflight, Math.toIntExact(e.number(CLAIM, inflight)), Instant.parse(e.string(REPORTED_AT)),
+                        Math.toIntExact(e.number(DEMAND, NodeReport.UNBOUNDED_DEMAND))));
             } catch (RuntimeException unreadable) {
                 // skipped: not a report this version can read
             }

@@ -20,6 +20,7 @@ final class StoredEntry {
     static final String LOCAL_LIMIT = "localLimit";
     static final String INFLIGHT = "inflight";
     static final String CLAIM = "claim";
+    static final String DEMAND = "demand";
     static final String REPORTED_AT = "reportedAt";
     /** The report's end of life in epoch milliseconds, by the writer's wall clock. */
     static final String EXPIRES_AT = "expiresAt";

@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.adaptive.Limiter;
 import dev.adaptive.fleet.FleetEvent;
 import dev.adaptive.fleet.FleetMember;
+import dev.adaptive.fleet.FleetStats;
 import dev.adaptive.limit.FixedLimit;
 
 import java.time.Duration;
@@ -43,6 +44,16 @@ final class FleetNode {
 
     int liveNodes() {
         return member.stats().liveNodes();
+    }
+
+    /**
+     * @param live    the live nodes it must see
+     * @param ceiling the global ceiling it must see
+     * @return whether it sees them and holds a share (idle, one slot: shares follow demand)
+     */
+    boolean settled(int live, int ceiling) {
+        FleetStats s = member.stats();
+        return s.liveNodes() == live && s.globalCeiling() == ceiling && s.share() >= 1;
     }
 
     long pausesReceived() {

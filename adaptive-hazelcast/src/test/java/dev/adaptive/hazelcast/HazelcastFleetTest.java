@@ -49,7 +49,7 @@ class HazelcastFleetTest {
         for (int i = 0; i < 3; i++) {
             nodes.add(new FleetNode(cluster.member(i), KEY, "node-" + i, CEILING));
         }
-        awaitNodes(nodes, n -> n.liveNodes() == 3 && n.share() == 2, "three nodes with a share of 2 each");
+        awaitNodes(nodes, n -> n.settled(3, CEILING), "three nodes, each with a share of the ceiling of 6");
     }
 
     @AfterAll
@@ -126,7 +126,7 @@ class HazelcastFleetTest {
         cluster.terminate(2);
         killed = nodes.remove(2);
         killed.limiter.abort(); // the process is gone: its callers with it
-        awaitNodes(survivors, n -> n.liveNodes() == 2 && n.share() == 3, "survivors with a share of 3 each");
+        awaitNodes(survivors, n -> n.settled(2, CEILING), "survivors, each with a share of the ceiling of 6");
         long grownMillis = (System.nanoTime() - killedAt) / 1_000_000;
         long servedBefore = server.served();
         Until.met("survivors served 300 more", Duration.ofSeconds(30), () -> server.served() >= servedBefore + 300);
@@ -147,7 +147,7 @@ class HazelcastFleetTest {
         cluster.restart(2);
         FleetNode again = new FleetNode(cluster.member(2), KEY, "node-2", CEILING);
         nodes.add(again);
-        awaitNodes(nodes, n -> n.liveNodes() == 3 && n.share() == 2, "three nodes again");
+        awaitNodes(nodes, n -> n.settled(3, CEILING), "three nodes again");
         assertThat(again.member.incarnation()).isNotEqualTo(before);
         server.resetMax();
         load(nodes, 6, 600);

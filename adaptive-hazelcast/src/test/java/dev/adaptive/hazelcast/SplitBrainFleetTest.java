@@ -62,8 +62,8 @@ class SplitBrainFleetTest {
             guarded.add(new FleetNode(HazelcastCoordinator.builder(cluster.member(i)).prefix("protected.")
                     .operationTimeout(Duration.ofMillis(800)).build(), "backend", "node-" + i, CEILING));
         }
-        awaitNodes(plain, n -> n.liveNodes() == 3 && n.share() == 2, "plain fleet: 2 each");
-        awaitNodes(guarded, n -> n.liveNodes() == 3 && n.share() == 2, "protected fleet: 2 each");
+        awaitNodes(plain, n -> n.settled(3, CEILING), "plain fleet: three nodes, ceiling 6");
+        awaitNodes(guarded, n -> n.settled(3, CEILING), "protected fleet: three nodes, ceiling 6");
         assertThat(guarded.get(0).coordinator.reportsMapName()).isEqualTo("protected.reports");
     }
 
@@ -111,9 +111,9 @@ class SplitBrainFleetTest {
         long detected = millisSince(cut);
 
         // Each side of the plain fleet now computes the ceiling from the nodes it sees.
-        awaitNodes(plain.subList(0, 2), n -> n.liveNodes() == 2 && n.share() == 3, "majority side: 3 each");
-        awaitNodes(plain.subList(2, 3), n -> n.liveNodes() == 1 && n.share() == CEILING, "minority side: all 6");
-        awaitNodes(guarded.subList(0, 2), n -> n.liveNodes() == 2 && n.share() == 3, "protected majority: 3 each");
+        awaitNodes(plain.subList(0, 2), n -> n.settled(2, CEILING), "majority side: two nodes, ceiling 6");
+        awaitNodes(plain.subList(2, 3), n -> n.settled(1, CEILING), "minority side: alone, ceiling 6");
+        awaitNodes(guarded.subList(0, 2), n -> n.settled(2, CEILING), "protected majority: two nodes, ceiling 6");
         assertThat(guarded.get(2).share()).as("the fenced-off node admits nothing").isZero();
         long sharesSplit = millisSince(cut);
         long served = plainServer.served();
@@ -131,8 +131,8 @@ class SplitBrainFleetTest {
             cluster.awaitSize(i, 3);
         }
         long merged = millisSince(heal);
-        awaitNodes(plain, n -> n.liveNodes() == 3 && n.share() == 2, "plain fleet after the merge: 2 each");
-        awaitNodes(guarded, n -> n.liveNodes() == 3 && n.share() == 2, "protected fleet after the merge: 2 each");
+        awaitNodes(plain, n -> n.settled(3, CEILING), "plain fleet after the merge: three nodes");
+        awaitNodes(guarded, n -> n.settled(3, CEILING), "protected fleet after the merge: three nodes");
         long sharesMerged = millisSince(heal);
         // Calls admitted under a split share (the minority node had all 6) may still be held at the
         // server; the settled view is measured once every node is back within its share.

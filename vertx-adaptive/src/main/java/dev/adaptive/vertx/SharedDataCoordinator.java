@@ -246,6 +246,7 @@ public final class SharedDataCoordinator implements Coordinator {
                     .put("localLimit", r.localLimit())
                     .put("inflight", r.inflight())
                     .put("claim", r.claim())
+                    .put("demand", r.demand())
                     .put("reportedAt", r.reportedAt().toString())
                     .put("expiresAt", expiresAtMillis)
                     .encode();
@@ -275,7 +276,8 @@ public final class SharedDataCoordinator implements Coordinator {
                 }
                 int inflight = j.getInteger("inflight");
                 return new NodeReport(j.getString("nodeId"), j.getString("incarnation"), j.getInteger("localLimit"),
-                        inflight, j.getInteger("claim", inflight), Instant.parse(j.getString("reportedAt")));
+                        inflight, j.getInteger("claim", inflight), Instant.parse(j.getString("reportedAt")),
+                        j.getInteger("demand", NodeReport.UNBOUNDED_DEMAND));
             } catch (RuntimeException garbage) {
                 return null;
             }

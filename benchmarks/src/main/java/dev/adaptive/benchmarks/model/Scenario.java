@@ -75,6 +75,8 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     public static final Scenario F2 = flat("F2", "flat-cap-30", 3000, 10, 30, List.of(15, 30, 60));
     /** Flat-cap F3: a slow downstream, 200 ms up to 4 in flight; 200 items. */
     public static final Scenario F3 = flat("F3", "flat-cap-4", 200, 200, 4, List.of(2, 4, 8));
+    /** F1's server with the cap at 12, for the fleet benchmark: 600 items, flat 50 ms up to 12 in flight, then 429. */
+    public static final Scenario F12 = flat("F12", "flat-cap-12", 600, 50, 12, List.of(6, 12, 24));
     /** S3-flat, for the real-HTTP scenario: flat 25 ms up to 16 in flight, then 429 with {@code Retry-After: 1}; 300 requests. */
     public static final Scenario S3_FLAT = new Scenario("S3-flat", "real-http-flat", 300, 25, 16, 16,
             Duration.ofSeconds(1), 0, 0, 1, 0, 0, 3, List.of(8, 16, 24), UNBOUNDED);
@@ -93,7 +95,7 @@ public record Scenario(String id, String name, int items, double baseMillis, int
             0.30, 0.03, 6, 0.02, 0, 5, List.of(8, 14, 24), UNBOUNDED);
 
     private static final List<Scenario> ALL = List.of(S1, S2, S3, S4, S6, S2_TIGHT, S2_LOOSE, S2_SLOW, S2_FAST, S7,
-            S4_200, F1, F2, F3, S3_FLAT, H1, H2, H3);
+            S4_200, F1, F2, F3, F12, S3_FLAT, H1, H2, H3);
 
     /** Validates. */
     public Scenario {
@@ -164,6 +166,11 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     /** @return the flat-cap family in virtual time */
     public static List<Scenario> flatCap() {
         return List.of(F1, F2, F3);
+    }
+
+    /** @return the servers of the fleet benchmark: S2's, S6's and a flat cap of 12 */
+    public static List<Scenario> fleet() {
+        return List.of(S2, S6, F12);
     }
 
     /** @return the held-out shapes: two flat caps and a knee the engine was not tuned on */

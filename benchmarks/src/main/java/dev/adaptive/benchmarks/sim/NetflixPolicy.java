@@ -12,6 +12,7 @@ import dev.adaptive.benchmarks.model.TooManyRequestsException;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -80,10 +81,22 @@ public final class NetflixPolicy implements Policy {
 
     @Override
     public void start(Run run) {
+        startClient(run);
+    }
+
+    /**
+     * Starts one client, as {@link #start(Run)} does, for a fleet of clients that each run their
+     * own limit.
+     *
+     * @param run the client's run
+     * @return reads the client's limit now
+     */
+    public IntSupplier startClient(Run run) {
         Gate gate = new Gate(run, Objects.requireNonNull(limit.get(), "limit"));
         for (int i = 0; i < run.scenario().items(); i++) {
             gate.submit(new Item());
         }
+        return gate.limit::getLimit;
     }
 
     /** One item's retry bookkeeping. */

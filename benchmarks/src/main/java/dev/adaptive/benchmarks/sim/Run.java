@@ -47,6 +47,7 @@ public final class Run {
     private int ok;
     private int failed;
     private long lastDoneNanos;
+    private long firstAttemptNanos = -1;
 
     /**
      * @param scenario         the workload
@@ -56,11 +57,25 @@ public final class Run {
      * @param traceConcurrency whether the server records in-flight over time
      */
     public Run(Scenario scenario, long seed, Ticker ticker, Scheduler scheduler, boolean traceConcurrency) {
+        this(scenario, seed, ticker, scheduler, new FlakyServer(scenario, ticker, scheduler, seed, traceConcurrency));
+    }
+
+    /**
+     * One client of several calling one server (a fleet): the tally and the randomness are this
+     * client's, the server is shared.
+     *
+     * @param scenario  the client's workload ({@link Scenario#items()} is this client's share)
+     * @param seed      seeds this client's jitter
+     * @param ticker    the run's clock
+     * @param scheduler the run's waits
+     * @param server    the server every client of the fleet calls
+     */
+    public Run(Scenario scenario, long seed, Ticker ticker, Scheduler scheduler, FlakyServer server) {
         this.scenario = scenario;
         this.seed = seed;
         this.ticker = ticker;
         this.scheduler = scheduler;
-        this.server = new FlakyServer(scenario, ticker, scheduler, seed, traceConcurrency);
+        this.server = server;
         SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 17);
         this.clientRandom = r::nextDouble;
         this.startNanos = ticker.nanoTime();
@@ -75,6 +90,11 @@ public final class Run {
      */
     public CompletableFuture<String> attempt() {
         CompletableFuture<String> out = new CompletableFuture<>();
+        synchronized (this) {
+            if (firstAttemptNanos < 0) {
+                firstAttemptNanos = ticker.nanoTime();
+            }
+        }
         server.call().whenComplete((r, error) -> {
             if (error != null) {
                 out.completeExceptionally(error);
@@ -130,10 +150,24 @@ public final class Run {
      * @param policy the policy that ran
      * @return the run's figures; items that never ended count as failed
      */
-    public synchronized RunResult result(Policy policy) {
+    public RunResult result(Policy policy) {
+        return result(policy.name(), policy.family());
+    }
+
+    /**
+     * @param policy the row label of what ran
+     * @param family its family
+     * @return the run's figures; items that never ended count as failed
+     */
+    public synchronized RunResult result(String policy, String family) {
         int unfinished = scenario.items() - done;
-        return new RunResult(policy.name(), policy.family(), scenario.id(), seed,
+        return new RunResult(policy, family, scenario.id(), seed,
                 (lastDoneNanos - startNanos) / 1e6, ok, failed + unfinished, unfinished, server.stats());
+    }
+
+    /** @return when this client sent its first request, in ms after the start; -1 if it sent none */
+    public synchronized double firstAttemptMillis() {
+        return firstAttemptNanos < 0 ? -1 : (firstAttemptNanos - startNanos) / 1e6;
     }
 
     /** @return the workload */

@@ -59,7 +59,12 @@ public final class Simulator {
                 rows.stream().map(s -> s.withRatio(oracle.wallMedian())).toList());
     }
 
-    private static RunResult get(Future<RunResult> f) {
+    /**
+     * @param f   a run submitted to a pool
+     * @param <T> its result type
+     * @return its result; a run that threw rethrows its cause as an {@link IllegalStateException}
+     */
+    public static <T> T get(Future<T> f) {
         try {
             return f.get();
         } catch (InterruptedException e) {
