@@ -5,7 +5,7 @@ package dev.adaptive;
  * many retries for the first attempts of the window, as when the downstream fails as a whole.
  * The item ends with this error; its {@link #getCause()} is the failure of its last attempt.
  */
-public class RetryBudgetExhaustedException extends RuntimeException {
+public class RetryBudgetExhaustedException extends AdaptiveException {
 
     /**
      * @param message what the budget held
