@@ -78,6 +78,17 @@ public final class ConcurrencyGuard {
         return GuardLease.admitted(lease.get());
     }
 
+    /**
+     * The limiter under the guard, named as the guard: for its stats, trace listeners and meters
+     * (bind it with {@code adaptive-micrometer}'s {@code LimiterMetrics}). Acquiring leases from
+     * it directly takes slots from the guarded requests.
+     *
+     * @return the guard's limiter
+     */
+    public Limiter limiter() {
+        return limiter;
+    }
+
     /** @return the concurrency admitted now */
     public int limit() {
         return limiter.limit();

@@ -357,4 +357,8 @@ final class QueueCore {
     QueueConfig config() {
         return cfg;
     }
+
+    Limiter limiter() {
+        return limiter;
+    }
 }

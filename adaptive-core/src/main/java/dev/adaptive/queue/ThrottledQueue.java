@@ -91,6 +91,17 @@ public final class ThrottledQueue {
     }
 
     /**
+     * The limiter the queue's attempts run through, named as the queue: for its stats, trace
+     * listeners and meters (bind it with {@code adaptive-micrometer}'s {@code LimiterMetrics}).
+     * Acquiring leases from it directly takes slots from the queue's own work.
+     *
+     * @return the queue's limiter
+     */
+    public dev.adaptive.Limiter limiter() {
+        return core.limiter();
+    }
+
+    /**
      * Accepts a task; it runs when pacing, the concurrency bounds and the lifecycle allow.
      * Cancelling the returned future withdraws the task if it has not started, and stops its
      * retries if it has (a running attempt is not interrupted).

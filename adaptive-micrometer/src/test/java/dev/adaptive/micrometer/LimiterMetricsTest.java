@@ -5,7 +5,10 @@ import dev.adaptive.Limiter;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.fleet.InMemoryCoordinator;
+import dev.adaptive.guard.ConcurrencyGuard;
+import dev.adaptive.guard.GuardLease;
 import dev.adaptive.limit.Aimd;
+import dev.adaptive.queue.ThrottledQueue;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryPolicy;
@@ -86,6 +89,25 @@ class LimiterMetricsTest {
                 .contains("adaptive_limiter_retries_total{cause=\"error\",name=\"billing\"} 2.0")
                 .contains("adaptive_limiter_retries_refused_total{name=\"billing\"} 1.0")
                 .contains("adaptive_limiter_quota_holds_total{name=\"billing\"} 0.0");
+    }
+
+    @Test
+    void aQueueAndAGuardAreMeteredThroughTheirLimiters() {
+        ThrottledQueue queue = ThrottledQueue.builder().name("exports").minRate(100).interval(Duration.ofSeconds(1))
+                .time(time).build();
+        ConcurrencyGuard guard = ConcurrencyGuard.builder().name("inbound").time(time).build();
+        LimiterMetrics.builder(queue.limiter()).build().bindTo(registry);
+        LimiterMetrics.builder(guard.limiter()).build().bindTo(registry);
+        CompletableFuture<String> done = queue.submit(ctx -> CompletableFuture.completedFuture("ok"));
+        GuardLease lease = guard.acquire();
+        time.runUntilIdle();
+
+        assertThat(done).isCompletedWithValue("ok");
+        assertThat(registry.scrape())
+                .contains("adaptive_limiter_attempts_total{name=\"exports\",outcome=\"success\"} 1.0")
+                .contains("adaptive_limiter_inflight{name=\"inbound\"} 1.0");
+        lease.release();
+        assertThat(registry.scrape()).contains("adaptive_limiter_inflight{name=\"inbound\"} 0.0");
     }
 
     @Test
