@@ -7,7 +7,7 @@ import java.util.Objects;
  * What a server announced of its rate-limit quota with an answer: how many requests it will
  * still accept, and how long until its window renews. Parsed from response headers by
  * {@link RateLimitHeaders}; carried to the limiter in the attempt's
- * {@link dev.adaptive.Outcome#quota()}, which holds dispatch while the remaining quota is no
+ * {@link dev.adaptive.limit.Outcome#quota()}, which holds dispatch while the remaining quota is no
  * more than what is already in flight, until the reset.
  *
  * @param remaining requests the server will still accept in its current window, {@code >= 0}
