@@ -216,7 +216,7 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
         assertThat(c.reportsMapName()).isEqualTo("adaptive.fleet.reports");
         assertThat(c.pausesMapName()).isEqualTo("adaptive.fleet.pauses");
         assertThat(c.operationTimeout()).isEqualTo(HazelcastCoordinator.DEFAULT_OPERATION_TIMEOUT);
-        assertThatThrownBy(() -> c.heartbeat("k", new NodeReport("a", "i", 1, 0, Instant.now()), Duration.ZERO))
+        assertThatThrownBy(() -> c.heartbeat("k", new NodeReport("a", "i", 1, 0, EPOCH), Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
     }
 
@@ -226,7 +226,7 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
             HazelcastCoordinator c = HazelcastCoordinator.create(alone.member(0));
             alone.terminate(0);
             CompletableFuture<List<NodeReport>> stage = c.heartbeat("api",
-                    new NodeReport("a", "a1", 1, 0, Instant.now()), TTL).toCompletableFuture();
+                    new NodeReport("a", "a1", 1, 0, EPOCH), TTL).toCompletableFuture();
             assertThatThrownBy(() -> stage.get(10, TimeUnit.SECONDS)).isInstanceOf(java.util.concurrent.ExecutionException.class);
             assertThat(c.leave("api", "a").toCompletableFuture()).failsWithin(Duration.ofSeconds(10));
             AutoCloseable sub = c.subscribePauses("api", p -> { });
