@@ -94,6 +94,15 @@ class EndpointOptionsTest extends CamelTestSupport {
     }
 
     @Test
+    void theOldNamesOfTheLimitsFailLoudlyInsteadOfBeingIgnored() {
+        for (String old : new String[] {"max=50", "min=2", "initial=5"}) {
+            assertThatThrownBy(() -> context.getEndpoint("adaptive:old?" + old))
+                    .as(old).isInstanceOf(ResolveEndpointFailedException.class)
+                    .hasMessageContaining("Unknown parameters").hasMessageContaining(old.substring(0, old.indexOf('=')));
+        }
+    }
+
+    @Test
     void aNameIsRequired() {
         assertThatThrownBy(() -> context.getEndpoint("adaptive:"))
                 .isInstanceOf(ResolveEndpointFailedException.class);
