@@ -35,7 +35,7 @@ class RoutePolicyHttpTest {
 
     /** What one run saw. */
     private record Run(int p90Concurrency, int rateLimited, int processed, AdaptiveRoutePolicy policy,
-                       int p90InRoute) {
+                       int p90InRoute, int maxLeased) {
     }
 
     private static Run run(boolean withPolicy) throws Exception {
@@ -47,6 +47,7 @@ class RoutePolicyHttpTest {
                 .limit(GuardGradient.builder().minLimit(2).initialLimit(4).maxLimit(8).build()).build()).build()
                 : null;
         AtomicInteger inRoute = new AtomicInteger();
+        AtomicInteger maxLeased = new AtomicInteger();
         List<Integer> inRouteAtStart = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch processed = new CountDownLatch(MESSAGES);
         try (FlakyHttpServer server = FlakyHttpServer.start(model); CamelContext camel = new DefaultCamelContext()) {
@@ -61,7 +62,12 @@ class RoutePolicyHttpTest {
                     }
                     route.errorHandler(noErrorHandler())
                             .onCompletion().process(e -> processed.countDown()).end()
-                            .process(e -> inRouteAtStart.add(inRoute.incrementAndGet()))
+                            .process(e -> {
+                                inRouteAtStart.add(inRoute.incrementAndGet());
+                                if (policy != null) {
+                                    maxLeased.accumulateAndGet(policy.getInflight(), Math::max);
+                                }
+                            })
                             .doTry().to(server.url("/flaky"))
                             .doFinally().process(e -> inRoute.decrementAndGet()).end();
                 }
@@ -77,7 +83,7 @@ class RoutePolicyHttpTest {
                     .mapToInt(FlakyHttpServer.Arrival::inflight).sorted().toArray();
             System.out.printf("run policy=%s took %d ms%n", withPolicy, (System.nanoTime() - start) / 1_000_000);
             return new Run(second[(int) Math.floor(second.length * 0.9) - 1], server.rateLimitedAnswers(),
-                    MESSAGES - (int) processed.getCount(), policy, p90(inRouteAtStart));
+                    MESSAGES - (int) processed.getCount(), policy, p90(inRouteAtStart), maxLeased.get());
         }
     }
 
@@ -97,10 +103,13 @@ class RoutePolicyHttpTest {
 
         assertThat(with.processed()).isEqualTo(MESSAGES);
         assertThat(with.policy().suspensions()).isPositive();
-        // Suspending a seda consumer is not instant: exchanges its threads already polled still
-        // enter, so a small overshoot of the guard's max of 8 is inherent (9 seen on a loaded run).
-        assertThat(with.p90InRoute()).as("exchanges in the route at once, with the policy (guard max 8)")
-                .isLessThanOrEqualTo(10);
+        // The guard's bound holds for the exchanges it leased. Suspending a seda consumer is not
+        // instant: exchanges its 20 threads already polled still enter, without a lease (the
+        // policy's overflow), so how far the route goes past 8 depends on the machine's timing
+        // (p90 9 and 14 seen on loaded runs); it stays below the run without the policy.
+        assertThat(with.maxLeased()).as("exchanges holding a lease at once (guard max 8)").isLessThanOrEqualTo(8);
+        assertThat(with.p90InRoute()).as("exchanges in the route at once, with the policy")
+                .isLessThan(without.p90InRoute());
         assertThat(without.p90InRoute()).as("without it, all 20 consumers").isGreaterThan(8);
         assertThat(with.p90Concurrency()).as("with the policy, p90 concurrency at the server").isLessThanOrEqualTo(HARD);
         assertThat(without.p90Concurrency()).as("without it, the 20 consumers overrun the server")
