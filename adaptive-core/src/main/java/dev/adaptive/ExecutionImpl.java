@@ -301,15 +301,21 @@ final class ExecutionImpl<R> implements Execution<R> {
             }
             return;
         }
-        if (retriesUsed < policy.retries() && policy.shouldRetry(cause, a.number) && budgetAllows(a, cause)) {
-            retriesUsed++;
-            a.retryDelay = policy.delayBeforeRetry(retriesUsed);
+        if (retriesUsed < policy.retries() && policy.shouldRetry(cause, a.number)) {
+            Duration delay = policy.delayBeforeRetry(retriesUsed + 1);
+            // A retry after a backoff asks the budget when the backoff is over (see retryWhenAllowed):
+            // what the budget should judge is the downstream when the retry would be sent.
+            if (!delay.isZero() || budgetAllows(a, cause)) {
+                retriesUsed++;
+                a.retryDelay = delay;
+                a.askBudgetLater = !delay.isZero();
+            }
         }
     }
 
     /**
-     * Asks the limiter's retry budget, shared with every other execution on it, for the retry
-     * the policy would grant; a refusal becomes the item's end, with its own error.
+     * Asks the limiter's retry budget, shared with every other execution on it, for a retry the
+     * policy grants without a backoff; a refusal becomes the item's end, with its own error.
      */
     private boolean budgetAllows(Attempt a, Throwable cause) {
         long now = core.ticker().nanoTime();
@@ -321,6 +327,38 @@ final class ExecutionImpl<R> implements Execution<R> {
                 + " with its last failure as the cause", cause);
         if (core.traces(LimiterCore.RETRY_REFUSED)) {
             core.emit(new TraceEvent.RetryRefused(core.name(), now, index, a.number, cause));
+        }
+        return false;
+    }
+
+    /**
+     * At the end of a backoff, asks the retry budget for the retry. A refusal does not end the
+     * item while its retry policy has retries left: the retry counts as spent, and the item waits
+     * its next backoff and asks again, so that an item refused while the budget is spent (just
+     * after an outage, say) still succeeds within its retry count once first attempts refill it.
+     * Only once its retries are spent does the item end, with a {@link RetryBudgetExhaustedException}.
+     *
+     * @return whether to send the retry now
+     */
+    private boolean retryWhenAllowed(Attempt a, Throwable cause) {
+        if (result.isDone()) {
+            return false;
+        }
+        long now = core.ticker().nanoTime();
+        String refusal = core.refuseRetry(now);
+        if (refusal == null) {
+            return true;
+        }
+        if (core.traces(LimiterCore.RETRY_REFUSED)) {
+            core.emit(new TraceEvent.RetryRefused(core.name(), now, index, a.number, cause));
+        }
+        RetryPolicy policy = executor.retryPolicy();
+        if (retriesUsed < policy.retries()) {
+            retriesUsed++;
+            retryAfter(Nanos.of(policy.delayBeforeRetry(retriesUsed)), null, a, cause);
+        } else {
+            result.completeExceptionally(new RetryBudgetExhaustedException(refusal + "; item " + index
+                    + " ends after attempt " + a.number + ", its last retries refused, with its last failure as the cause", cause));
         }
         return false;
     }
@@ -350,16 +388,20 @@ final class ExecutionImpl<R> implements Execution<R> {
         if (next != null) {
             pendingAcquire = next; // withdrawable from now on, though its wait has not begun
         }
-        retryAfter(Nanos.of(a.retryDelay), next);
+        retryAfter(Nanos.of(a.retryDelay), next, a.askBudgetLater ? a : null, cause);
     }
 
-    /** @param next the retry's acquisition, already queued, or {@code null} to acquire when the wait is over */
-    private void retryAfter(long delayNanos, CompletableFuture<Lease> next) {
+    /**
+     * @param next   the retry's acquisition, already queued, or {@code null} to acquire when the wait is over
+     * @param asking the failed attempt whose retry asks the budget when the wait is over, or {@code null}
+     * @param cause  its failure
+     */
+    private void retryAfter(long delayNanos, CompletableFuture<Lease> next, Attempt asking, Throwable cause) {
         Cancellable t = hooks.delayRetry(() -> {
             retryTimer = null;
             if (next != null) {
                 awaitLease(next);
-            } else {
+            } else if (asking == null || retryWhenAllowed(asking, cause)) {
                 acquireAndRun(true);
             }
         }, delayNanos, core.scheduler());
@@ -424,6 +466,8 @@ final class ExecutionImpl<R> implements Execution<R> {
         Duration retryDelay;
         boolean rateLimited;
         boolean retryAfterPause;
+        /** Whether the retry asks the budget when its backoff is over, not now. */
+        boolean askBudgetLater;
         /** Set when the retry budget refused the retry the policy would have granted. */
         RetryBudgetExhaustedException refusal;
 

@@ -9,8 +9,15 @@ import java.util.Objects;
  * does not receive every item's full retry count: with 1,000 items and 3 retries, an outage
  * would otherwise get 4,000 requests. Over a sliding {@link #window()}, a retry is allowed while
  * the retries in it stay below {@code ratio × first attempts in it + minPerSecond × window in
- * seconds}; the floor lets a client that sends little retry at all. A retry the budget refuses
- * ends its item with a {@link dev.adaptive.RetryBudgetExhaustedException} caused by the attempt's failure.
+ * seconds}; the floor lets a client that sends little retry at all.
+ *
+ * <p>A retry after a backoff asks the budget when the backoff is over, as it would be sent.
+ * Refused, it counts as spent and the item waits its next backoff and asks again, so that an
+ * item refused while the budget is spent (typically just after an outage, when every item that
+ * failed in it wants its retry at once) still succeeds within its retry count once first attempts
+ * have refilled the budget; once its retries are spent it ends with a
+ * {@link dev.adaptive.RetryBudgetExhaustedException} caused by its last failure. A retry without a backoff (after a {@code Retry-After}, or with a
+ * policy without delays) is refused at once, and its item ends.
  *
  * <p>Defaults ({@link #defaults()}): ratio {@value #DEFAULT_RATIO}, {@value #DEFAULT_MIN_PER_SECOND}
  * per second, a window of 10 s: the values of Finagle's and Linkerd's budgets. {@link #unlimited()}
