@@ -78,8 +78,8 @@ public enum ConfigOption {
     RETRY_BUDGET("retryBudget", Kind.BOOLEAN, "", null,
             "Whether retries (after errors, timeouts and rate limits alike) are capped, across every call through"
                     + " the limiter, as a share of first attempts over a sliding window, so that an outage does not get"
-                    + " every call's full retry count; a refused retry ends its call with"
-                    + " `RetryBudgetExhaustedException`."),
+                    + " every call's full retry count; a refused retry waits its next backoff and asks again, and"
+                    + " once the call's retries are spent it ends with `RetryBudgetExhaustedException`."),
     /** {@link AdaptiveConfig.Builder#retryBudgetRatio}. */
     RETRY_BUDGET_RATIO("retryBudgetRatio", Kind.DECIMAL, "fraction", null,
             "Retries allowed per first attempt in the window; at least 0."),

@@ -134,7 +134,7 @@ public class PoolConfiguration implements Cloneable {
 
     @UriParam(label = "retry",
             defaultValue = "true",
-            description = "Whether retries (after failures, timeouts and rate limits alike) are capped, across every exchange of the pool, as a share of first attempts over a sliding window, so that an outage does not get every exchange's full retry count. A refused retry ends its exchange with dev.adaptive.RetryBudgetExhaustedException.")
+            description = "Whether retries (after failures, timeouts and rate limits alike) are capped, across every exchange of the pool, as a share of first attempts over a sliding window, so that an outage does not get every exchange's full retry count. A refused retry waits its next backoff and asks again; once the exchange's retries are spent it ends with dev.adaptive.RetryBudgetExhaustedException.")
     private boolean retryBudget = true;
 
     @UriParam(label = "retry",
