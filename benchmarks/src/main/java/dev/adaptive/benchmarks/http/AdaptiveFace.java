@@ -13,6 +13,8 @@ abstract class AdaptiveFace implements HttpFace {
     protected final TraceListener trace;
     /** Whether the face reads the quota the server announces in its headers. */
     protected final boolean quotaHeaders;
+    /** Whether the face's retries are capped by the engine's retry budget (its default), or not at all. */
+    protected final boolean retryBudget;
 
     /** @param trace also receives the engine's trace events, or {@code null} */
     protected AdaptiveFace(TraceListener trace) {
@@ -24,8 +26,23 @@ abstract class AdaptiveFace implements HttpFace {
      * @param quotaHeaders whether to read the quota the server announces
      */
     protected AdaptiveFace(TraceListener trace, boolean quotaHeaders) {
+        this(trace, quotaHeaders, true);
+    }
+
+    /**
+     * @param trace        also receives the engine's trace events, or {@code null}
+     * @param quotaHeaders whether to read the quota the server announces
+     * @param retryBudget  whether the retry budget (at its defaults) caps the retries
+     */
+    protected AdaptiveFace(TraceListener trace, boolean quotaHeaders, boolean retryBudget) {
         this.trace = trace;
         this.quotaHeaders = quotaHeaders;
+        this.retryBudget = retryBudget;
+    }
+
+    /** @return what the face's name adds for its settings that are not the defaults */
+    protected final String settings() {
+        return (quotaHeaders ? "" : ", quota headers off") + (retryBudget ? "" : ", retry budget off");
     }
 
     @Override

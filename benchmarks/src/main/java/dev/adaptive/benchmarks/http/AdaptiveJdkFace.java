@@ -2,6 +2,7 @@ package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RateLimitHeaders;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.pool.ItemPool;
@@ -47,9 +48,18 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
         super(trace, quotaHeaders);
     }
 
+    /**
+     * @param trace        receives the pool's trace events, or {@code null}
+     * @param quotaHeaders whether to read the quota the server announces
+     * @param retryBudget  whether the retry budget caps the retries
+     */
+    public AdaptiveJdkFace(TraceListener trace, boolean quotaHeaders, boolean retryBudget) {
+        super(trace, quotaHeaders, retryBudget);
+    }
+
     @Override
     public String name() {
-        return "adaptive (core pool, java.net.http)" + (quotaHeaders ? "" : ", quota headers off");
+        return "adaptive (core pool, java.net.http)" + settings();
     }
 
     @Override
@@ -68,6 +78,7 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
             ItemPool<Integer> pool = ItemPool.of(IntStream.range(0, scenario.items()).boxed().toList())
                     .withName("s3")
                     .withRetryPolicy(RetryPolicy.builder().retries(scenario.retries()).build())
+                    .withRetryBudget(retryBudget ? RetryBudget.defaults() : RetryBudget.unlimited())
                     .withClassifier((value, error) -> value instanceof HttpResponse<?> r ? classify(r) : null);
             if (trace != null) {
                 pool = pool.withTraceListener(trace);
@@ -75,7 +86,8 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
             long t0 = System.nanoTime();
             AdaptiveResult<Integer, HttpResponse<String>> result = pool.process((item, ctx) -> client.sendAsync(
                                     HttpRequest.newBuilder(server).timeout(Duration.ofSeconds(30)).GET()
-                                            .header(ModelHttpServer.READ_429S, Long.toString(read429s.get())).build(),
+                                            .header(ModelHttpServer.READ_429S, Long.toString(read429s.get()))
+                                            .header(ModelHttpServer.ATTEMPT, Integer.toString(ctx.attempt())).build(),
                                     HttpResponse.BodyHandlers.ofString())
                             .thenApply(response -> {
                                 if (response.statusCode() == 429) {

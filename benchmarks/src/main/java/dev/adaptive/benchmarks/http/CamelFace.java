@@ -52,9 +52,18 @@ public final class CamelFace extends AdaptiveFace {
         super(trace, quotaHeaders);
     }
 
+    /**
+     * @param trace        also receives the pool's trace events, or {@code null}
+     * @param quotaHeaders the pool's {@code quotaHeaders} option
+     * @param retryBudget  the pool's {@code retryBudget} option
+     */
+    public CamelFace(TraceListener trace, boolean quotaHeaders, boolean retryBudget) {
+        super(trace, quotaHeaders, retryBudget);
+    }
+
     @Override
     public String name() {
-        return "adaptive (camel adaptive: + camel-http)" + (quotaHeaders ? "" : ", quotaHeaders=false");
+        return "adaptive (camel adaptive: + camel-http)" + settings();
     }
 
     @Override
@@ -72,13 +81,17 @@ public final class CamelFace extends AdaptiveFace {
                 @Override
                 public void configure() {
                     // The trace listener only observes: it times the 429s the pool reads.
-                    from("direct:in").to("adaptive:s3?traceListener=#reads&quotaHeaders=" + quotaHeaders);
+                    from("direct:in").to("adaptive:s3?traceListener=#reads&quotaHeaders=" + quotaHeaders
+                            + "&retryBudget=" + retryBudget + "&retries=" + scenario.retries());
                     // One attempt per exchange: failures go back to the pool, which retries them.
                     from("adaptive:s3").errorHandler(noErrorHandler())
                             // 429s the pool had read when it granted this attempt its slot, for the
                             // server's count of arrivals the client could have prevented
-                            .process(e -> e.getIn().setHeader(ModelHttpServer.READ_429S,
-                                    reads.before(e.getProperty(AdaptiveConstants.DISPATCHED, Long.class))))
+                            .process(e -> {
+                                e.getIn().setHeader(ModelHttpServer.READ_429S,
+                                        reads.before(e.getProperty(AdaptiveConstants.DISPATCHED, Long.class)));
+                                e.getIn().setHeader(ModelHttpServer.ATTEMPT, e.getProperty(AdaptiveConstants.ATTEMPT));
+                            })
                             .to(target)
                             .convertBodyTo(String.class);
                 }

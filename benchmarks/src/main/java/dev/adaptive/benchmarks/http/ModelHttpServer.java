@@ -37,6 +37,11 @@ public final class ModelHttpServer implements AutoCloseable {
      * request; lets the server count arrivals during Retry-After sent after the client could know.
      */
     public static final String READ_429S = "X-Read-429s";
+    /**
+     * Request header in which a client says which attempt of its item the request is, 1 for the
+     * first; lets the server tell first attempts from retries among the arrivals in an outage.
+     */
+    public static final String ATTEMPT = "X-Attempt";
 
     static {
         // Headers and body go out in two writes; with Nagle on, the second waits for the
@@ -81,7 +86,8 @@ public final class ModelHttpServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         exchange.getRequestBody().readAllBytes();
-        model.call(read429s(exchange.getRequestHeaders().getFirst(READ_429S)))
+        model.call(read429s(exchange.getRequestHeaders().getFirst(READ_429S)),
+                        (int) Math.max(0, Math.min(Integer.MAX_VALUE, read429s(exchange.getRequestHeaders().getFirst(ATTEMPT)))))
                 .whenComplete((response, error) -> respond(exchange, response));
     }
 

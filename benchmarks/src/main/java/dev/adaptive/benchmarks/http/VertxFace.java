@@ -56,9 +56,18 @@ public final class VertxFace extends AdaptiveFace {
         super(trace, quotaHeaders);
     }
 
+    /**
+     * @param trace        also receives the limiter's trace events, or {@code null}
+     * @param quotaHeaders the limiter's {@code quotaHeaders} option
+     * @param retryBudget  the limiter's {@code retryBudget} option
+     */
+    public VertxFace(TraceListener trace, boolean quotaHeaders, boolean retryBudget) {
+        super(trace, quotaHeaders, retryBudget);
+    }
+
     @Override
     public String name() {
-        return "adaptive (vert.x AdaptiveWebClient)" + (quotaHeaders ? "" : ", quotaHeaders=false");
+        return "adaptive (vert.x AdaptiveWebClient)" + settings();
     }
 
     @Override
@@ -68,7 +77,8 @@ public final class VertxFace extends AdaptiveFace {
             WebClient web = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(CONNECTIONS));
             GrantReads reads = new GrantReads();
             // The trace listener only observes: what the limiter had read when it granted each attempt.
-            AdaptiveLimiter.Builder builder = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("s3").setQuotaHeaders(quotaHeaders))
+            AdaptiveLimiter.Builder builder = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("s3")
+                            .setQuotaHeaders(quotaHeaders).setRetryBudget(retryBudget).setRetries(scenario.retries()))
                     .traceListener(reads);
             if (trace != null) {
                 builder.traceListener(trace);
@@ -81,6 +91,7 @@ public final class VertxFace extends AdaptiveFace {
                 // Each attempt says how many 429s the limiter had read when it granted the slot.
                 sent.add(client.send(client.get(server.getPort(), server.getHost(), "/"), (copy, ctx) -> copy
                         .putHeader(ModelHttpServer.READ_429S, Long.toString(reads.atGrant(ctx.index(), ctx.attempt())))
+                        .putHeader(ModelHttpServer.ATTEMPT, Integer.toString(ctx.attempt()))
                         .send()));
             }
             // join, not all: wait for every item, failed ones included.
