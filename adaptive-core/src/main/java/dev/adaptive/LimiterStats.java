@@ -46,8 +46,10 @@ import java.time.Duration;
  *                            returned {@code null}; the default classification applied
  * @param quotaHolds          times a quota the server announced left no more than what was in
  *                            flight, so that dispatch held until its renewal (once per window)
- * @param retriesRefused      retries the {@link dev.adaptive.retry.RetryBudget} refused; each
- *                            ended its item with a {@link RetryBudgetExhaustedException}
+ * @param retriesRefused      times the {@link dev.adaptive.retry.RetryBudget} refused a retry (a
+ *                            refused retry after a backoff asks again after the next one, each
+ *                            refusal counted; its item ends with a
+ *                            {@link RetryBudgetExhaustedException} once its retries are spent)
  */
 public record LimiterStats(int limit, int inflight, int waiting, int maxLimitReached, long congestionEvents,
                            long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures,

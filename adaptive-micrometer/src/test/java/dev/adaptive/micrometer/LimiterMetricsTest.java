@@ -74,7 +74,9 @@ class LimiterMetricsTest {
 
     @Test
     void retriesTheBudgetRefusesAreCounted() {
-        // No share of first attempts and a floor of 1 per second over 2 s: 2 retries, then a refusal.
+        // No share of first attempts and a floor of 1 per second over 2 s: 2 retries sent; the
+        // third is scheduled, refused when its backoff is over, and asked again after each of the
+        // next backoffs until the item's 10 retries are spent: 8 refusals, all within the window.
         Limiter limiter = Limiter.builder().name("billing").time(time).limit(FixedLimit.of(4))
                 .retryBudget(new RetryBudget(0, 1, Duration.ofSeconds(2))).build();
         LimiterMetrics.builder(limiter).build().bindTo(registry);
@@ -86,8 +88,8 @@ class LimiterMetricsTest {
 
         assertThat(result).isCompletedExceptionally();
         assertThat(registry.scrape())
-                .contains("adaptive_limiter_retries_total{cause=\"error\",name=\"billing\"} 2.0")
-                .contains("adaptive_limiter_retries_refused_total{name=\"billing\"} 1.0")
+                .contains("adaptive_limiter_retries_total{cause=\"error\",name=\"billing\"} 3.0")
+                .contains("adaptive_limiter_retries_refused_total{name=\"billing\"} 8.0")
                 .contains("adaptive_limiter_quota_holds_total{name=\"billing\"} 0.0");
     }
 
