@@ -139,7 +139,7 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                 series("increase", LimiterStats::limitIncreases), series("decrease", LimiterStats::limitDecreases));
         family(registry, meters, p + "shed", "Acquisitions refused because the limiter was full", null,
                 series(null, LimiterStats::shed));
-        family(registry, meters, p + "retries.refused", "Retries the retry budget refused; each ended its item", null,
+        family(registry, meters, p + "retries.refused", "Refusals of a retry by the retry budget; the item asks again after its next backoff, and ends once its retries are spent", null,
                 series(null, LimiterStats::retriesRefused));
         family(registry, meters, p + "quota.holds", "Times an announced quota held dispatch until its reset", null,
                 series(null, LimiterStats::quotaHolds));
