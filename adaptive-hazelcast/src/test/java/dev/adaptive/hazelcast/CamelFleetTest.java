@@ -3,6 +3,7 @@ package dev.adaptive.hazelcast;
 import dev.adaptive.camel.AdaptiveComponent;
 import dev.adaptive.fleet.FleetStats;
 import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
@@ -38,7 +39,7 @@ class CamelFleetTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
+        server = FlakyHttpServer.start(FlakyModel.holding(20));
         cluster = TestCluster.start(2);
     }
 

@@ -3,6 +3,7 @@ package dev.adaptive.hazelcast;
 import dev.adaptive.fleet.FleetEvent;
 import dev.adaptive.fleet.FleetPause;
 import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -43,7 +44,7 @@ class HazelcastFleetTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
+        server = FlakyHttpServer.start(FlakyModel.holding(20));
         http = FleetLoad.client();
         cluster = TestCluster.start(3);
         for (int i = 0; i < 3; i++) {

@@ -3,6 +3,7 @@ package dev.adaptive.hazelcast;
 import com.hazelcast.config.SplitBrainProtectionConfig;
 import dev.adaptive.fleet.FleetEvent;
 import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,8 +50,8 @@ class SplitBrainFleetTest {
 
     @BeforeAll
     static void start() throws Exception {
-        plainServer = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
-        protectedServer = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
+        plainServer = FlakyHttpServer.start(FlakyModel.holding(20));
+        protectedServer = FlakyHttpServer.start(FlakyModel.holding(20));
         http = FleetLoad.client();
         cluster = TestCluster.start(3, cfg -> {
             cfg.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig("majority", true, 2));
