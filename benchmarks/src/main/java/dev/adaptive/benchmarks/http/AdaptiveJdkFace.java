@@ -1,12 +1,13 @@
 package dev.adaptive.benchmarks.http;
 
+import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.retry.RateLimitHeaders;
 import dev.adaptive.retry.RetryAfter;
-import dev.adaptive.benchmarks.model.Scenario;
-import dev.adaptive.pool.ItemPool;
-import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.testing.FlakyHttpServer;
 import dev.adaptive.trace.TraceListener;
 
 import java.net.URI;
@@ -75,7 +76,7 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
             long t0 = System.nanoTime();
             AdaptiveResult<Integer, HttpResponse<String>> result = pool.process((item, ctx) -> client.sendAsync(
                                     HttpRequest.newBuilder(server).timeout(Duration.ofSeconds(30)).GET()
-                                            .header(ModelHttpServer.READ_429S, Long.toString(read429s.get())).build(),
+                                            .header(FlakyHttpServer.READ_429S_HEADER, Long.toString(read429s.get())).build(),
                                     HttpResponse.BodyHandlers.ofString())
                             .thenApply(response -> {
                                 if (response.statusCode() == 429) {

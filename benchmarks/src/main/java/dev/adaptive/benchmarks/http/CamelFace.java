@@ -1,8 +1,9 @@
 package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.benchmarks.model.Scenario;
-import dev.adaptive.limit.Outcome;
 import dev.adaptive.camel.AdaptiveConstants;
+import dev.adaptive.limit.Outcome;
+import dev.adaptive.testing.FlakyHttpServer;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 import org.apache.camel.CamelContext;
@@ -77,7 +78,7 @@ public final class CamelFace extends AdaptiveFace {
                     from("adaptive:s3").errorHandler(noErrorHandler())
                             // 429s the pool had read when it granted this attempt its slot, for the
                             // server's count of arrivals the client could have prevented
-                            .process(e -> e.getIn().setHeader(ModelHttpServer.READ_429S,
+                            .process(e -> e.getIn().setHeader(FlakyHttpServer.READ_429S_HEADER,
                                     reads.before(e.getProperty(AdaptiveConstants.DISPATCHED, Long.class))))
                             .to(target)
                             .convertBodyTo(String.class);
