@@ -59,19 +59,32 @@ class FlakyDownstreamTest {
         assertThat(stats.tooMany() + stats.serverErrors()).isEqualTo(1);
     }
 
-    @Test
-    void arrivalsStrictlyInsideAnAnnouncedWindowAreCounted() {
-        // Find a refusal that is a 429 (10% of them are 500s).
+    /**
+     * Bursts of 17 until the refused 17th is a 429 (10% of S1's refusals are 500s): the first window.
+     *
+     * @param drain whether to let the burst's answers finish once the 429 is out
+     * @return when the 429 was announced
+     */
+    private long burstsUntilA429(boolean drain) {
         long announcedAt = -1;
         for (int attempt = 0; attempt < 50 && announcedAt < 0; attempt++) {
             List<CompletableFuture<Answer>> calls = burst(17);
             time.advance(Duration.ofMillis(2));
             if (calls.get(16).join() instanceof Answer.TooManyRequests) {
                 announcedAt = time.nanoTime();
+                if (!drain) {
+                    break;
+                }
             }
             time.runUntilIdle();
         }
         assertThat(announcedAt).isPositive();
+        return announcedAt;
+    }
+
+    @Test
+    void arrivalsStrictlyInsideAnAnnouncedWindowAreCounted() {
+        long announcedAt = burstsUntilA429(true);
         long before = server.stats().arrivalsDuringRetryAfter();
         time.advanceTo(announcedAt + Duration.ofMillis(500).toNanos());
         server.call();
@@ -84,18 +97,7 @@ class FlakyDownstreamTest {
 
     @Test
     void arrivalsDuringAWindowAreSplitByWhatTheClientHadReadWhenItSent() {
-        // Bursts of 17 until the refused 17th is a 429 (10% of refusals are 500s): the first window.
-        long announcedAt = -1;
-        for (int attempt = 0; attempt < 50 && announcedAt < 0; attempt++) {
-            List<CompletableFuture<Answer>> calls = burst(17);
-            time.advance(Duration.ofMillis(2));
-            if (calls.get(16).join() instanceof Answer.TooManyRequests) {
-                announcedAt = time.nanoTime();
-            } else {
-                time.runUntilIdle();
-            }
-        }
-        assertThat(announcedAt).isPositive();
+        long announcedAt = burstsUntilA429(false);
         long before = server.stats().arrivalsDuringRetryAfter();
         time.advanceTo(announcedAt + Duration.ofMillis(100).toNanos());
         server.call(Request.of(0, 0));  // on its way before the client read the 429
