@@ -17,7 +17,12 @@ public sealed interface Answer permits Answer.Ok, Answer.TooManyRequests, Answer
      * @param reset     the time until the next window, not negative
      */
     record Quota(int remaining, Duration reset) {
-        /** Validates. */
+        /**
+         * Validates.
+         *
+         * @param remaining requests the current window still accepts
+         * @param reset     the time until the next window
+         */
         public Quota {
             Objects.requireNonNull(reset, "reset");
             if (remaining < 0 || reset.isNegative()) {
@@ -55,7 +60,12 @@ public sealed interface Answer permits Answer.Ok, Answer.TooManyRequests, Answer
             this(retryAfter, null);
         }
 
-        /** Validates. */
+        /**
+         * Validates.
+         *
+         * @param retryAfter the announced wait
+         * @param quota      the announced quota, or {@code null}
+         */
         public TooManyRequests {
             Objects.requireNonNull(retryAfter, "retryAfter");
         }
@@ -88,7 +98,12 @@ public sealed interface Answer permits Answer.Ok, Answer.TooManyRequests, Answer
      * @param retryAfter the {@code Retry-After} header, or {@code null} for none
      */
     record Scripted(int status, String retryAfter) implements Answer {
-        /** Validates. */
+        /**
+         * Validates.
+         *
+         * @param status     the HTTP status, 100 to 599
+         * @param retryAfter the {@code Retry-After} header, or {@code null} for none
+         */
         public Scripted {
             if (status < 100 || status > 599) {
                 throw new IllegalArgumentException("status must be in [100, 599]: " + status);

@@ -39,7 +39,19 @@ public record FlakyModel(double baseMillis, int soft, int hard, Duration retryAf
     /** How long a refusal past the hard cap takes: a little work on the server, not none. */
     public static final Duration REFUSAL_LATENCY = Duration.ofMillis(2);
 
-    /** Validates every parameter. */
+    /**
+     * Validates.
+     *
+     * @param baseMillis latency at or below {@code soft} in flight, in milliseconds
+     * @param soft the in-flight count above which latency grows
+     * @param hard the in-flight count above which requests are refused
+     * @param retryAfter the {@code Retry-After} of a refusal
+     * @param jitter the latency's spread either way, as a share
+     * @param tailProbability the share of answers slowed by {@code tailFactor}
+     * @param tailFactor how much slower a tail answer is
+     * @param transientProbability the share of answers within capacity that are a 500
+     * @param overCapErrorShare the share of refusals that are a 500 instead of a 429
+     */
     public FlakyModel {
         Objects.requireNonNull(retryAfter, "retryAfter");
         if (!(baseMillis > 0)) {

@@ -22,7 +22,15 @@ public record Request(String client, String path, long read429s, int attempt, lo
 
     private static final Request PLAIN = new Request(ANONYMOUS, "", -1, 0, -1);
 
-    /** Validates. */
+    /**
+     * Validates.
+     *
+     * @param client the client it comes from
+     * @param path the request's path
+     * @param read429s 429 answers the client had read when it sent it; negative if unknown
+     * @param attempt the client's attempt number for its item; 0 if unknown
+     * @param dispatchedNanos when the client dispatched it; -1 if unknown
+     */
     public Request {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(path, "path");
