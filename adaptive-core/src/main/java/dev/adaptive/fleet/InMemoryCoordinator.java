@@ -4,6 +4,7 @@ import dev.adaptive.internal.Listeners;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Ticker;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -32,7 +33,11 @@ import java.util.function.Consumer;
  * lock, so they are one atomic step. Pauses are delivered synchronously, on the publishing
  * thread, to every subscriber of the key (the publisher included) outside the lock; a
  * subscriber that throws does not stop the others and is counted in
- * {@link #listenerFailures()}.
+ * {@link #listenerFailures()}. The pause that ends last is kept per key (a pause never replaces
+ * a later one), and a new subscriber is told of it at once, on the subscribing thread, as the
+ * distributed coordinators do for a node that joins during a pause; with a wall clock
+ * ({@link #InMemoryCoordinator(Ticker, Clock)}) only while it has not ended, without one
+ * whatever its end (a limiter ignores a pause that has ended).
  *
  * <p>Thread-safe.
  */
@@ -45,6 +50,10 @@ public final class InMemoryCoordinator implements Coordinator {
     private final Object lock = new Object();
     private final Map<String, Map<Member, Entry>> reports = new HashMap<>();
     private final Map<String, List<Consumer<FleetPause>>> subscribers = new HashMap<>();
+    /** Per key, the published pause that ends last. */
+    private final Map<String, FleetPause> latestPause = new HashMap<>();
+    /** Judges whether a kept pause has ended; {@code null}: not judged. */
+    private final Clock clock;
     private final LongAdder listenerFailures = new LongAdder();
 
     /**
@@ -52,6 +61,18 @@ public final class InMemoryCoordinator implements Coordinator {
      */
     public InMemoryCoordinator(Ticker ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.clock = null;
+    }
+
+    /**
+     * @param ticker measures report TTLs; {@link dev.adaptive.time.VirtualTime} in tests
+     * @param clock  the wall clock pauses are written in, to tell a new subscriber only of a pause
+     *               that has not ended; {@link dev.adaptive.time.VirtualTime#clock(java.time.Instant)}
+     *               in tests
+     */
+    public InMemoryCoordinator(Ticker ticker, Clock clock) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     /** @return a coordinator measuring TTLs in real time ({@link Ticker#system()}) */
@@ -102,6 +123,7 @@ public final class InMemoryCoordinator implements Coordinator {
         Objects.requireNonNull(pause, "pause");
         List<Consumer<FleetPause>> targets;
         synchronized (lock) {
+            latestPause.merge(key, pause, (kept, next) -> next.until().isAfter(kept.until()) ? next : kept);
             targets = List.copyOf(subscribers.getOrDefault(key, List.of()));
         }
         Listeners.tellAll(targets, pause, Consumer::accept, listenerFailures);
@@ -114,8 +136,19 @@ public final class InMemoryCoordinator implements Coordinator {
         Objects.requireNonNull(listener, "listener");
         // A wrapper per subscription, so one listener subscribed twice is closed one at a time.
         Consumer<FleetPause> subscription = listener::accept;
+        FleetPause current;
         synchronized (lock) {
             subscribers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(subscription);
+            current = latestPause.get(key);
+            if (current != null && clock != null && !current.until().isAfter(clock.instant())) {
+                latestPause.remove(key);
+                current = null;
+            }
+        }
+        if (current != null) {
+            // Told like a publication: a pause that arrives meanwhile may reach it first, and a
+            // limiter keeps the later end of the two.
+            Listeners.tellAll(List.of(subscription), current, Consumer::accept, listenerFailures);
         }
         return () -> {
             synchronized (lock) {

@@ -87,6 +87,37 @@ class InMemoryCoordinatorTest {
     }
 
     @Test
+    void aLateSubscriberIsToldThePauseThatEndsLastAndWithoutAClockWhateverItsEnd() {
+        FleetPause later = new FleetPause("a", AT.plusSeconds(30));
+        store.publishPause("k", later).toCompletableFuture().join();
+        store.publishPause("k", new FleetPause("b", AT.plusSeconds(5))).toCompletableFuture().join();
+        List<FleetPause> late = new ArrayList<>();
+        store.subscribePauses("k", late::add);
+        assertThat(late).containsExactly(later);
+        store.subscribePauses("k", p -> {
+            throw new IllegalStateException("subscriber bug");
+        });
+        assertThat(store.listenerFailures()).as("a late subscriber that throws is counted").isEqualTo(1);
+        List<FleetPause> elsewhere = new ArrayList<>();
+        store.subscribePauses("other", elsewhere::add);
+        assertThat(elsewhere).isEmpty();
+    }
+
+    @Test
+    void withAClockALateSubscriberIsNotToldOfAPauseThatHasEnded() {
+        InMemoryCoordinator clocked = new InMemoryCoordinator(time, time.clock(AT));
+        clocked.publishPause("k", new FleetPause("a", AT.plusSeconds(1))).toCompletableFuture().join();
+        List<FleetPause> early = new ArrayList<>();
+        clocked.subscribePauses("k", early::add);
+        assertThat(early).hasSize(1);
+        time.advance(Duration.ofSeconds(1));
+        List<FleetPause> late = new ArrayList<>();
+        clocked.subscribePauses("k", late::add);
+        assertThat(late).isEmpty();
+        assertThatThrownBy(() -> new InMemoryCoordinator(time, null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
     void oneListenerSubscribedTwiceIsUnsubscribedOneAtATime() {
         List<FleetPause> seen = new ArrayList<>();
         AutoCloseable first = store.subscribePauses("k", seen::add);

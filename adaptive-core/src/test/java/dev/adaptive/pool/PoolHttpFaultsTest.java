@@ -1,22 +1,21 @@
 package dev.adaptive.pool;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -26,13 +25,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Faults with real parts on loopback: a JDK {@link HttpServer} that dies mid-run and comes back on
+ * Faults with real parts on loopback: a {@link FlakyHttpServer} that dies mid-run and comes back on
  * the same port, and a slow-loris socket that accepts and never answers. The pool calls them with
  * {@code java.net.http}. Every item ends (succeeded after recovery, or an error entry with its
  * cause); none is lost and none hangs. Bounded: a few hundred requests, generous waits that only
@@ -41,39 +39,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PoolHttpFaultsTest {
 
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
-    /** Called with each request's number; {@code true} kills the answer. */
-    private static volatile java.util.function.IntPredicate onRequest = k -> false;
 
     @Test
     void theServerDiesMidRunAndComesBackOnTheSamePort() throws Exception {
-        AtomicInteger served = new AtomicInteger();
-        HttpServer first = server(0, served);
-        int port = first.getAddress().getPort();
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         ScheduledExecutorService chaos = Executors.newSingleThreadScheduledExecutor();
-        List<HttpServer> servers = new CopyOnWriteArrayList<>(List.of(first));
-        try {
+        try (FlakyHttpServer server = FlakyHttpServer.builder(FlakyModel.holding(1))
+                .okBody(path -> "item " + path.substring(path.lastIndexOf('/') + 1)).start()) {
+            int port = server.port();
             int n = 300;
-            // The 60th request kills the server (it gets no answer); a new one starts on the
-            // same port 500 ms later. Triggered by the request itself, so it cannot come too late.
+            // The 60th request is held (it gets no answer) and the server dies with it; it comes
+            // back on the same port 500 ms later. Triggered by the request itself, so it cannot
+            // come too late.
+            server.holdAfter(59);
             CompletableFuture<Void> killed = new CompletableFuture<>();
-            onRequest = k -> {
-                if (k != 60) {
-                    return false;
-                }
-                chaos.execute(() -> {
-                    stop(first);
-                    chaos.schedule(() -> {
-                        try {
-                            servers.add(server(port, served));
-                            killed.complete(null);
-                        } catch (IOException e) {
-                            killed.completeExceptionally(e);
-                        }
-                    }, 500, TimeUnit.MILLISECONDS);
-                });
-                return true;
-            };
+            server.whenHeld(1).thenRun(() -> chaos.execute(() -> {
+                server.stop();
+                chaos.schedule(() -> {
+                    try {
+                        server.restart();
+                        killed.complete(null);
+                    } catch (RuntimeException e) {
+                        killed.completeExceptionally(e);
+                    }
+                }, 500, TimeUnit.MILLISECONDS);
+            }));
             PoolRun<AdaptiveResult<Integer, String>> run = ItemPool.of(IntStream.range(0, n).boxed().toList())
                     .withLimits(4, 1, 16)
                     .withRetryPolicy(RetryPolicy.builder().retries(6).exponential().minDelay(Duration.ofMillis(50))
@@ -83,7 +73,7 @@ class PoolHttpFaultsTest {
             AdaptiveResult<Integer, String> r = run.toCompletableFuture().get(120, TimeUnit.SECONDS);
 
             killed.get(30, TimeUnit.SECONDS); // the restart may come after the last item ended
-            assertThat(servers).hasSize(2);
+            assertThat(server.lives()).isEqualTo(2);
             Set<Long> seen = new HashSet<>();
             r.successes().forEach(x -> assertThat(seen.add(x.index())).isTrue());
             r.errors().forEach(x -> assertThat(seen.add(x.index())).isTrue());
@@ -96,9 +86,7 @@ class PoolHttpFaultsTest {
             assertThat(r.stats().congestionEvents()).as("the outage was seen").isPositive();
             assertThat(run.limiter().inflight()).isZero();
         } finally {
-            onRequest = k -> false;
             chaos.shutdownNow();
-            servers.forEach(PoolHttpFaultsTest::stop);
         }
     }
 
@@ -176,32 +164,5 @@ class PoolHttpFaultsTest {
             }
             return resp.body();
         });
-    }
-
-    static HttpServer server(int port, AtomicInteger served) throws IOException {
-        HttpServer s = HttpServer.create(new InetSocketAddress(LOOPBACK, port), 64);
-        s.createContext("/", ex -> {
-            if (onRequest.test(served.incrementAndGet())) {
-                ex.close(); // dies without answering
-                return;
-            }
-            String path = ex.getRequestURI().getPath();
-            byte[] body = ("item " + path.substring(path.lastIndexOf('/') + 1)).getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, body.length);
-            ex.getResponseBody().write(body);
-            ex.close();
-        });
-        s.setExecutor(Executors.newFixedThreadPool(4, r -> {
-            Thread t = new Thread(r, "http-" + port);
-            t.setDaemon(true);
-            return t;
-        }));
-        s.start();
-        return s;
-    }
-
-    static void stop(HttpServer s) {
-        s.stop(0);
-        ((java.util.concurrent.ExecutorService) s.getExecutor()).shutdownNow();
     }
 }

@@ -2,7 +2,8 @@ package dev.adaptive.hazelcast;
 
 import dev.adaptive.camel.AdaptiveComponent;
 import dev.adaptive.fleet.FleetStats;
-import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,12 +35,13 @@ class CamelFleetTest {
 
     private static final int CEILING = 6;
 
+    @RegisterExtension
+    static final FlakyHttpServerExtension server = FlakyHttpServerExtension.of(FlakyModel.holding(20));
+
     private static TestCluster cluster;
-    private static FlakyHttpServer server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
         cluster = TestCluster.start(2);
     }
 
@@ -46,9 +49,6 @@ class CamelFleetTest {
     static void stop() {
         if (cluster != null) {
             cluster.close();
-        }
-        if (server != null) {
-            server.close();
         }
     }
 
@@ -87,7 +87,7 @@ class CamelFleetTest {
             Until.met("both applications see the fleet", Duration.ofSeconds(30), () ->
                     fleet(a).liveNodes() == 2 && fleet(b).liveNodes() == 2 && fleet(a).globalCeiling() == CEILING
                             && fleet(b).globalCeiling() == CEILING && fleet(a).share() >= 1 && fleet(b).share() >= 1);
-            server.resetMax();
+            server.get().resetMax();
             List<CompletableFuture<String>> replies = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
                 replies.add(ta.asyncRequestBody(uri(0), "", String.class));
@@ -96,10 +96,10 @@ class CamelFleetTest {
             for (CompletableFuture<String> r : replies) {
                 assertThat(r.get(60, TimeUnit.SECONDS)).isEqualTo("ok");
             }
-            System.out.println("camel fleet: server max in flight " + server.maxInflight() + "; a " + fleet(a)
+            System.out.println("camel fleet: server max in flight " + server.get().maxInflight() + "; a " + fleet(a)
                     + "; b " + fleet(b));
-            assertThat(server.maxInflight()).as("both applications' calls at the server").isLessThanOrEqualTo(CEILING);
-            assertThat(server.maxInflight()).as("the fleet used more than one application's share")
+            assertThat(server.get().maxInflight()).as("both applications' calls at the server").isLessThanOrEqualTo(CEILING);
+            assertThat(server.get().maxInflight()).as("the fleet used more than one application's share")
                     .isGreaterThan(CEILING / 2);
             assertThat(fleet(a).globalCeiling()).isEqualTo(CEILING);
             assertThat(fleet(b).globalCeiling()).isEqualTo(CEILING);

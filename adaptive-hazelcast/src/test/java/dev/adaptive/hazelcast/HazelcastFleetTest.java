@@ -2,7 +2,8 @@ package dev.adaptive.hazelcast;
 
 import dev.adaptive.fleet.FleetEvent;
 import dev.adaptive.fleet.FleetPause;
-import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -35,15 +37,16 @@ class HazelcastFleetTest {
     private static final int CEILING = 6;
     private static final String KEY = "backend";
 
+    @RegisterExtension
+    static final FlakyHttpServerExtension server = FlakyHttpServerExtension.of(FlakyModel.holding(20));
+
     private static TestCluster cluster;
-    private static FlakyHttpServer server;
     private static HttpClient http;
     private static final List<FleetNode> nodes = new ArrayList<>();
     private static FleetNode killed;
 
     @BeforeAll
     static void start() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
         http = FleetLoad.client();
         cluster = TestCluster.start(3);
         for (int i = 0; i < 3; i++) {
@@ -61,9 +64,6 @@ class HazelcastFleetTest {
         if (cluster != null) {
             cluster.close();
         }
-        if (server != null) {
-            server.close();
-        }
     }
 
     private static void awaitNodes(List<FleetNode> which, Predicate<FleetNode> condition, String what) {
@@ -72,11 +72,11 @@ class HazelcastFleetTest {
 
     /** Runs {@code callers} loops on each node until the server has served {@code requests} more. */
     private static void load(List<FleetNode> which, int callers, long requests) {
-        long target = server.served() + requests;
+        long target = server.get().served() + requests;
         List<FleetLoad> loads = which.stream()
                 .map(n -> new FleetLoad(n.limiter, http, server.port(), "/" + n.member.nodeId()).start(callers))
                 .toList();
-        Until.met("server served " + requests, Duration.ofSeconds(30), () -> server.served() >= target);
+        Until.met("server served " + requests, Duration.ofSeconds(30), () -> server.get().served() >= target);
         loads.forEach(l -> l.stop().orTimeout(20, TimeUnit.SECONDS).join());
         loads.forEach(l -> assertThat(l.failed()).as("failed calls").isZero());
     }
@@ -84,18 +84,18 @@ class HazelcastFleetTest {
     @Test
     @Order(1)
     void theFleetInFlightAtTheServerNeverExceedsTheSharedCeiling() {
-        server.resetMax();
+        server.get().resetMax();
         load(nodes, 8, 900);
-        System.out.println("ceiling phase: server max in flight " + server.maxInflight() + "; " + nodes);
-        assertThat(server.maxInflight()).as("fleet in flight at the server").isLessThanOrEqualTo(CEILING);
-        assertThat(server.maxInflight()).as("the fleet used its ceiling").isGreaterThanOrEqualTo(CEILING - 1);
+        System.out.println("ceiling phase: server max in flight " + server.get().maxInflight() + "; " + nodes);
+        assertThat(server.get().maxInflight()).as("fleet in flight at the server").isLessThanOrEqualTo(CEILING);
+        assertThat(server.get().maxInflight()).as("the fleet used its ceiling").isGreaterThanOrEqualTo(CEILING - 1);
         nodes.forEach(n -> assertThat(n.member.stats().globalCeiling()).isEqualTo(CEILING));
     }
 
     @Test
     @Order(2)
     void aRateLimitMetByOneNodePausesAllThree() {
-        server.rateLimitNext();
+        server.get().rateLimitNext();
         List<FleetLoad> loads = nodes.stream()
                 .map(n -> new FleetLoad(n.limiter, http, server.port(), "/" + n.member.nodeId()).start(4))
                 .toList();
@@ -121,21 +121,21 @@ class HazelcastFleetTest {
         List<FleetLoad> loads = new ArrayList<>();
         nodes.forEach(n -> loads.add(new FleetLoad(n.limiter, http, server.port(), "/" + n.member.nodeId()).start(6)));
         Until.met("load flowing", Duration.ofSeconds(10), () -> loads.stream().allMatch(l -> l.ok() > 20));
-        server.resetMax();
+        server.get().resetMax();
         long killedAt = System.nanoTime();
         cluster.terminate(2);
         killed = nodes.remove(2);
         killed.limiter.abort(); // the process is gone: its callers with it
         awaitNodes(survivors, n -> n.settled(2, CEILING), "survivors, each with a share of the ceiling of 6");
         long grownMillis = (System.nanoTime() - killedAt) / 1_000_000;
-        long servedBefore = server.served();
-        Until.met("survivors served 300 more", Duration.ofSeconds(30), () -> server.served() >= servedBefore + 300);
+        long servedBefore = server.get().served();
+        Until.met("survivors served 300 more", Duration.ofSeconds(30), () -> server.get().served() >= servedBefore + 300);
         loads.subList(0, 2).forEach(l -> l.stop().orTimeout(20, TimeUnit.SECONDS).join());
         System.out.printf("kill: survivors' shares grew %d ms after the kill (ttl %d ms); server max in flight %d%n",
-                grownMillis, FleetNode.TTL.toMillis(), server.maxInflight());
+                grownMillis, FleetNode.TTL.toMillis(), server.get().maxInflight());
         assertThat(grownMillis).as("the killed node's report lived its TTL first")
                 .isGreaterThanOrEqualTo(FleetNode.TTL.toMillis() - FleetNode.HEARTBEAT.toMillis());
-        assertThat(server.maxInflight()).isLessThanOrEqualTo(CEILING);
+        assertThat(server.get().maxInflight()).isLessThanOrEqualTo(CEILING);
         survivors.forEach(n -> assertThat(n.member.stats().globalCeiling()).isEqualTo(CEILING));
     }
 
@@ -149,10 +149,10 @@ class HazelcastFleetTest {
         nodes.add(again);
         awaitNodes(nodes, n -> n.settled(3, CEILING), "three nodes again");
         assertThat(again.member.incarnation()).isNotEqualTo(before);
-        server.resetMax();
+        server.get().resetMax();
         load(nodes, 6, 600);
-        System.out.println("restart: server max in flight " + server.maxInflight() + "; " + nodes);
-        assertThat(server.maxInflight()).isLessThanOrEqualTo(CEILING);
+        System.out.println("restart: server max in flight " + server.get().maxInflight() + "; " + nodes);
+        assertThat(server.get().maxInflight()).isLessThanOrEqualTo(CEILING);
         nodes.forEach(n -> assertThat(n.sawDuplicateId()).as(n.member.nodeId() + " saw a duplicate id").isFalse());
     }
 }

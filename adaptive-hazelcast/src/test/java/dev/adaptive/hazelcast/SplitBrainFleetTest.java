@@ -3,10 +3,13 @@ package dev.adaptive.hazelcast;
 import com.hazelcast.config.SplitBrainProtectionConfig;
 import dev.adaptive.fleet.FleetEvent;
 import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -40,17 +43,18 @@ class SplitBrainFleetTest {
     private static final int CEILING = 6;
     private static final Duration SETTLE = Duration.ofSeconds(40);
 
+    @RegisterExtension
+    static final FlakyHttpServerExtension plainServer = FlakyHttpServerExtension.of(FlakyModel.holding(20));
+    @RegisterExtension
+    static final FlakyHttpServerExtension protectedServer = FlakyHttpServerExtension.of(FlakyModel.holding(20));
+
     private static TestCluster cluster;
-    private static FlakyHttpServer plainServer;
-    private static FlakyHttpServer protectedServer;
     private static HttpClient http;
     private static final List<FleetNode> plain = new ArrayList<>();
     private static final List<FleetNode> guarded = new ArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
-        plainServer = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
-        protectedServer = FlakyHttpServer.start(FlakyHttpServer.Model.holding(20));
         http = FleetLoad.client();
         cluster = TestCluster.start(3, cfg -> {
             cfg.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig("majority", true, 2));
@@ -74,10 +78,6 @@ class SplitBrainFleetTest {
         if (cluster != null) {
             cluster.close();
         }
-        if (plainServer != null) {
-            plainServer.close();
-            protectedServer.close();
-        }
     }
 
     private static void awaitNodes(List<FleetNode> which, Predicate<FleetNode> condition, String what) {
@@ -95,14 +95,14 @@ class SplitBrainFleetTest {
 
     @Test
     void eachSideOfASplitTakesTheCeilingOfTheNodesItSeesUnlessTheMinorityIsFencedOff() {
-        List<FleetLoad> loads = new ArrayList<>(load(plain, plainServer));
-        loads.addAll(load(guarded, protectedServer));
+        List<FleetLoad> loads = new ArrayList<>(load(plain, plainServer.get()));
+        loads.addAll(load(guarded, protectedServer.get()));
         Until.met("load flowing", Duration.ofSeconds(10), () -> loads.stream().allMatch(l -> l.ok() > 20));
-        assertThat(plainServer.maxInflight()).as("before the split").isLessThanOrEqualTo(CEILING);
-        assertThat(protectedServer.maxInflight()).as("before the split").isLessThanOrEqualTo(CEILING);
+        assertThat(plainServer.get().maxInflight()).as("before the split").isLessThanOrEqualTo(CEILING);
+        assertThat(protectedServer.get().maxInflight()).as("before the split").isLessThanOrEqualTo(CEILING);
 
-        plainServer.resetMax();
-        protectedServer.resetMax();
+        plainServer.get().resetMax();
+        protectedServer.get().resetMax();
         long cut = System.nanoTime();
         cluster.split(new int[] {0, 1}, new int[] {2});
         cluster.awaitSize(2, 1);
@@ -116,15 +116,15 @@ class SplitBrainFleetTest {
         awaitNodes(guarded.subList(0, 2), n -> n.settled(2, CEILING), "protected majority: two nodes, ceiling 6");
         assertThat(guarded.get(2).share()).as("the fenced-off node admits nothing").isZero();
         long sharesSplit = millisSince(cut);
-        long served = plainServer.served();
-        Until.met("600 served during the split", Duration.ofSeconds(30), () -> plainServer.served() >= served + 600);
-        int plainSplitMax = plainServer.maxInflight();
-        int guardedSplitMax = protectedServer.maxInflight();
+        long served = plainServer.get().served();
+        Until.met("600 served during the split", Duration.ofSeconds(30), () -> plainServer.get().served() >= served + 600);
+        int plainSplitMax = plainServer.get().maxInflight();
+        int guardedSplitMax = protectedServer.get().maxInflight();
         assertThat(guarded.get(2).events).as("the fenced-off node lost the coordinator")
                 .anySatisfy(e -> assertThat(e).isInstanceOf(FleetEvent.CoordinatorLost.class));
 
-        plainServer.resetMax();
-        protectedServer.resetMax();
+        plainServer.get().resetMax();
+        protectedServer.get().resetMax();
         long heal = System.nanoTime();
         cluster.heal();
         for (int i = 0; i < 3; i++) {
@@ -138,16 +138,16 @@ class SplitBrainFleetTest {
         // server; the settled view is measured once every node is back within its share.
         awaitNodes(plain, n -> n.limiter.inflight() <= n.share(), "plain fleet: in flight within the shares");
         awaitNodes(guarded, n -> n.limiter.inflight() <= n.share(), "protected fleet: in flight within the shares");
-        int plainMergeMax = plainServer.maxInflight();
-        int guardedMergeMax = protectedServer.maxInflight();
+        int plainMergeMax = plainServer.get().maxInflight();
+        int guardedMergeMax = protectedServer.get().maxInflight();
 
-        plainServer.resetMax();
-        protectedServer.resetMax();
-        long servedAfter = plainServer.served();
-        Until.met("600 served after the merge", Duration.ofSeconds(30), () -> plainServer.served() >= servedAfter + 600);
+        plainServer.get().resetMax();
+        protectedServer.get().resetMax();
+        long servedAfter = plainServer.get().served();
+        Until.met("600 served after the merge", Duration.ofSeconds(30), () -> plainServer.get().served() >= servedAfter + 600);
         loads.forEach(l -> l.stop().orTimeout(20, TimeUnit.SECONDS).join());
-        int plainAfterMax = plainServer.maxInflight();
-        int guardedAfterMax = protectedServer.maxInflight();
+        int plainAfterMax = plainServer.get().maxInflight();
+        int guardedAfterMax = protectedServer.get().maxInflight();
 
         System.out.printf("split: detected by both sides %d ms after the cut; plain shares split at %d ms;"
                         + " heal: merged %d ms after, shares one view again at %d ms%n",

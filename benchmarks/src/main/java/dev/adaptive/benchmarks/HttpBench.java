@@ -5,15 +5,16 @@ import dev.adaptive.benchmarks.http.ApacheRetryFace;
 import dev.adaptive.benchmarks.http.CamelFace;
 import dev.adaptive.benchmarks.http.FailsafeRetryFace;
 import dev.adaptive.benchmarks.http.HttpFace;
-import dev.adaptive.benchmarks.http.ModelHttpServer;
 import dev.adaptive.benchmarks.http.VertxFace;
 import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.benchmarks.report.Json;
 import dev.adaptive.benchmarks.report.MarkdownTable;
 import dev.adaptive.benchmarks.report.Summary;
 import dev.adaptive.benchmarks.sim.RunResult;
+import dev.adaptive.testing.FlakyHttpServer;
 import dev.adaptive.trace.TraceListener;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -195,8 +196,8 @@ public final class HttpBench {
     }
 
     private static RunResult once(HttpFace face, Scenario scenario, long run) throws Exception {
-        try (ModelHttpServer server = ModelHttpServer.start(scenario, run)) {
-            HttpFace.Tally tally = face.run(server.uri(), scenario);
+        try (FlakyHttpServer server = FlakyHttpServer.builder(scenario.server()).seed(run).start()) {
+            HttpFace.Tally tally = face.run(URI.create(server.url("/")), scenario);
             return new RunResult(face.name(), face.adaptive() ? "adaptive" : "peer", scenario.id(), run,
                     tally.wallNanos() / 1e6, tally.ok(), tally.failed(), 0, server.stats());
         }

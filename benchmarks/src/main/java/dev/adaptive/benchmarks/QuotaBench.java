@@ -1,26 +1,29 @@
 package dev.adaptive.benchmarks;
 
-import dev.adaptive.limit.Outcome;
 import dev.adaptive.benchmarks.http.AdaptiveJdkFace;
 import dev.adaptive.benchmarks.http.CamelFace;
 import dev.adaptive.benchmarks.http.HttpFace;
-import dev.adaptive.benchmarks.http.ModelHttpServer;
 import dev.adaptive.benchmarks.http.VertxFace;
-import dev.adaptive.benchmarks.model.FlakyServer;
-import dev.adaptive.benchmarks.model.Response;
 import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.benchmarks.report.Json;
 import dev.adaptive.benchmarks.report.Stats;
 import dev.adaptive.benchmarks.sim.Policy;
 import dev.adaptive.benchmarks.sim.Run;
 import dev.adaptive.benchmarks.sim.RunResult;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.PoolListener;
+import dev.adaptive.retry.Quota;
 import dev.adaptive.retry.RetryBudget;
+import dev.adaptive.testing.Answer;
+import dev.adaptive.testing.FlakyDownstream;
+import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.Request;
 import dev.adaptive.time.VirtualTime;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +47,7 @@ import java.util.stream.IntStream;
  *   <li><b>outage</b>: S2's server answering 500 to everything for 10 s from 3 s into a
  *       3,000-item run (S6's items, 5 retries), the retry budget at its defaults and unlimited;
  *       in virtual time and over real HTTP through the three faces (each request says its
- *       attempt number in {@link ModelHttpServer#ATTEMPT}). Counted: requests that arrived
+ *       attempt number in {@link FlakyHttpServer#ATTEMPT_HEADER}). Counted: requests that arrived
  *       during the outage and, of them, first attempts.</li>
  * </ul>
  * Writes {@code quota.md} and {@code quota.json} into {@code --out} (default
@@ -119,7 +122,7 @@ public final class QuotaBench {
             List<RunResult> rs = new ArrayList<>();
             List<long[]> outage = new ArrayList<>();
             for (long seed = 1; seed <= seeds; seed++) {
-                FlakyServer[] server = new FlakyServer[1];
+                FlakyDownstream[] server = new FlakyDownstream[1];
                 rs.add(virtual(Scenario.S6, seed, true, budget, s -> server[0] = s.withOutage(OUTAGE_FROM, OUTAGE_LENGTH)));
                 outage.add(server[0].outageArrivals());
             }
@@ -157,9 +160,9 @@ public final class QuotaBench {
                         new VertxFace(null, headers))) {
                     List<double[]> rs = new ArrayList<>();
                     for (int run = 1; run <= runs; run++) {
-                        try (ModelHttpServer server = ModelHttpServer.start(QUOTA, run)) {
-                            server.model().withQuota(Q, W);
-                            HttpFace.Tally t = face.run(server.uri(), QUOTA);
+                        try (FlakyHttpServer server = FlakyHttpServer.builder(QUOTA.server()).seed(run).start()) {
+                            server.downstream().withQuota(Q, W);
+                            HttpFace.Tally t = face.run(URI.create(server.url("/")), QUOTA);
                             rs.add(new double[] {t.wallNanos() / 1e6, server.stats().tooMany(), t.failed()});
                             System.out.printf(Locale.ROOT, "%s run %d: %.0f ms, %d × 429, %d failed%n", face.name(), run,
                                     t.wallNanos() / 1e6, server.stats().tooMany(), t.failed());
@@ -217,10 +220,10 @@ public final class QuotaBench {
                 List<double[]> rs = new ArrayList<>();
                 List<long[]> outage = new ArrayList<>();
                 for (int run = 1; run <= runs; run++) {
-                    try (ModelHttpServer server = ModelHttpServer.start(Scenario.S6, run)) {
-                        server.model().withOutage(OUTAGE_FROM, OUTAGE_LENGTH);
-                        HttpFace.Tally t = face.run(server.uri(), Scenario.S6);
-                        long[] o = server.model().outageArrivals();
+                    try (FlakyHttpServer server = FlakyHttpServer.builder(Scenario.S6.server()).seed(run).start()) {
+                        server.downstream().withOutage(OUTAGE_FROM, OUTAGE_LENGTH);
+                        HttpFace.Tally t = face.run(URI.create(server.url("/")), Scenario.S6);
+                        long[] o = server.downstream().outageArrivals();
                         rs.add(new double[] {t.wallNanos() / 1e6, t.failed()});
                         outage.add(o);
                         System.out.printf(Locale.ROOT, "%s run %d: %.0f ms, %d requests during the outage, %d first,"
@@ -293,15 +296,15 @@ public final class QuotaBench {
      * {@code headers}.
      */
     static RunResult virtual(Scenario scenario, long seed, boolean headers, RetryBudget budget,
-                             Consumer<FlakyServer> shape) {
+                             Consumer<FlakyDownstream> shape) {
         VirtualTime time = new VirtualTime();
         Run run = new Run(scenario, seed, time, time, false);
         shape.accept(run.server());
         ItemPool<Integer> pool = ItemPool.of(IntStream.range(0, scenario.items()).boxed().toList())
                 .withName("quota").withRetryPolicy(run.retryPolicy()).withRetryBudget(budget).withTime(time, time)
-                .withClassifier((value, error) -> value instanceof Response r ? outcome(r, headers) : null);
-        pool.stream((item, ctx) -> run.server().call(-1, ctx.attempt()),
-                PoolListener.<Integer, Response>of(result -> run.itemDone(true), error -> run.itemDone(false)));
+                .withClassifier((value, error) -> value instanceof Answer r ? outcome(r, headers) : null);
+        pool.stream((item, ctx) -> run.server().call(Request.of(-1, ctx.attempt())),
+                PoolListener.<Integer, Answer>of(result -> run.itemDone(true), error -> run.itemDone(false)));
         time.runUntilIdle();
         return run.result(new Policy() {
             @Override
@@ -321,14 +324,19 @@ public final class QuotaBench {
         });
     }
 
-    private static Outcome outcome(Response r, boolean headers) {
-        if (r instanceof Response.Ok ok) {
-            return headers ? Outcome.SUCCESS.withQuota(ok.quota()) : Outcome.SUCCESS;
+    private static Outcome outcome(Answer r, boolean headers) {
+        if (r instanceof Answer.Ok ok) {
+            return headers ? Outcome.SUCCESS.withQuota(quota(ok.quota())) : Outcome.SUCCESS;
         }
-        if (r instanceof Response.TooManyRequests t) {
+        if (r instanceof Answer.TooManyRequests t) {
             Outcome o = Outcome.rateLimited(t.retryAfter());
-            return headers ? o.withQuota(t.quota()) : o;
+            return headers ? o.withQuota(quota(t.quota())) : o;
         }
         return Outcome.DROPPED;
+    }
+
+    /** The server's announced quota as the engine reads it from headers. */
+    private static Quota quota(Answer.Quota announced) {
+        return announced == null ? null : new Quota(announced.remaining(), announced.reset());
     }
 }

@@ -1,5 +1,7 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.http.HttpComponent;
@@ -10,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -39,12 +42,14 @@ class ContextStopTest extends CamelTestSupport {
 
     private final CountDownLatch gate = new CountDownLatch(1);
     private final CountDownLatch allSlotsTaken = new CountDownLatch(SLOTS);
-    private final RestartableHttpServer silent = new RestartableHttpServer();
+    private FlakyHttpServer silent;
 
     @AfterEach
     void release() {
         gate.countDown();
-        silent.close();
+        if (silent != null) {
+            silent.close();
+        }
     }
 
     @Test
@@ -58,15 +63,15 @@ class ContextStopTest extends CamelTestSupport {
 
     @Test
     void attemptsBlockedInAnHttpCallThatIsNeverAnswered() throws Exception {
-        silent.start();
-        silent.holdAfter(0);
+        silent = FlakyHttpServer.start(FlakyModel.holding(1));
+        silent.holding(true);
         HttpComponent http = context.getComponent("http", HttpComponent.class);
         http.setAutomaticRetriesDisabled(true);
         http.setConnectionsPerRoute(16);
         stopsWithEveryExchangeEnded("unanswered", route -> route
                 .toD("http://127.0.0.1:" + silent.port() + "/never/${body}?httpMethod=GET"),
                 // Every slot's attempt is inside its read when the context stops.
-                () -> silent.awaitHeld(SLOTS, 30),
+                () -> silent.awaitHeld(SLOTS, Duration.ofSeconds(30)),
                 // Camel's stop may leave those reads stuck; the server going away ends them.
                 silent::stop);
     }

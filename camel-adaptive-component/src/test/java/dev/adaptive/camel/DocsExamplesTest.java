@@ -2,7 +2,8 @@ package dev.adaptive.camel;
 
 import dev.adaptive.config.AdaptiveConfig;
 import dev.adaptive.docs.Snippets;
-import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.CamelContext;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.component.http.HttpComponent;
@@ -10,10 +11,9 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.main.Main;
 import org.apache.camel.support.PluginHelper;
 import org.apache.camel.support.ResourceHelper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -42,17 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DocsExamplesTest {
 
     private static final String API = "https://api.example.com";
-    private static FlakyHttpServer server;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.s3());
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
+    @RegisterExtension
+    static final FlakyHttpServerExtension server = FlakyHttpServerExtension.of(FlakyModel.s3());
 
     private static String api() {
         return "http://127.0.0.1:" + server.port();

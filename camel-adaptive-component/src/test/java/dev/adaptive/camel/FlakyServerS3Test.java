@@ -1,17 +1,17 @@
 package dev.adaptive.camel;
 
-import dev.adaptive.testing.FlakyHttpServer;
-
+import dev.adaptive.testing.Arrival;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.Exchange;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.test.junit5.CamelTestSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.Map;
@@ -28,18 +28,9 @@ class FlakyServerS3Test extends CamelTestSupport {
 
     private static final int ITEMS = 200;
     private static final int HARD = 12;
-    private static FlakyHttpServer server;
+    @RegisterExtension
+    static final FlakyHttpServerExtension server = FlakyHttpServerExtension.of(FlakyModel.s3());
     private final PauseRecorder pauses = new PauseRecorder();
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.s3());
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
 
     @Override
     protected void bindToRegistry(Registry registry) {
@@ -73,11 +64,11 @@ class FlakyServerS3Test extends CamelTestSupport {
         List<Exchange> done = batch.await(100);
         long wallMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
-        List<FlakyHttpServer.Arrival> arrivals = server.arrivals();
+        List<Arrival> arrivals = server.get().arrivals();
         int[] secondHalf = arrivals.subList(arrivals.size() / 2, arrivals.size()).stream()
-                .mapToInt(FlakyHttpServer.Arrival::inflight).sorted().toArray();
+                .mapToInt(Arrival::inflight).sorted().toArray();
         int settledP90 = secondHalf[(int) Math.floor(secondHalf.length * 0.9) - 1];
-        List<FlakyHttpServer.Arrival> inWindow = arrivals.stream().filter(FlakyHttpServer.Arrival::duringRetryAfter)
+        List<Arrival> inWindow = arrivals.stream().filter(Arrival::duringRetryAfter)
                 .toList();
         // Dispatched before the pool could read the 429 (on the wire, or in the client): the pool
         // cannot recall those. Anything granted a slot after it paused would be its fault.
@@ -88,7 +79,7 @@ class FlakyServerS3Test extends CamelTestSupport {
         System.out.printf("S3 camel: wall=%d ms, arrivals=%d, 429s=%d, maxConcurrency=%d, p90 concurrency in 2nd"
                         + " half=%d, arrivals during Retry-After=%d (dispatched after the pool paused=%d),"
                         + " final limit=%d, max limit=%d, retries=%d%n",
-                wallMs, arrivals.size(), server.rateLimitedAnswers(), server.maxConcurrency(), settledP90,
+                wallMs, arrivals.size(), server.get().rateLimitedAnswers(), server.get().maxConcurrency(), settledP90,
                 inWindow.size(), afterPause, stats.limit(), stats.maxLimitReached(), stats.retries());
 
         assertThat(done).allSatisfy(e -> {
@@ -104,7 +95,7 @@ class FlakyServerS3Test extends CamelTestSupport {
         assertThat(stats.inflight()).isZero();
         assertThat(settledP90).as("concurrency at the server once settled (p90, second half)").isLessThanOrEqualTo(HARD);
         assertThat(afterPause).as("arrivals during Retry-After dispatched after the pool read the 429").isZero();
-        assertThat(server.rateLimitedAnswers()).as("429s: the pool stays below the cap, it does not bounce off it")
+        assertThat(server.get().rateLimitedAnswers()).as("429s: the pool stays below the cap, it does not bounce off it")
                 .isLessThanOrEqualTo(ITEMS / 20);
         batch.stop();
     }

@@ -1,16 +1,16 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.fleet.InMemoryCoordinator;
-import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.impl.DefaultCamelContext;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.concurrent.TimeUnit;
 
@@ -24,17 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FleetCamelTest {
 
-    private static FlakyHttpServer server;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.s3());
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
+    @RegisterExtension
+    static final FlakyHttpServerExtension server = FlakyHttpServerExtension.of(FlakyModel.s3());
 
     private static CamelContext node(InMemoryCoordinator coordinator, PauseRecorder pauses) throws Exception {
         CamelContext camel = new DefaultCamelContext();

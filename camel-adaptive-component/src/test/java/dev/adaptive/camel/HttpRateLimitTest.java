@@ -1,17 +1,17 @@
 package dev.adaptive.camel;
 
-import dev.adaptive.testing.FlakyHttpServer;
-
+import dev.adaptive.testing.Arrival;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.Exchange;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.http.base.HttpOperationFailedException;
 import org.apache.camel.test.junit5.CamelTestSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,17 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HttpRateLimitTest extends CamelTestSupport {
 
     private static final SettableClock CLOCK = new SettableClock();
-    private static FlakyHttpServer server;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.s3());
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
+    @RegisterExtension
+    static final FlakyHttpServerExtension server = FlakyHttpServerExtension.of(FlakyModel.s3());
 
     @Override
     protected RoutesBuilder createRouteBuilder() {
@@ -119,7 +110,7 @@ class HttpRateLimitTest extends CamelTestSupport {
         AdaptiveStats stats = stats("errors");
         assertThat(stats.congestionEvents()).isEqualTo(3);
         assertThat(stats.failed()).isEqualTo(1);
-        assertThat(server.arrivals().stream().filter(a -> a.client().equals("errors")).count()).isEqualTo(3);
+        assertThat(server.get().arrivals().stream().filter(a -> a.client().equals("errors")).count()).isEqualTo(3);
     }
 
     @Test
@@ -214,8 +205,8 @@ class HttpRateLimitTest extends CamelTestSupport {
     }
 
     private static long arrivalsDuringRetryAfter(String client) {
-        return server.arrivals().stream().filter(a -> a.client().equals(client))
-                .filter(FlakyHttpServer.Arrival::duringRetryAfter).count();
+        return server.get().arrivals().stream().filter(a -> a.client().equals(client))
+                .filter(Arrival::duringRetryAfter).count();
     }
 
 }

@@ -1,6 +1,7 @@
 package dev.adaptive.camel;
 
-import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -10,12 +11,11 @@ import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.test.junit5.CamelTestSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -39,22 +39,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PoolObservabilityTest extends CamelTestSupport {
 
-    private static FlakyHttpServer server;
+    @RegisterExtension
+    static final FlakyHttpServerExtension server = FlakyHttpServerExtension.of(FlakyModel.s3());
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     /** The scrape taken on the thread that opened the pause, while it is open. */
     private final CompletableFuture<String> scrapeDuringPause = new CompletableFuture<>();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private PrintStream originalErr;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = FlakyHttpServer.start(FlakyHttpServer.Model.s3());
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
 
     @BeforeEach
     void captureStandardError() {

@@ -2,7 +2,9 @@ package dev.adaptive.camel;
 
 import dev.adaptive.guard.ConcurrencyGuard;
 import dev.adaptive.guard.GuardGradient;
+import dev.adaptive.testing.Arrival;
 import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
@@ -12,6 +14,7 @@ import org.apache.camel.model.RouteDefinition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -39,7 +42,7 @@ class RoutePolicyHttpTest {
     }
 
     private static Run run(boolean withPolicy) throws Exception {
-        FlakyHttpServer.Model model = new FlakyHttpServer.Model(20, 4, HARD, 1, 0, 0, 1, 0, 0, 7);
+        FlakyModel model = FlakyModel.of(20, 4, HARD, Duration.ofSeconds(1));
         long start = System.nanoTime();
         // The learning is covered in virtual time (AdaptiveRoutePolicyTest); here a capped guard
         // shows that suspending a real consumer holds the route at the guard's limit.
@@ -50,7 +53,7 @@ class RoutePolicyHttpTest {
         AtomicInteger maxLeased = new AtomicInteger();
         List<Integer> inRouteAtStart = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch processed = new CountDownLatch(MESSAGES);
-        try (FlakyHttpServer server = FlakyHttpServer.start(model); CamelContext camel = new DefaultCamelContext()) {
+        try (FlakyHttpServer server = FlakyHttpServer.builder(model).seed(7).start(); CamelContext camel = new DefaultCamelContext()) {
             camel.getComponent("http", HttpComponent.class).setAutomaticRetriesDisabled(true);
             camel.addRoutes(new RouteBuilder() {
                 @Override
@@ -78,9 +81,9 @@ class RoutePolicyHttpTest {
                 template.sendBody("seda:orders", "order-" + i);
             }
             assertThat(processed.await(100, TimeUnit.SECONDS)).as("every message processed").isTrue();
-            List<FlakyHttpServer.Arrival> arrivals = server.arrivals();
+            List<Arrival> arrivals = server.arrivals();
             int[] second = arrivals.subList(arrivals.size() / 2, arrivals.size()).stream()
-                    .mapToInt(FlakyHttpServer.Arrival::inflight).sorted().toArray();
+                    .mapToInt(Arrival::inflight).sorted().toArray();
             System.out.printf("run policy=%s took %d ms%n", withPolicy, (System.nanoTime() - start) / 1_000_000);
             return new Run(second[(int) Math.floor(second.length * 0.9) - 1], server.rateLimitedAnswers(),
                     MESSAGES - (int) processed.getCount(), policy, p90(inRouteAtStart), maxLeased.get());

@@ -1,6 +1,8 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.internal.Causes;
+import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.Exchange;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
@@ -13,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -45,7 +48,7 @@ class ServerOutageTest extends CamelTestSupport {
     private static final String ONCE = "adaptive:once?maxLimit=4&retries=0";
     private static final int SENT_DURING_THE_OUTAGE = 10;
 
-    private final RestartableHttpServer server = new RestartableHttpServer();
+    private FlakyHttpServer server;
     private final AtomicInteger refused = new AtomicInteger();
     private final CountDownLatch enoughRefused = new CountDownLatch(1);
 
@@ -63,7 +66,7 @@ class ServerOutageTest extends CamelTestSupport {
 
     @Override
     protected RoutesBuilder createRouteBuilder() throws Exception {
-        server.start();
+        server = FlakyHttpServer.start(FlakyModel.holding(1));
         return new RouteBuilder() {
             @Override
             public void configure() {
@@ -92,7 +95,7 @@ class ServerOutageTest extends CamelTestSupport {
         AsyncSends.Batch batch = AsyncSends.send(context, POOL, EXCHANGES, i -> i, Map.of());
 
         // Calls are in flight at the server (held) and exchanges queue behind them: it dies now.
-        assertThat(server.firstHeld().await(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(server.awaitHeld(1, Duration.ofSeconds(60))).isTrue();
         AdaptiveStats atStop = stats();
         server.stop();
         assertThat(atStop.inflight()).as("attempts in flight when the server died").isPositive();
@@ -113,7 +116,8 @@ class ServerOutageTest extends CamelTestSupport {
 
         // It comes back on the same port once the pool has met enough refused connections.
         assertThat(enoughRefused.await(60, TimeUnit.SECONDS)).isTrue();
-        server.start();
+        server.reset();
+        server.restart();
         assertThat(server.port()).isEqualTo(port);
 
         List<Exchange> done = batch.await(100);
@@ -136,7 +140,7 @@ class ServerOutageTest extends CamelTestSupport {
         System.out.printf("outage: %d exchanges, %d succeeded (%d after failed attempts), %d failed; %d refused"
                         + " connections seen; %d answered before, %d after the restart; attempts %d, limit %d%n",
                 EXCHANGES, succeeded, recovered, EXCHANGES - succeeded, refused.get(), ANSWERED_BEFORE_THE_OUTAGE,
-                server.answered(), after.attempts(), after.limit());
+                server.served(), after.attempts(), after.limit());
         assertThat(after.accepted()).isEqualTo(EXCHANGES);
         assertThat(after.completed() + after.failed()).as("exchanges ended").isEqualTo(EXCHANGES);
         assertThat(after.completed()).isEqualTo(succeeded);
@@ -145,7 +149,7 @@ class ServerOutageTest extends CamelTestSupport {
         assertThat(after.pending()).isZero();
         assertThat(refused.get()).isGreaterThanOrEqualTo(REFUSED_BEFORE_THE_RESTART);
         assertThat(recovered).as("exchanges that failed during the outage and succeeded after it").isPositive();
-        assertThat(server.answered()).as("calls answered after the restart").isPositive();
+        assertThat(server.served()).as("calls answered after the restart").isPositive();
 
         // And the pool goes on as before: a fresh wave all succeeds.
         AsyncSends.Batch wave = AsyncSends.send(context, POOL, 50, i -> "after-" + i, Map.of());

@@ -2,8 +2,8 @@ package dev.adaptive.examples;
 
 import dev.adaptive.camel.AdaptiveComponent;
 import dev.adaptive.camel.AdaptiveStats;
-import dev.adaptive.examples.server.FlakyModel;
-import dev.adaptive.examples.server.FlakyServer;
+import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.camel.main.BaseMainSupport;
@@ -94,7 +94,7 @@ public final class CamelMainExample {
      * @throws Exception when Camel cannot start
      */
     public static void main(String[] args) throws Exception {
-        FlakyServer local = args.length > 0 ? null : FlakyServer.start(FlakyModel.s3());
+        FlakyHttpServer local = args.length > 0 ? null : FlakyHttpServer.start(FlakyModel.s3());
         try {
             Main main = new Main();
             main.addOverrideProperty("api.url", local != null ? local.uri().toString() : args[0]);

@@ -1,20 +1,20 @@
 package dev.adaptive.examples;
 
 import dev.adaptive.examples.demo.Target;
-import dev.adaptive.examples.server.FlakyModel;
-import dev.adaptive.examples.server.FlakyServer;
+import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 
 /**
  * Where a standalone example sends its requests: the URL given as its first argument
- * ({@code {i}} = item index), or else an embedded {@link FlakyServer} with the S3 model,
+ * ({@code {i}} = item index), or else an embedded {@link FlakyHttpServer} with the S3 model,
  * stopped by {@link #close()}. Used by one example at a time.
  */
 public final class ExampleTarget implements AutoCloseable {
 
     private final Target target;
-    private final FlakyServer server;
+    private final FlakyHttpServer server;
 
-    private ExampleTarget(Target target, FlakyServer server) {
+    private ExampleTarget(Target target, FlakyHttpServer server) {
         this.target = target;
         this.server = server;
     }
@@ -27,7 +27,7 @@ public final class ExampleTarget implements AutoCloseable {
         if (args.length > 0) {
             return new ExampleTarget(new Target(args[0]), null);
         }
-        FlakyServer server = FlakyServer.start(FlakyModel.s3());
+        FlakyHttpServer server = FlakyHttpServer.start(FlakyModel.s3());
         return new ExampleTarget(Target.itemsOf(server.uri()), server);
     }
 

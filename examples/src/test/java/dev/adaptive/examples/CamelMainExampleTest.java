@@ -4,8 +4,8 @@ import dev.adaptive.camel.AdaptiveComponent;
 import dev.adaptive.camel.AdaptiveConstants;
 import dev.adaptive.camel.AdaptiveStats;
 import dev.adaptive.config.AdaptiveConfig;
-import dev.adaptive.examples.server.FlakyModel;
-import dev.adaptive.examples.server.FlakyServer;
+import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 import org.apache.camel.CamelContext;
@@ -40,7 +40,7 @@ class CamelMainExampleTest {
     @Test
     void aTooManyRequestsPausesThePoolAndTheExchangeCountsItsAttempts() throws Exception {
         List<TraceEvent.RatePause> pauses = new CopyOnWriteArrayList<>();
-        try (FlakyServer server = FlakyServer.start(new FlakyModel(40, 2, 3, 1, 0.0))) {
+        try (FlakyHttpServer server = FlakyHttpServer.start(FlakyModel.of(40, 2, 3, Duration.ofSeconds(1)))) {
             Main main = new Main();
             main.addOverrideProperty("api.url", server.uri().toString());
             main.addOverrideProperty("orders.count", "0");   // the test sends the orders itself
@@ -72,7 +72,7 @@ class CamelMainExampleTest {
                     assertThat(e.getException()).isNull();
                     assertThat(e.getMessage().getBody(String.class)).isNotBlank();
                 });
-                assertThat(server.counters().rateLimited()).as("the server refused some with 429").isPositive();
+                assertThat(server.rateLimitedAnswers()).as("the server refused some with 429").isPositive();
                 assertThat(pauses).as("the 429's Retry-After paused the pool").isNotEmpty()
                         .allSatisfy(p -> assertThat(p.retryAfter()).isEqualTo(Duration.ofSeconds(1)));
                 assertThat(done).as("some exchange was refused, waited for the pause and went through")

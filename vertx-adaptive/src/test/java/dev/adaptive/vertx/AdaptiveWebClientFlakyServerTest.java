@@ -1,6 +1,8 @@
 package dev.adaptive.vertx;
 
 import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyHttpServerExtension;
+import dev.adaptive.testing.FlakyModel;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -9,12 +11,11 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,22 +32,13 @@ class AdaptiveWebClientFlakyServerTest {
     private static final int ITEMS = 200;
     private static final int HARD = 12;
 
-    private FlakyHttpServer server;
-    private int port;
-
-    @BeforeEach
-    void startServer() throws IOException {
-        server = FlakyHttpServer.start(new FlakyHttpServer.Model(40, 6, HARD, 1, 0, 0, 1, 0, 0, 1));
-        port = server.port();
-    }
-
-    @AfterEach
-    void stopServer() {
-        server.close();
-    }
+    @RegisterExtension
+    final FlakyHttpServerExtension flaky = FlakyHttpServerExtension.of(FlakyModel.of(40, 6, HARD, Duration.ofSeconds(1)));
 
     @Test
     void everyRequestCompletesNothingArrivesInsideAnAnnouncedWindowAndConcurrencySettlesBelowTheCap(Vertx vertx) {
+        FlakyHttpServer server = flaky.get();
+        int port = server.port();
         LimitRecorder limits = new LimitRecorder(System.nanoTime(), 16);
         AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setName("s3")
                 .setInitialLimit(16).setMaxLimit(50).setStatsAddress(null)).traceListener(limits).build();
@@ -63,7 +55,7 @@ class AdaptiveWebClientFlakyServerTest {
         List<Future<HttpResponse<Buffer>>> calls = new ArrayList<>();
         for (int i = 0; i < ITEMS; i++) {
             calls.add(client.send(client.get(port, "127.0.0.1", "/items/" + i), (request, ctx) -> request
-                    .putHeader(FlakyHttpServer.SEEN_HEADER, String.valueOf(limiter.limiter().stats().rateLimitEvents()))
+                    .putHeader(FlakyHttpServer.READ_429S_HEADER, String.valueOf(limiter.limiter().stats().rateLimitEvents()))
                     .send()));
         }
         for (int i = 0; i < ITEMS; i++) {

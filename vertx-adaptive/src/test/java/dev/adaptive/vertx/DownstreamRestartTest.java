@@ -45,10 +45,10 @@ class DownstreamRestartTest extends HoldingServerTest {
 
     /** Kills the server once the first {@value #LIMIT} requests are held by it, and restarts it after the failures. */
     private void outage(AdaptiveLimiter limiter, ConnectionFailures failures, int expectedWaiting) {
-        Await.result(server.arrivals(LIMIT));
+        Await.result(arrivals(LIMIT));
         assertThat(limiter.limiter().inflight()).as("in flight at the server when it dies").isEqualTo(LIMIT);
         assertThat(limiter.limiter().waiting()).as("queued behind the limit").isEqualTo(expectedWaiting);
-        server.kill();
+        server.stop();
         Await.result(failures.reached());
         server.restart();
     }
@@ -84,9 +84,9 @@ class DownstreamRestartTest extends HoldingServerTest {
         report("web client, retries " + options.getRetries(), succeeded.size(), failed, failures);
         assertThat(failed).as("a request that gave up did so on a connection failure")
                 .allSatisfy(t -> assertThat(ConnectionFailures.isConnectionFailure(t)).as(t.toString()).isTrue());
-        assertThat(server.answered()).as("each success answered once, by the server that came back")
+        assertThat(answered()).as("each success answered once, by the server that came back")
                 .containsExactlyInAnyOrderElementsOf(succeeded);
-        assertThat(server.held()).hasSize(LIMIT);
+        assertThat(server.heldPaths()).hasSize(LIMIT);
         assertThat(failures.others()).as("no attempt failed for another reason").isEmpty();
         assertThat(limiter.limiter().stats().congestionEvents()).isGreaterThanOrEqualTo(FAILURES_BEFORE_RESTART);
         assertThat(limiter.limiter().inflight()).isZero();
@@ -138,7 +138,7 @@ class DownstreamRestartTest extends HoldingServerTest {
         report("pool", r.successes().size(), r.errors().stream().map(ItemError::error).toList(), failures);
         assertThat(ended).as("none lost").containsExactlyInAnyOrderElementsOf(items);
         assertThat(r.successes()).as("successes resume after recovery").isNotEmpty();
-        assertThat(server.answered()).containsExactlyInAnyOrderElementsOf(
+        assertThat(answered()).containsExactlyInAnyOrderElementsOf(
                 r.successes().stream().map(ok -> "/items/" + ok.item()).toList());
         assertThat(failures.others()).isEmpty();
         assertThat(r.stats().congestionEvents()).isGreaterThanOrEqualTo(FAILURES_BEFORE_RESTART);

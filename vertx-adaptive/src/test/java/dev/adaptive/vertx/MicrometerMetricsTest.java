@@ -1,6 +1,7 @@
 package dev.adaptive.vertx;
 
 import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -46,7 +48,7 @@ class MicrometerMetricsTest {
                 .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))));
         PrometheusMeterRegistry registry = (PrometheusMeterRegistry) BackendRegistries.getDefaultNow();
         // Base 50 ms, soft 1, hard 1 (the second call at once is refused), Retry-After 1 s.
-        FlakyHttpServer server = FlakyHttpServer.start(new FlakyHttpServer.Model(50, 1, 1, 1, 0, 0, 1, 0, 0, 1));
+        FlakyHttpServer server = FlakyHttpServer.start(FlakyModel.of(50, 1, 1, Duration.ofSeconds(1)));
         int port = server.port();
         CompletableFuture<String> duringPause = new CompletableFuture<>();
         TraceListener onPause = e -> {

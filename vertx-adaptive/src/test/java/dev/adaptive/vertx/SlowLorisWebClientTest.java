@@ -53,7 +53,7 @@ class SlowLorisWebClientTest extends HoldingServerTest {
         assertThat(limiter.limiter().stats().congestionEvents()).as("every timeout is a drop").isEqualTo(attempts);
         assertThat(limiter.limiter().inflight()).as("the timeouts freed every slot").isZero();
         assertThat(limiter.limiter().waiting()).isZero();
-        assertThat(server.held()).as("every attempt reached the server: none waited for a connection")
+        assertThat(server.heldPaths()).as("every attempt reached the server: none waited for a connection")
                 .hasSize(attempts);
 
         server.holding(false);

@@ -3,13 +3,12 @@ package dev.adaptive.vertx;
 import dev.adaptive.LimiterClosedException;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -31,30 +30,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * server that holds every request.
  */
 @ExtendWith(VertxExtension.class)
-class VerticleOwnedLimiterTest {
+class VerticleOwnedLimiterTest extends HoldingServerTest {
 
     private static final int LIMIT = 3;
     private static final int HELD = 7;
 
-    private Vertx serverVertx;
-    private KillableHttpServer server;
-    private int port;
     private int closedPort;
 
     @BeforeEach
-    void startServer() throws Exception {
-        serverVertx = Vertx.vertx();
-        server = new KillableHttpServer(serverVertx);
-        server.holding(true);
-        port = server.start();
+    void findAClosedPort() throws Exception {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = s.getLocalPort(); // refuses connections once closed: a call that waits for its retry
         }
-    }
-
-    @AfterEach
-    void stopServer() {
-        Await.result(serverVertx.close());
     }
 
     /** A user's verticle: its limiter and client are created in start(), on its own context. */
@@ -110,7 +97,7 @@ class VerticleOwnedLimiterTest {
     private List<Future<HttpResponse<Buffer>>> deployWithPendingCalls(Vertx vertx, OrdersVerticle verticle) {
         Await.result(vertx.deployVerticle(verticle));
         List<Future<HttpResponse<Buffer>>> calls = Await.result(verticle.sendAll());
-        Await.result(server.arrivals(LIMIT));
+        Await.result(arrivals(LIMIT));
         assertThat(verticle.limiter.limiter().inflight()).as("held at the server").isEqualTo(LIMIT);
         assertThat(verticle.limiter.limiter().waiting()).as("queued").isEqualTo(HELD - LIMIT);
         assertThat(verticle.limiter.limiter().stats().congestionEvents()).as("the refused call failed once")
@@ -137,7 +124,7 @@ class VerticleOwnedLimiterTest {
         allFailClosed(calls);
         assertThat(verticle.limiter.limiter().inflight()).isZero();
         assertThat(verticle.limiter.limiter().waiting()).isZero();
-        assertThat(server.held()).as("only the limit ever reached the server").hasSize(LIMIT);
+        assertThat(server.heldPaths()).as("only the limit ever reached the server").hasSize(LIMIT);
         assertThat(Await.failure(verticle.limiter.execute(() -> Future.succeededFuture("late"))))
                 .isInstanceOf(LimiterClosedException.class);
     }

@@ -1,13 +1,14 @@
 package dev.adaptive.benchmarks.http;
 
+import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.ItemPool;
 import dev.adaptive.retry.RateLimitHeaders;
 import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryAfter;
-import dev.adaptive.benchmarks.model.Scenario;
-import dev.adaptive.pool.ItemPool;
-import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.testing.FlakyHttpServer;
 import dev.adaptive.trace.TraceListener;
 
 import java.net.URI;
@@ -86,8 +87,8 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
             long t0 = System.nanoTime();
             AdaptiveResult<Integer, HttpResponse<String>> result = pool.process((item, ctx) -> client.sendAsync(
                                     HttpRequest.newBuilder(server).timeout(Duration.ofSeconds(30)).GET()
-                                            .header(ModelHttpServer.READ_429S, Long.toString(read429s.get()))
-                                            .header(ModelHttpServer.ATTEMPT, Integer.toString(ctx.attempt())).build(),
+                                            .header(FlakyHttpServer.READ_429S_HEADER, Long.toString(read429s.get()))
+                                            .header(FlakyHttpServer.ATTEMPT_HEADER, Integer.toString(ctx.attempt())).build(),
                                     HttpResponse.BodyHandlers.ofString())
                             .thenApply(response -> {
                                 if (response.statusCode() == 429) {

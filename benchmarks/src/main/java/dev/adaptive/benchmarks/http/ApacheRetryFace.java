@@ -1,6 +1,7 @@
 package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.benchmarks.model.Scenario;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -59,7 +60,7 @@ public final class ApacheRetryFace implements HttpFace {
                 // Interceptors run for every retry too: each attempt says how many 429s the
                 // client (any of its threads) had read.
                 .addRequestInterceptorLast((request, entity, context) ->
-                        request.setHeader(ModelHttpServer.READ_429S, Long.toString(read429s.get())))
+                        request.setHeader(FlakyHttpServer.READ_429S_HEADER, Long.toString(read429s.get())))
                 .addResponseInterceptorFirst((response, entity, context) -> {
                     if (response.getCode() == 429) {
                         read429s.incrementAndGet();

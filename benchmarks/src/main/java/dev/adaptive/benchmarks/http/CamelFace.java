@@ -1,8 +1,9 @@
 package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.benchmarks.model.Scenario;
-import dev.adaptive.limit.Outcome;
 import dev.adaptive.camel.AdaptiveConstants;
+import dev.adaptive.limit.Outcome;
+import dev.adaptive.testing.FlakyHttpServer;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 import org.apache.camel.CamelContext;
@@ -88,9 +89,9 @@ public final class CamelFace extends AdaptiveFace {
                             // 429s the pool had read when it granted this attempt its slot, for the
                             // server's count of arrivals the client could have prevented
                             .process(e -> {
-                                e.getIn().setHeader(ModelHttpServer.READ_429S,
+                                e.getIn().setHeader(FlakyHttpServer.READ_429S_HEADER,
                                         reads.before(e.getProperty(AdaptiveConstants.DISPATCHED, Long.class)));
-                                e.getIn().setHeader(ModelHttpServer.ATTEMPT, e.getProperty(AdaptiveConstants.ATTEMPT));
+                                e.getIn().setHeader(FlakyHttpServer.ATTEMPT_HEADER, e.getProperty(AdaptiveConstants.ATTEMPT));
                             })
                             .to(target)
                             .convertBodyTo(String.class);

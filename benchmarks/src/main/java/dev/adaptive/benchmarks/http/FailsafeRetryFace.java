@@ -1,6 +1,7 @@
 package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.benchmarks.model.Scenario;
+import dev.adaptive.testing.FlakyHttpServer;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.RetryPolicy;
@@ -76,7 +77,7 @@ public final class FailsafeRetryFace implements HttpFace {
                 items.add(workers.submit(() -> failsafe.get(() -> {
                     HttpResponse<String> response = client.send(HttpRequest.newBuilder(server)
                             .timeout(Duration.ofSeconds(30)).GET()
-                            .header(ModelHttpServer.READ_429S, Long.toString(read429s.get())).build(),
+                            .header(FlakyHttpServer.READ_429S_HEADER, Long.toString(read429s.get())).build(),
                             HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() == 429) {
                         read429s.incrementAndGet();

@@ -1,6 +1,7 @@
 package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.benchmarks.model.Scenario;
+import dev.adaptive.testing.FlakyHttpServer;
 import dev.adaptive.vertx.AdaptiveLimiter;
 import dev.adaptive.vertx.AdaptiveOptions;
 import dev.adaptive.vertx.AdaptiveWebClient;
@@ -90,8 +91,8 @@ public final class VertxFace extends AdaptiveFace {
             for (int i = 0; i < scenario.items(); i++) {
                 // Each attempt says how many 429s the limiter had read when it granted the slot.
                 sent.add(client.send(client.get(server.getPort(), server.getHost(), "/"), (copy, ctx) -> copy
-                        .putHeader(ModelHttpServer.READ_429S, Long.toString(reads.atGrant(ctx.index(), ctx.attempt())))
-                        .putHeader(ModelHttpServer.ATTEMPT, Integer.toString(ctx.attempt()))
+                        .putHeader(FlakyHttpServer.READ_429S_HEADER, Long.toString(reads.atGrant(ctx.index(), ctx.attempt())))
+                        .putHeader(FlakyHttpServer.ATTEMPT_HEADER, Integer.toString(ctx.attempt()))
                         .send()));
             }
             // join, not all: wait for every item, failed ones included.

@@ -1,6 +1,6 @@
 /**
  * The HTTP benchmark: one adapter per face and peer ({@code HttpFace}) driven against the
- * model server on loopback.
+ * flaky model's server on loopback ({@code dev.adaptive.testing.FlakyHttpServer}).
  *
  * <p>Status: not a library; part of the benchmarks.
  */

@@ -1,5 +1,10 @@
 package dev.adaptive.benchmarks.model;
 
+import dev.adaptive.testing.FlakyDownstream;
+import dev.adaptive.testing.FlakyModel;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.Ticker;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -7,7 +12,7 @@ import java.util.Objects;
 /**
  * One workload of the flaky API model (summarized in
  * {@code docs/benchmarks.md}): the server's
- * parameters and the client's work. Immutable.
+ * parameters ({@link #server()}, the model of adaptive-testing) and the client's work. Immutable.
  *
  * @param id                   short id, for example {@code "S2"}
  * @param name                 descriptive name, for example {@code "seed-field"}
@@ -32,9 +37,6 @@ public record Scenario(String id, String name, int items, double baseMillis, int
                        Duration retryAfter, double jitter, double tailProbability, double tailFactor,
                        double transientProbability, double overCapErrorShare, int retries, List<Integer> guesses,
                        int clientMax) {
-
-    /** Over-cap refusals are answered after this long. */
-    public static final Duration REFUSAL_LATENCY = Duration.ofMillis(2);
 
     /** {@link #clientMax()} of a scenario that bounds no policy. */
     public static final int UNBOUNDED = Integer.MAX_VALUE;
@@ -106,23 +108,9 @@ public record Scenario(String id, String name, int items, double baseMillis, int
         if (items < 1) {
             throw new IllegalArgumentException("items must be >= 1: " + items);
         }
-        if (!(baseMillis > 0)) {
-            throw new IllegalArgumentException("baseMillis must be > 0: " + baseMillis);
-        }
-        if (soft < 1 || hard < soft) {
-            throw new IllegalArgumentException("need 1 <= soft <= hard: soft=" + soft + ", hard=" + hard);
-        }
-        if (!(jitter >= 0 && jitter < 1)) {
-            throw new IllegalArgumentException("jitter must be in [0, 1): " + jitter);
-        }
-        if (!(tailFactor >= 1)) {
-            throw new IllegalArgumentException("tailFactor must be >= 1: " + tailFactor);
-        }
-        for (double p : new double[] {tailProbability, transientProbability, overCapErrorShare}) {
-            if (!(p >= 0 && p <= 1)) {
-                throw new IllegalArgumentException("probabilities must be in [0, 1]: " + p);
-            }
-        }
+        // The server's parameters are checked where they are defined.
+        new FlakyModel(baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor, transientProbability,
+                overCapErrorShare);
         if (retries < 0) {
             throw new IllegalArgumentException("retries must be >= 0: " + retries);
         }
@@ -148,9 +136,26 @@ public record Scenario(String id, String name, int items, double baseMillis, int
                 transientProbability, overCapErrorShare, retries, guesses, clientMax);
     }
 
+    /** @return the server's parameters: the flaky model this scenario's server follows */
+    public FlakyModel server() {
+        return new FlakyModel(baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor,
+                transientProbability, overCapErrorShare);
+    }
+
+    /**
+     * @param ticker    the clock the server stamps arrivals with
+     * @param scheduler where its answers wait for their latency
+     * @param seed      seed of its random choices
+     * @param record    whether it records every arrival and in-flight over time
+     * @return a server of this scenario in that time
+     */
+    public FlakyDownstream downstream(Ticker ticker, Scheduler scheduler, long seed, boolean record) {
+        return new FlakyDownstream(server(), ticker::nanoTime, scheduler::schedule, seed, record);
+    }
+
     /** @return whether latency is flat up to the hard cap (soft = hard): the flat-cap family */
     public boolean flat() {
-        return soft == hard;
+        return server().flat();
     }
 
     /** @return the virtual-time scenarios of the main simulation, in order */
@@ -191,17 +196,6 @@ public record Scenario(String id, String name, int items, double baseMillis, int
         }
         throw new IllegalArgumentException("scenario must be one of "
                 + ALL.stream().map(Scenario::id).collect(java.util.stream.Collectors.joining(", ")) + ": " + id);
-    }
-
-    /**
-     * The model's latency for an answer within capacity, before jitter and tail.
-     *
-     * @param n requests in flight at the server, counting the new one
-     * @return latency in milliseconds
-     */
-    public double congestedMillis(int n) {
-        double over = Math.max(0, n - soft) / (double) soft;
-        return baseMillis * (1 + over * over);
     }
 
     /** @return a copy with a different number of items, for short smoke runs */

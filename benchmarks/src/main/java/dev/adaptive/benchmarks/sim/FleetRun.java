@@ -1,7 +1,7 @@
 package dev.adaptive.benchmarks.sim;
 
-import dev.adaptive.benchmarks.model.FlakyServer;
 import dev.adaptive.benchmarks.model.Scenario;
+import dev.adaptive.testing.FlakyDownstream;
 import dev.adaptive.time.VirtualTime;
 
 import java.util.ArrayList;
@@ -22,11 +22,11 @@ public final class FleetRun {
     private static final long SAMPLE_NANOS = 10_000_000L;
 
     private final VirtualTime time = new VirtualTime();
-    private final FlakyServer server;
+    private final FlakyDownstream server;
     private final List<Run> clients = new ArrayList<>();
 
     private FleetRun(Scenario scenario, int k, long seed) {
-        server = new FlakyServer(scenario, time, time, seed, false);
+        server = scenario.downstream(time, time, seed, false);
         for (int i = 0; i < k; i++) {
             int items = scenario.items() / k + (i < scenario.items() % k ? 1 : 0);
             clients.add(new Run(scenario.withItems(items), seed * 1_000 + i, time, time, server));

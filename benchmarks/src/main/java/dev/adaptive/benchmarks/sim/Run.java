@@ -1,12 +1,12 @@
 package dev.adaptive.benchmarks.sim;
 
-import dev.adaptive.benchmarks.model.FlakyServer;
-import dev.adaptive.benchmarks.model.Response;
 import dev.adaptive.benchmarks.model.Scenario;
 import dev.adaptive.benchmarks.model.ServerErrorException;
 import dev.adaptive.benchmarks.model.TooManyRequestsException;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.testing.Answer;
+import dev.adaptive.testing.FlakyDownstream;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
 
@@ -38,7 +38,7 @@ public final class Run {
     private final long seed;
     private final Ticker ticker;
     private final Scheduler scheduler;
-    private final FlakyServer server;
+    private final FlakyDownstream server;
     private final DoubleSupplier clientRandom;
     private final long startNanos;
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -57,7 +57,7 @@ public final class Run {
      * @param traceConcurrency whether the server records in-flight over time
      */
     public Run(Scenario scenario, long seed, Ticker ticker, Scheduler scheduler, boolean traceConcurrency) {
-        this(scenario, seed, ticker, scheduler, new FlakyServer(scenario, ticker, scheduler, seed, traceConcurrency));
+        this(scenario, seed, ticker, scheduler, scenario.downstream(ticker, scheduler, seed, traceConcurrency));
     }
 
     /**
@@ -70,7 +70,7 @@ public final class Run {
      * @param scheduler the run's waits
      * @param server    the server every client of the fleet calls
      */
-    public Run(Scenario scenario, long seed, Ticker ticker, Scheduler scheduler, FlakyServer server) {
+    public Run(Scenario scenario, long seed, Ticker ticker, Scheduler scheduler, FlakyDownstream server) {
         this.scenario = scenario;
         this.seed = seed;
         this.ticker = ticker;
@@ -98,9 +98,9 @@ public final class Run {
         server.call().whenComplete((r, error) -> {
             if (error != null) {
                 out.completeExceptionally(error);
-            } else if (r instanceof Response.TooManyRequests t) {
+            } else if (r instanceof Answer.TooManyRequests t) {
                 out.completeExceptionally(new TooManyRequestsException(t.retryAfter()));
-            } else if (r instanceof Response.ServerError e) {
+            } else if (r instanceof Answer.ServerError e) {
                 out.completeExceptionally(new ServerErrorException(e.overCap()));
             } else {
                 out.complete("ok");
@@ -191,7 +191,7 @@ public final class Run {
     }
 
     /** @return the server */
-    public FlakyServer server() {
+    public FlakyDownstream server() {
         return server;
     }
 

@@ -1,6 +1,6 @@
 package dev.adaptive.benchmarks.sim;
 
-import dev.adaptive.benchmarks.model.ServerStats;
+import dev.adaptive.testing.DownstreamStats;
 
 /**
  * The figures of one run.
@@ -16,5 +16,5 @@ import dev.adaptive.benchmarks.model.ServerStats;
  * @param server     what the server saw
  */
 public record RunResult(String policy, String family, String scenario, long seed, double wallMillis, int ok,
-                        int failed, int unfinished, ServerStats server) {
+                        int failed, int unfinished, DownstreamStats server) {
 }

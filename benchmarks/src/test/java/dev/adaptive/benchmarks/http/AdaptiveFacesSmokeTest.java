@@ -1,10 +1,12 @@
 package dev.adaptive.benchmarks.http;
 
 import dev.adaptive.benchmarks.model.Scenario;
-import dev.adaptive.benchmarks.model.ServerStats;
+import dev.adaptive.testing.DownstreamStats;
+import dev.adaptive.testing.FlakyHttpServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.net.URI;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -27,9 +29,9 @@ class AdaptiveFacesSmokeTest {
     void everyFaceSendsEveryItemOverRealHttpAndLeavesTheServerIdle() throws Exception {
         for (HttpFace face : List.of(new AdaptiveJdkFace(), new CamelFace(), new VertxFace())) {
             HttpFace.Tally tally;
-            ServerStats seen;
-            try (ModelHttpServer server = ModelHttpServer.start(SHORT, 1)) {
-                tally = face.run(server.uri(), SHORT);
+            DownstreamStats seen;
+            try (FlakyHttpServer server = FlakyHttpServer.start(SHORT.server())) {
+                tally = face.run(URI.create(server.url("/")), SHORT);
                 seen = server.stats();
             }
             assertThat(face.adaptive()).as(face.name()).isTrue();

@@ -1,6 +1,6 @@
 package dev.adaptive.benchmarks.report;
 
-import dev.adaptive.benchmarks.model.ServerStats;
+import dev.adaptive.testing.DownstreamStats;
 import dev.adaptive.benchmarks.sim.RunResult;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +16,7 @@ class ReportTest {
 
     private static RunResult run(long seed, double wall, int failed, long arrivals) {
         return new RunResult("p", "adaptive", "S2", seed, wall, 300 - failed, failed, 0,
-                new ServerStats(310, 300, 4, 6, 12, 1, arrivals, 0, -1));
+                new DownstreamStats(310, 300, 4, 6, 12, 1, arrivals, 0, -1));
     }
 
     @Test

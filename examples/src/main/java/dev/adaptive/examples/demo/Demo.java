@@ -1,7 +1,7 @@
 package dev.adaptive.examples.demo;
 
-import dev.adaptive.examples.server.FlakyModel;
-import dev.adaptive.examples.server.FlakyServer;
+import dev.adaptive.testing.FlakyHttpServer;
+import dev.adaptive.testing.FlakyModel;
 import dev.adaptive.time.Ticker;
 
 import java.io.PrintStream;
@@ -61,7 +61,7 @@ public final class Demo {
      * @throws Exception when the report cannot be written
      */
     public static Path run(DemoArgs args, PrintStream out) throws Exception {
-        FlakyServer server = args.url().isPresent() ? null : FlakyServer.start(args.model());
+        FlakyHttpServer server = args.url().isPresent() ? null : FlakyHttpServer.start(args.model());
         try {
             Target target = args.url().map(Target::new).orElseGet(() -> Target.itemsOf(server.uri()));
             String setup = setup(args, target);
@@ -118,7 +118,7 @@ public final class Demo {
         };
     }
 
-    private static RunReport runOne(DemoRun run, Target target, int items, FlakyServer server, PrintStream out) {
+    private static RunReport runOne(DemoRun run, Target target, int items, FlakyHttpServer server, PrintStream out) {
         TraceRecorder trace = new TraceRecorder(Ticker.system(), run.initialConcurrency());
         DemoRun.RunCounts counts;
         String error = null;
@@ -131,7 +131,7 @@ public final class Demo {
         }
         long wall = trace.wallNanos();
         OptionalLong during = server == null ? OptionalLong.empty()
-                : OptionalLong.of(server.counters().arrivalsDuringRetryAfter());
+                : OptionalLong.of(server.arrivalsDuringRetryAfter());
         return new RunReport(run.name(), run.description(), wall, counts, trace.rateLimited(), during,
                 trace.startNanos(), trace.events(), error);
     }
@@ -141,7 +141,7 @@ public final class Demo {
         FlakyModel m = args.model();
         String where = url.isPresent() ? "target " + target.template()
                 : String.format(Locale.ROOT, "embedded flaky API at %s (base %d ms, soft %d, hard %d, 429 with Retry-After: %d past the hard cap)",
-                        target.template(), m.baseMs(), m.soft(), m.hard(), m.retryAfterSeconds());
+                        target.template(), (long) m.baseMillis(), m.soft(), m.hard(), m.retryAfter().toSeconds());
         return args.items() + " items per run; " + where;
     }
 }

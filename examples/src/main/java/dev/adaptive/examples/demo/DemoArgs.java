@@ -1,8 +1,9 @@
 package dev.adaptive.examples.demo;
 
-import dev.adaptive.examples.server.FlakyModel;
 
+import dev.adaptive.testing.FlakyModel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -48,10 +49,10 @@ public record DemoArgs(Optional<String> url, int items, FlakyModel model, List<S
         Optional<String> url = Optional.empty();
         int items = 200;
         FlakyModel s3 = FlakyModel.s3();
-        int baseMs = s3.baseMs();
+        int baseMs = (int) s3.baseMillis();
         int soft = s3.soft();
         int hard = s3.hard();
-        int retryAfter = s3.retryAfterSeconds();
+        int retryAfter = (int) s3.retryAfter().toSeconds();
         List<String> runs = ALL_RUNS;
         Path report = defaultReport();
         boolean help = false;
@@ -79,7 +80,7 @@ public record DemoArgs(Optional<String> url, int items, FlakyModel model, List<S
             }
         }
         url.ifPresent(Target::new);
-        return new DemoArgs(url, items, new FlakyModel(baseMs, soft, hard, retryAfter, 0.0), runs, report, help);
+        return new DemoArgs(url, items, FlakyModel.of(baseMs, soft, hard, Duration.ofSeconds(retryAfter)), runs, report, help);
     }
 
     private static int positive(String flag, String value) {

@@ -1,6 +1,9 @@
 package dev.adaptive.benchmarks.model;
 
-import dev.adaptive.retry.Quota;
+import dev.adaptive.testing.Answer;
+import dev.adaptive.testing.DownstreamStats;
+import dev.adaptive.testing.FlakyDownstream;
+import dev.adaptive.testing.Request;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.Test;
 
@@ -13,15 +16,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-/** The flaky API model, checked against docs/benchmarks.md in virtual time. */
-class FlakyServerTest {
+/** The flaky API model of the scenarios, checked against docs/benchmarks.md in virtual time. */
+class FlakyDownstreamTest {
 
     /** S1's server: no jitter, no tail, no transient errors. */
     private final VirtualTime time = new VirtualTime();
-    private final FlakyServer server = new FlakyServer(Scenario.S1, time, time, 1, true);
+    private final FlakyDownstream server = Scenario.S1.downstream(time, time, 1, true);
 
-    private List<CompletableFuture<Response>> burst(int n) {
-        List<CompletableFuture<Response>> out = new ArrayList<>();
+    private List<CompletableFuture<Answer>> burst(int n) {
+        List<CompletableFuture<Answer>> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             out.add(server.call());
         }
@@ -30,45 +33,58 @@ class FlakyServerTest {
 
     @Test
     void latencyIsFlatUpToSoftThenGrowsQuadratically() {
-        assertThat(Scenario.S1.congestedMillis(1)).isEqualTo(40);
-        assertThat(Scenario.S1.congestedMillis(8)).isEqualTo(40);
-        assertThat(Scenario.S1.congestedMillis(12)).isEqualTo(50);
-        assertThat(Scenario.S1.congestedMillis(16)).isEqualTo(80);
-        CompletableFuture<Response> alone = server.call();
+        assertThat(Scenario.S1.server().congestedMillis(1)).isEqualTo(40);
+        assertThat(Scenario.S1.server().congestedMillis(8)).isEqualTo(40);
+        assertThat(Scenario.S1.server().congestedMillis(12)).isEqualTo(50);
+        assertThat(Scenario.S1.server().congestedMillis(16)).isEqualTo(80);
+        CompletableFuture<Answer> alone = server.call();
         time.advance(Duration.ofMillis(39));
         assertThat(alone).isNotDone();
         time.advance(Duration.ofMillis(1));
-        assertThat(alone).isCompletedWithValue(new Response.Ok());
+        assertThat(alone).isCompletedWithValue(new Answer.Ok());
     }
 
     @Test
     void theRequestPastTheHardCapIsRefusedAfterTwoMilliseconds() {
-        List<CompletableFuture<Response>> calls = burst(17);
+        List<CompletableFuture<Answer>> calls = burst(17);
         time.advance(Duration.ofMillis(2));
         assertThat(calls.subList(0, 16)).noneMatch(CompletableFuture::isDone);
-        assertThat(calls.get(16).join()).isIn(new Response.TooManyRequests(Duration.ofSeconds(1)),
-                new Response.ServerError(true));
+        assertThat(calls.get(16).join()).isIn(new Answer.TooManyRequests(Duration.ofSeconds(1)),
+                new Answer.ServerError(true));
         time.runUntilIdle();
-        ServerStats stats = server.stats();
+        DownstreamStats stats = server.stats();
         assertThat(stats.peak()).isEqualTo(17);
         assertThat(stats.inflight()).isZero();
         assertThat(stats.ok()).isEqualTo(16);
         assertThat(stats.tooMany() + stats.serverErrors()).isEqualTo(1);
     }
 
-    @Test
-    void arrivalsStrictlyInsideAnAnnouncedWindowAreCounted() {
-        // Find a refusal that is a 429 (10% of them are 500s).
+    /**
+     * Bursts of 17 until the refused 17th is a 429 (10% of S1's refusals are 500s): the first window.
+     *
+     * @param drain whether to let the burst's answers finish once the 429 is out
+     * @return when the 429 was announced
+     */
+    private long burstsUntilA429(boolean drain) {
         long announcedAt = -1;
         for (int attempt = 0; attempt < 50 && announcedAt < 0; attempt++) {
-            List<CompletableFuture<Response>> calls = burst(17);
+            List<CompletableFuture<Answer>> calls = burst(17);
             time.advance(Duration.ofMillis(2));
-            if (calls.get(16).join() instanceof Response.TooManyRequests) {
+            if (calls.get(16).join() instanceof Answer.TooManyRequests) {
                 announcedAt = time.nanoTime();
+                if (!drain) {
+                    break;
+                }
             }
             time.runUntilIdle();
         }
         assertThat(announcedAt).isPositive();
+        return announcedAt;
+    }
+
+    @Test
+    void arrivalsStrictlyInsideAnAnnouncedWindowAreCounted() {
+        long announcedAt = burstsUntilA429(true);
         long before = server.stats().arrivalsDuringRetryAfter();
         time.advanceTo(announcedAt + Duration.ofMillis(500).toNanos());
         server.call();
@@ -81,27 +97,16 @@ class FlakyServerTest {
 
     @Test
     void arrivalsDuringAWindowAreSplitByWhatTheClientHadReadWhenItSent() {
-        // Bursts of 17 until the refused 17th is a 429 (10% of refusals are 500s): the first window.
-        long announcedAt = -1;
-        for (int attempt = 0; attempt < 50 && announcedAt < 0; attempt++) {
-            List<CompletableFuture<Response>> calls = burst(17);
-            time.advance(Duration.ofMillis(2));
-            if (calls.get(16).join() instanceof Response.TooManyRequests) {
-                announcedAt = time.nanoTime();
-            } else {
-                time.runUntilIdle();
-            }
-        }
-        assertThat(announcedAt).isPositive();
+        long announcedAt = burstsUntilA429(false);
         long before = server.stats().arrivalsDuringRetryAfter();
         time.advanceTo(announcedAt + Duration.ofMillis(100).toNanos());
-        server.call(0);  // on its way before the client read the 429
-        server.call(1);  // sent after the client had read it
-        server.call(-1); // the client did not say
+        server.call(Request.of(0, 0));  // on its way before the client read the 429
+        server.call(Request.of(1, 0));  // sent after the client had read it
+        server.call(Request.of(-1, 0)); // the client did not say
         time.advanceTo(announcedAt + Duration.ofMillis(1_500).toNanos());
-        server.call(1);  // after the window: not counted at all
+        server.call(Request.of(1, 0));  // after the window: not counted at all
         time.runUntilIdle();
-        ServerStats stats = server.stats();
+        DownstreamStats stats = server.stats();
         assertThat(stats.arrivalsDuringRetryAfter() - before).isEqualTo(3);
         assertThat(stats.arrivalsAfterClientKnew()).isEqualTo(1);
     }
@@ -109,7 +114,7 @@ class FlakyServerTest {
     @Test
     void jitterTailAndTransientErrorsFollowTheirProbabilities() {
         VirtualTime t = new VirtualTime();
-        FlakyServer s2 = new FlakyServer(Scenario.S2, t, t, 7, false);
+        FlakyDownstream s2 = Scenario.S2.downstream(t, t, 7, false);
         int n = 20_000;
         int errors = 0;
         int slow = 0;
@@ -117,10 +122,10 @@ class FlakyServerTest {
         double max = 0;
         for (int i = 0; i < n; i++) {
             long start = t.nanoTime();
-            CompletableFuture<Response> r = s2.call();
+            CompletableFuture<Answer> r = s2.call();
             t.runUntilIdle();
             double ms = (t.nanoTime() - start) / 1e6;
-            if (r.join() instanceof Response.ServerError) {
+            if (r.join() instanceof Answer.ServerError) {
                 errors++;
             }
             if (ms > 40 * 1.3) {
@@ -138,7 +143,7 @@ class FlakyServerTest {
 
     @Test
     void aBurstOf429sInOneWindowIsOneEpisodeAndA429AfterTheWindowStartsAnother() {
-        FlakyServer f1 = new FlakyServer(Scenario.F1, time, time, 3, false);
+        FlakyDownstream f1 = Scenario.F1.downstream(time, time, 3, false);
         for (int i = 0; i < 13; i++) {
             f1.call(); // 10 admitted, 3 refused at the same instant
         }
@@ -163,10 +168,10 @@ class FlakyServerTest {
     void theFlatCapFamilyHasNoKneeBelowTheCap() {
         for (Scenario f : Scenario.flatCap()) {
             assertThat(f.flat()).as(f.id()).isTrue();
-            assertThat(f.congestedMillis(f.hard())).as(f.id()).isEqualTo(f.baseMillis());
+            assertThat(f.server().congestedMillis(f.hard())).as(f.id()).isEqualTo(f.baseMillis());
             assertThat(f.overCapErrorShare() + f.transientProbability() + f.tailProbability()).as(f.id()).isZero();
         }
-        assertThat(Scenario.S3_FLAT.congestedMillis(16)).isEqualTo(25);
+        assertThat(Scenario.S3_FLAT.server().congestedMillis(16)).isEqualTo(25);
         assertThat(Scenario.S2.flat()).isFalse();
         assertThat(Scenario.byId("s2-loose")).isSameAs(Scenario.S2_LOOSE);
         assertThat(Scenario.S2_LOOSE.jitter()).isEqualTo(Scenario.S2.jitter());
@@ -182,38 +187,38 @@ class FlakyServerTest {
 
     @Test
     void aQuotaIsAnnouncedWithEveryAnswerAndRefusedPastItUntilTheWindowEnds() {
-        FlakyServer quota = new FlakyServer(Scenario.S1, time, time, 1, false).withQuota(3, Duration.ofSeconds(2));
+        FlakyDownstream quota = Scenario.S1.downstream(time, time, 1, false).withQuota(3, Duration.ofSeconds(2));
         time.advance(Duration.ofMillis(500));
-        List<CompletableFuture<Response>> calls = new ArrayList<>();
+        List<CompletableFuture<Answer>> calls = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             calls.add(quota.call());
         }
         time.advance(Duration.ofMillis(40));
-        assertThat(calls.get(0).join()).isEqualTo(new Response.Ok(new Quota(2, Duration.ofMillis(1_500))));
-        assertThat(calls.get(2).join()).isEqualTo(new Response.Ok(new Quota(0, Duration.ofMillis(1_500))));
-        assertThat(calls.get(3).join()).isEqualTo(new Response.TooManyRequests(Duration.ofMillis(1_500),
-                new Quota(0, Duration.ofMillis(1_500))));
+        assertThat(calls.get(0).join()).isEqualTo(new Answer.Ok(new Answer.Quota(2, Duration.ofMillis(1_500))));
+        assertThat(calls.get(2).join()).isEqualTo(new Answer.Ok(new Answer.Quota(0, Duration.ofMillis(1_500))));
+        assertThat(calls.get(3).join()).isEqualTo(new Answer.TooManyRequests(Duration.ofMillis(1_500),
+                new Answer.Quota(0, Duration.ofMillis(1_500))));
         time.advance(Duration.ofMillis(1_500));
-        CompletableFuture<Response> next = quota.call();
+        CompletableFuture<Answer> next = quota.call();
         time.advance(Duration.ofMillis(40));
-        assertThat(next.join()).as("a new window").isEqualTo(new Response.Ok(new Quota(2, Duration.ofMillis(1_960))));
+        assertThat(next.join()).as("a new window").isEqualTo(new Answer.Ok(new Answer.Quota(2, Duration.ofMillis(1_960))));
     }
 
     @Test
     void anOutageAnswers500AndCountsItsArrivalsAndFirstAttempts() {
-        FlakyServer down = new FlakyServer(Scenario.S1, time, time, 1, false)
+        FlakyDownstream down = Scenario.S1.downstream(time, time, 1, false)
                 .withOutage(Duration.ofSeconds(1), Duration.ofSeconds(1));
-        CompletableFuture<Response> before = down.call(-1, 1);
+        CompletableFuture<Answer> before = down.call(Request.of(-1, 1));
         time.advance(Duration.ofSeconds(1));
-        CompletableFuture<Response> first = down.call(-1, 1);
-        CompletableFuture<Response> retry = down.call(-1, 2);
+        CompletableFuture<Answer> first = down.call(Request.of(-1, 1));
+        CompletableFuture<Answer> retry = down.call(Request.of(-1, 2));
         time.advance(Duration.ofSeconds(1));
-        CompletableFuture<Response> after = down.call(-1, 3);
+        CompletableFuture<Answer> after = down.call(Request.of(-1, 3));
         time.runUntilIdle();
-        assertThat(before.join()).isEqualTo(new Response.Ok());
-        assertThat(first.join()).isEqualTo(new Response.ServerError(false));
-        assertThat(retry.join()).isEqualTo(new Response.ServerError(false));
-        assertThat(after.join()).isEqualTo(new Response.Ok());
+        assertThat(before.join()).isEqualTo(new Answer.Ok());
+        assertThat(first.join()).isEqualTo(new Answer.ServerError(false));
+        assertThat(retry.join()).isEqualTo(new Answer.ServerError(false));
+        assertThat(after.join()).isEqualTo(new Answer.Ok());
         assertThat(down.outageArrivals()).containsExactly(2, 1);
     }
 }
