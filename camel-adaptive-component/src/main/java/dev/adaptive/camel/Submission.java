@@ -242,13 +242,20 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     }
 
     /**
-     * Gives the caller the finished attempt's result. The pool's headers go on the attempt
-     * first: its route is over, so nobody reads it again, and the caller's message then shares
-     * the attempt's headers until either side writes, instead of copying them for two headers.
+     * Gives the caller the finished attempt's result. If the attempt has headers, the pool's go
+     * on the attempt first: its route is over, so nobody reads it again, and the caller's
+     * message then shares the attempt's headers until either side writes, instead of copying
+     * them all for two more. Without headers there is nothing to share: the caller's message
+     * gets a map of its own.
      */
     private void copyResults(Exchange attempt) {
-        setHeaders(attempt);
-        ExchangeHelper.copyResults(original, attempt);
+        if (attempt.getMessage().hasHeaders()) {
+            setHeaders(attempt);
+            ExchangeHelper.copyResults(original, attempt);
+        } else {
+            ExchangeHelper.copyResults(original, attempt);
+            setHeaders(original);
+        }
     }
 
     private void setHeaders(Exchange target) {
