@@ -79,14 +79,20 @@ final class HttpStatusClassifier implements ExchangeClassifier {
             return classifyError(error);
         }
         Message m = attempt.getMessage();
+        // getHeaders() would create an empty map on a message that has none, which the
+        // caller's message then copies: hasHeaders() reads without creating.
+        if (!m.hasHeaders()) {
+            return Outcome.SUCCESS;
+        }
+        Map<String, Object> headers = m.getHeaders();
         Integer status = m.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
         if (status != null) {
-            Outcome o = rateLimited(new HttpAnswer(status, m.getHeaders()));
+            Outcome o = rateLimited(new HttpAnswer(status, headers));
             if (o != null) {
                 return o;
             }
         }
-        return withQuota(Outcome.SUCCESS, m.getHeaders());
+        return withQuota(Outcome.SUCCESS, headers);
     }
 
     /** @return {@code o} with the quota the headers announce, if they are read and announce one */

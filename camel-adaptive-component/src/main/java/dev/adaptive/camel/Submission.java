@@ -10,6 +10,7 @@ import dev.adaptive.TaskContext;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
 import org.apache.camel.Exchange;
+import org.apache.camel.Message;
 import org.apache.camel.support.ExchangeHelper;
 
 import java.lang.invoke.MethodHandles;
@@ -108,6 +109,21 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         if (job != null) {
             job.call();
         }
+    }
+
+    /**
+     * The pool's sequence number, not the identity hash: the live set hashes every exchange, and
+     * the first identity hash of an object costs more than the rest of its entry. Equality stays
+     * identity.
+     */
+    @Override
+    public int hashCode() {
+        return Long.hashCode(index);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return this == other;
     }
 
     /** @return whether an attempt of this exchange is running in the consumer route now */
@@ -225,15 +241,39 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         end(result, error);
     }
 
+    /**
+     * Gives the caller the finished attempt's result. If the attempt has headers, the pool's go
+     * on the attempt first: its route is over, so nobody reads it again, and the caller's
+     * message then shares the attempt's headers until either side writes, instead of copying
+     * them all for two more. Without headers there is nothing to share: the caller's message
+     * gets a map of its own.
+     */
+    private void copyResults(Exchange attempt) {
+        if (attempt.getMessage().hasHeaders()) {
+            setHeaders(attempt);
+            ExchangeHelper.copyResults(original, attempt);
+        } else {
+            ExchangeHelper.copyResults(original, attempt);
+            setHeaders(original);
+        }
+    }
+
+    private void setHeaders(Exchange target) {
+        Execution<Exchange> e = execution;
+        Message m = target.getMessage();
+        m.setHeader(AdaptiveConstants.ATTEMPTS, e == null ? 0 : e.attempts());
+        m.setHeader(AdaptiveConstants.CONCURRENCY, pool.limiter().limit());
+    }
+
     private void end(Exchange result, Throwable error) {
         if (!ENDED.compareAndSet(this, 0, 1)) {
             return;
         }
         Throwable cause = error == null ? null : OutcomeClassifier.unwrap(error);
         if (cause == null) {
-            ExchangeHelper.copyResults(original, result);
+            copyResults(result);
         } else if (cause instanceof AttemptFailure f) {
-            ExchangeHelper.copyResults(original, f.attempt());
+            copyResults(f.attempt());
             // Failed as the pool stopped, perhaps because the stop closed what the route used
             // (camel-http's connection pool, say): the caller learns of the stop, with the
             // attempt's own exception as the cause, as for the attempts the stop cancels.
@@ -246,16 +286,13 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             // The route succeeded but the classifier read its result as a failure (a 429 with
             // throwExceptionOnFailure=false, say) and the budget ran out: the caller gets
             // that last response and the reason it counts as a failure.
-            ExchangeHelper.copyResults(original, lastAttempt);
+            copyResults(lastAttempt);
             original.setException(cause);
-        } else if (cause instanceof LimiterClosedException) {
-            original.setException(pool.stopped("it was queued when the pool stopped"));
         } else {
-            original.setException(cause);
+            original.setException(cause instanceof LimiterClosedException
+                    ? pool.stopped("it was queued when the pool stopped") : cause);
+            setHeaders(original);
         }
-        Execution<Exchange> e = execution;
-        original.getMessage().setHeader(AdaptiveConstants.ATTEMPTS, e == null ? 0 : e.attempts());
-        original.getMessage().setHeader(AdaptiveConstants.CONCURRENCY, pool.limiter().limit());
         pool.onEnd(this, original.getException() == null);
         if (ExecutorScheduler.onSchedulerThread()) {
             // Ended by a timer (a task or consumer timeout): the caller's route goes on from here,

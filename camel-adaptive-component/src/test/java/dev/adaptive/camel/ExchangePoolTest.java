@@ -122,6 +122,28 @@ class ExchangePoolTest {
     }
 
     @Test
+    void theCallerGetsTheRoutesHeadersAndThePoolsAndKeepsThemToItself() {
+        List<Exchange> attempts = new ArrayList<>();
+        ExchangePool pool = pool(o -> o, Runnable::run, e -> {
+            attempts.add(e);
+            e.getIn().setHeader("fromRoute", "r");
+        });
+        Exchange x = new DefaultExchange(camel);
+        x.getIn().setHeader("sent", "s");
+        pool.submit(x, doneSync -> ended.add(x), Duration.ofSeconds(30), false);
+
+        assertThat(ended).containsExactly(x);
+        assertThat(x.getMessage().getHeaders()).containsEntry("sent", "s").containsEntry("fromRoute", "r")
+                .containsEntry(AdaptiveConstants.ATTEMPTS, 1).containsKey(AdaptiveConstants.CONCURRENCY);
+        // The caller's headers may share storage with the finished attempt's until one side
+        // writes: a write on either side stays on that side.
+        x.getMessage().setHeader("afterwards", "a");
+        attempts.get(0).getIn().setHeader("lateAttemptWrite", "w");
+        assertThat(attempts.get(0).getIn().getHeaders()).doesNotContainKey("afterwards");
+        assertThat(x.getMessage().getHeaders()).doesNotContainKey("lateAttemptWrite").containsEntry("afterwards", "a");
+    }
+
+    @Test
     void whenRetriesRunOutTheCallerGetsTheLastAttemptsExceptionItself() {
         List<Exception> thrown = new ArrayList<>();
         ExchangePool pool = pool(o -> o.set("retries", 1).set("minDelay", Duration.ofMillis(10)), Runnable::run, e -> {

@@ -10,6 +10,7 @@ import org.apache.camel.http.base.HttpOperationFailedException;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.spi.HttpResponseAware;
 import org.apache.camel.support.DefaultExchange;
+import org.apache.camel.support.DefaultMessage;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -46,6 +47,43 @@ class HttpStatusClassifierTest {
 
     private static HttpOperationFailedException http(int status, Map<String, String> headers) {
         return new HttpOperationFailedException("http://127.0.0.1/x", status, "status " + status, null, headers, "body");
+    }
+
+    /** A message that says whether its headers were created, and can fill them only when asked, as a consumer's binding may. */
+    private static final class ProbeMessage extends DefaultMessage {
+        private final Map<String, Object> lazy;
+
+        ProbeMessage(CamelContext camel, Map<String, Object> lazy) {
+            super(camel);
+            this.lazy = lazy;
+        }
+
+        boolean headersCreated() {
+            return hasPopulatedHeaders();
+        }
+
+        @Override
+        protected boolean isPopulateHeadersSupported() {
+            return !lazy.isEmpty();
+        }
+
+        @Override
+        protected void populateInitialHeaders(Map<String, Object> map) {
+            map.putAll(lazy);
+        }
+    }
+
+    @Test
+    void readingAnAttemptWithoutHeadersCreatesNoHeaderMapButLazyHeadersAreRead() {
+        Exchange bare = new DefaultExchange(camel);
+        ProbeMessage none = new ProbeMessage(camel, Map.of());
+        bare.setIn(none);
+        assertThat(classifier.classify(bare)).isEqualTo(Outcome.SUCCESS);
+        assertThat(none.headersCreated()).as("the caller's message would copy an empty map").isFalse();
+
+        Exchange lazy = new DefaultExchange(camel);
+        lazy.setIn(new ProbeMessage(camel, Map.of(Exchange.HTTP_RESPONSE_CODE, 429, "Retry-After", "3")));
+        assertThat(classifier.classify(lazy)).isEqualTo(Outcome.rateLimited(Duration.ofSeconds(3)));
     }
 
     @Test
