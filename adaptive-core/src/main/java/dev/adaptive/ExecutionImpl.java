@@ -47,7 +47,8 @@ final class ExecutionImpl<R> implements Execution<R> {
     /** 1 while the result is not complete, plus 1 while an attempt holds its lease; at 0 the execution is over. */
     private volatile int holds = 1; // through HOLDS: one fewer object per execution than an AtomicInteger
 
-    // Written only by the thread that settles the current attempt; attempts never overlap.
+    // Written only by the thread that settles the current attempt, or that runs the timer of its
+    // retry after it (a refused retry spends one more); attempts and their timers never overlap.
     private volatile int attempts;
     private int retriesUsed;
     private int rateLimitRetriesUsed;
