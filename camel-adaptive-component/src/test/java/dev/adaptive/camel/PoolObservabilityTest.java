@@ -101,8 +101,10 @@ class PoolObservabilityTest extends CamelTestSupport {
         assertThat(scrapeDuringPause.get())
                 .contains("adaptive_limiter_paused{" + tags + "} 1.0")
                 .contains("adaptive_limiter_pauses_total{" + tags + "} 1.0")
+                // Scraped when the 1 s pause opened: some of it remains, however long the scrape
+                // took to run on a loaded machine (0.86 s was seen at a load of 6).
                 .containsPattern("adaptive_limiter_pause_remaining_seconds\\{" + tags.replace("\"", "\\\"")
-                        + "\\} 0\\.9\\d*");
+                        + "\\} (0\\.[1-9]\\d*|1\\.0)\n");
 
         String after = registry.scrape();
         Files.writeString(Path.of("target", "camel-scrape.txt"), after);
