@@ -309,27 +309,38 @@ final class ExecutionImpl<R> implements Execution<R> {
             if (!delay.isZero() || budgetAllows(a, cause)) {
                 retriesUsed++;
                 a.retryDelay = delay;
-                a.askBudgetLater = !delay.isZero();
             }
         }
     }
 
     /**
      * Asks the limiter's retry budget, shared with every other execution on it, for a retry the
-     * policy grants without a backoff; a refusal becomes the item's end, with its own error.
+     * policy grants now (a rate-limit retry, or one without a backoff); a refusal becomes the
+     * item's end, with its own error.
      */
     private boolean budgetAllows(Attempt a, Throwable cause) {
-        long now = core.ticker().nanoTime();
-        String refusal = core.refuseRetry(now);
+        String refusal = askBudget(a, cause);
         if (refusal == null) {
             return true;
         }
         a.refusal = new RetryBudgetExhaustedException(refusal + "; item " + index + " ends after attempt " + a.number
                 + " with its last failure as the cause", cause);
-        if (core.traces(LimiterCore.RETRY_REFUSED)) {
+        return false;
+    }
+
+    /** @return {@code null} if the budget allows the retry (and counted it), or what it held; a refusal is traced */
+    private String askBudget(Attempt a, Throwable cause) {
+        long now = core.ticker().nanoTime();
+        String refusal = core.refuseRetry(now);
+        if (refusal != null && core.traces(LimiterCore.RETRY_REFUSED)) {
             core.emit(new TraceEvent.RetryRefused(core.name(), now, index, a.number, cause));
         }
-        return false;
+        return refusal;
+    }
+
+    /** @return whether the retry {@code a} was granted asks the budget when its backoff is over, not when planned */
+    private boolean asksBudgetLater(Attempt a) {
+        return !a.rateLimited && !a.retryDelay.isZero();
     }
 
     /**
@@ -345,13 +356,9 @@ final class ExecutionImpl<R> implements Execution<R> {
         if (result.isDone()) {
             return false;
         }
-        long now = core.ticker().nanoTime();
-        String refusal = core.refuseRetry(now);
+        String refusal = askBudget(a, cause);
         if (refusal == null) {
             return true;
-        }
-        if (core.traces(LimiterCore.RETRY_REFUSED)) {
-            core.emit(new TraceEvent.RetryRefused(core.name(), now, index, a.number, cause));
         }
         RetryPolicy policy = executor.retryPolicy();
         if (retriesUsed < policy.retries()) {
@@ -389,7 +396,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         if (next != null) {
             pendingAcquire = next; // withdrawable from now on, though its wait has not begun
         }
-        retryAfter(Nanos.of(a.retryDelay), next, a.askBudgetLater ? a : null, cause);
+        retryAfter(Nanos.of(a.retryDelay), next, asksBudgetLater(a) ? a : null, cause);
     }
 
     /**
@@ -467,8 +474,6 @@ final class ExecutionImpl<R> implements Execution<R> {
         Duration retryDelay;
         boolean rateLimited;
         boolean retryAfterPause;
-        /** Whether the retry asks the budget when its backoff is over, not now. */
-        boolean askBudgetLater;
         /** Set when the retry budget refused the retry the policy would have granted. */
         RetryBudgetExhaustedException refusal;
 

@@ -11,13 +11,14 @@ import java.util.Objects;
  * the retries in it stay below {@code ratio × first attempts in it + minPerSecond × window in
  * seconds}; the floor lets a client that sends little retry at all.
  *
- * <p>A retry after a backoff asks the budget when the backoff is over, as it would be sent.
+ * <p>A retry after an error or a timeout asks the budget when its backoff is over, as it would be sent.
  * Refused, it counts as spent and the item waits its next backoff and asks again, so that an
  * item refused while the budget is spent (typically just after an outage, when every item that
  * failed in it wants its retry at once) still succeeds within its retry count once first attempts
  * have refilled the budget; once its retries are spent it ends with a
- * {@link dev.adaptive.RetryBudgetExhaustedException} caused by its last failure. A retry without a backoff (after a {@code Retry-After}, or with a
- * policy without delays) is refused at once, and its item ends.
+ * {@link dev.adaptive.RetryBudgetExhaustedException} caused by its last failure. A rate-limit
+ * retry, and one without a backoff (a policy without delays), asks when it is decided; refused,
+ * its item ends at once.
  *
  * <p>Defaults ({@link #defaults()}): ratio {@value #DEFAULT_RATIO}, {@value #DEFAULT_MIN_PER_SECOND}
  * per second, a window of 10 s: the values of Finagle's and Linkerd's budgets. {@link #unlimited()}

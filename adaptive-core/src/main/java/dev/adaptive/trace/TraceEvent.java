@@ -142,7 +142,7 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
      * after a backoff asks when the backoff is over; refused, it counts as spent and the item
      * waits its next backoff and asks again, one such event per refusal, until its retries are
      * spent: then it ends with a {@link dev.adaptive.RetryBudgetExhaustedException}. A retry
-     * without a backoff (a rate-limit retry, a policy without delays) is refused at once, and its
+     * without a backoff (a policy without delays) and every rate-limit retry are refused at once, and its
      * item ends.
      *
      * @param limiter   the limiter's name
