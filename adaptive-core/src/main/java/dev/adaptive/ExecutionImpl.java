@@ -154,7 +154,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         if (result.isDone()) {
             return;
         }
-        awaitLease(core.acquire(retry && hooks.retriesFirst()));
+        awaitLease(core.acquire(retry && hooks.retriesFirst(), retry));
     }
 
     /** Runs the next attempt when {@code f} grants its lease. */

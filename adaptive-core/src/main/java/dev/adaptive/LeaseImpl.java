@@ -28,6 +28,8 @@ sealed class LeaseImpl implements Lease permits GatedLease {
     private final int inflightAtStart;
     // What the limit's sample says was in flight: ours plus, in a fleet, the others' last reported.
     private final int sampledInflight;
+    /** The runs of drops begun when granted: tells the outage rule whether it was in flight when a run began. */
+    private final int outageEpoch;
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;
 
@@ -36,6 +38,12 @@ sealed class LeaseImpl implements Lease permits GatedLease {
         this.startNanos = startNanos;
         this.inflightAtStart = inflightAtStart;
         this.sampledInflight = (int) Math.min(Integer.MAX_VALUE, (long) inflightAtStart + core.othersInflight());
+        this.outageEpoch = core.outageEpoch();
+    }
+
+    /** @return the runs of drops the limiter had begun when it granted this lease */
+    int outageEpoch() {
+        return outageEpoch;
     }
 
     /** @return in flight at start as the limit's sample records it: this limiter's and the others' reported */

@@ -41,6 +41,12 @@ import java.util.function.Consumer;
  *       over the time to the reset.</li>
  *   <li>The {@link RetryBudget} ({@link Builder#retryBudget(RetryBudget)}) caps the retries of
  *       every {@link AdaptiveExecutor} on this limiter as a share of their first attempts.</li>
+ *   <li>An <b>outage</b> (a run of errors and timeouts that outlived every call in flight when
+ *       it began, no success between them; see {@link Builder#outageProbe(Duration)}) turns
+ *       dispatch into probes, one at a time, at growing intervals, first attempts where any
+ *       wait, until a call succeeds: a server that fails everything without a Retry-After gets
+ *       a trickle instead of every queued call and every retry, and queued work keeps its
+ *       retries for after the outage.</li>
  * </ul>
  *
  * <p>Thread-safe. Acquire and release are lock-free: in-flight is one atomic counter and the
@@ -63,13 +69,15 @@ public final class Limiter {
     public static final int DEFAULT_MAX_LIMIT = 100;
     /** Default bound on acquisitions waiting for a slot: {@value}. */
     public static final int DEFAULT_MAX_QUEUE_SIZE = 10_000;
+    /** Default longest wait between two probes of an outage: 1 second. */
+    public static final Duration DEFAULT_OUTAGE_PROBE = Duration.ofSeconds(1);
 
     private final LimiterCore core;
 
     private Limiter(Builder b) {
         this.core = new LimiterCore(b.name, b.limit, b.ticker, b.scheduler, b.adapt, b.maxQueueSize, b.waitTimeout,
                 b.maxRetryAfter, List.copyOf(b.traceListeners), List.copyOf(b.limitListeners), b.gate, b.quotaSpread,
-                b.retryBudget);
+                b.retryBudget, b.outageProbe);
     }
 
     /** @return a builder with every default */
@@ -235,6 +243,38 @@ public final class Limiter {
     }
 
     /**
+     * Adds a listener told when an outage begins and when it ends (see
+     * {@link Builder#outageProbe(Duration)}): for a runner that must offer the probes work (a
+     * pool whose intake is full of items waiting for their retries), or an operator's alert,
+     * without full tracing. Called synchronously on the thread that released the call that
+     * began or ended the outage; must be fast. A listener that throws is counted in
+     * {@link LimiterStats#listenerFailures()}. Adding one listener twice registers it twice.
+     *
+     * @param listener receives the change, as the {@link TraceEvent.Outage} a trace listener would
+     */
+    public void addOutageListener(Consumer<TraceEvent.Outage> listener) {
+        core.addOutageListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Removes one registration of a listener added by {@link #addOutageListener(Consumer)}.
+     *
+     * @param listener the listener, compared by identity
+     * @return whether it was registered
+     */
+    public boolean removeOutageListener(Consumer<TraceEvent.Outage> listener) {
+        return core.removeOutageListener(listener);
+    }
+
+    /**
+     * @return whether an outage is on: the limiter admits one probe at a time until a call
+     *         succeeds (see {@link Builder#outageProbe(Duration)})
+     */
+    public boolean isOutage() {
+        return core.isOutage();
+    }
+
+    /**
      * Adds, at run time, a listener told of every {@link TraceEvent}, as one given to
      * {@link Builder#traceListener(TraceListener)} is: for a metrics binder or a debugging
      * session that attaches to a limiter built elsewhere. While any trace listener is
@@ -379,6 +419,7 @@ public final class Limiter {
         private AdmissionGate gate;
         private boolean quotaSpread;
         private RetryBudget retryBudget = RetryBudget.defaults();
+        private Duration outageProbe = DEFAULT_OUTAGE_PROBE;
 
         private Builder() {
         }
@@ -540,6 +581,33 @@ public final class Limiter {
          */
         public Builder retryBudget(RetryBudget retryBudget) {
             this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
+            return this;
+        }
+
+        /**
+         * How the limiter meets an outage: a run of at least five errors or timeouts (not rate
+         * limits), no success or rate limit read between them, that outlived every call in
+         * flight when its first was read (a call still in flight may yet succeed: a server
+         * refusing what is over its cap fast while it still serves the rest is not down).
+         * While it lasts the limiter admits one call at a time, a probe: the first
+         * {@code maxInterval / 8} after the outage began, each next one twice the wait before
+         * it after the failed probe's answer, at most {@code maxInterval}; a first attempt
+         * where one waits, so that work that already failed does not spend its retries on the
+         * outage. The first success or rate limit read ends it, and dispatch goes on at the
+         * limit the algorithm has by then. Events: {@link TraceEvent.Outage},
+         * {@link LimiterStats#outages()}, an INFO line each way.
+         *
+         * @param maxInterval the longest wait between two probes, at most 1 hour; default
+         *                    {@link #DEFAULT_OUTAGE_PROBE} (1 s); {@link Duration#ZERO} turns the
+         *                    rule off, and every call and retry is then dispatched into the
+         *                    outage at the limit
+         * @return this
+         */
+        public Builder outageProbe(Duration maxInterval) {
+            if (maxInterval == null || maxInterval.isNegative() || maxInterval.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("outageProbe must be between 0 and 1 hour: " + maxInterval);
+            }
+            this.outageProbe = maxInterval;
             return this;
         }
 

@@ -83,7 +83,7 @@ final class LimiterCore {
     static final List<Class<? extends TraceEvent>> TRACE_KINDS = List.of(TraceEvent.TaskStart.class,
             TraceEvent.TaskEnd.class, TraceEvent.ConcurrencyChange.class, TraceEvent.Decision.class,
             TraceEvent.Retry.class, TraceEvent.RatePause.class, TraceEvent.RetryRefused.class,
-            TraceEvent.QuotaHold.class);
+            TraceEvent.QuotaHold.class, TraceEvent.Outage.class);
     static final int TASK_START = 1;
     static final int TASK_END = 1 << 1;
     static final int CONCURRENCY_CHANGE = 1 << 2;
@@ -92,9 +92,11 @@ final class LimiterCore {
     static final int RATE_PAUSE = 1 << 5;
     static final int RETRY_REFUSED = 1 << 6;
     static final int QUOTA_HOLD = 1 << 7;
+    static final int OUTAGE = 1 << 8;
     private final LimitChangeListener[] limitListeners;
     // Added at run time (fleet members attach after build); pauses are rare, so copy-on-write.
     private final List<Consumer<TraceEvent.RatePause>> pauseListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<TraceEvent.Outage>> outageListeners = new CopyOnWriteArrayList<>();
 
     private static final VarHandle PAUSE;
 
@@ -158,6 +160,7 @@ final class LimiterCore {
     private final CallbackFailures traceFailures;
     private final CallbackFailures limitListenerFailures;
     private final CallbackFailures pauseListenerFailures;
+    private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
     /** For the runners' {@link OutcomeClassifier}s, which the limiter itself never calls. */
@@ -178,6 +181,9 @@ final class LimiterCore {
     private final QuotaWindow quota;
     private final boolean quotaSpread;
     private final LongAdder quotaHolds = new LongAdder();
+    /** Tells an outage from a few failures and paces its probes; {@code null} when turned off. */
+    private final OutageWatch outage;
+    private final LongAdder outages = new LongAdder();
     private final RetryBudget retryBudget;
     /** The count of {@link #retryBudget}, or {@code null} when it is unlimited. */
     private final RetryAllowance retryAllowance;
@@ -185,8 +191,9 @@ final class LimiterCore {
     LimiterCore(String name, Limit algorithm, Ticker ticker, Scheduler scheduler, Adapt adapt, int maxWaiters,
                 Duration waitTimeout, Duration maxRetryAfter, List<TraceListener> traceListeners,
                 List<LimitChangeListener> limitListeners, AdmissionGate gate, boolean quotaSpread,
-                RetryBudget retryBudget) {
+                RetryBudget retryBudget, Duration outageProbe) {
         this.name = name;
+        this.outage = outageProbe.isZero() ? null : new OutageWatch(Nanos.of(outageProbe));
         this.gate = gate;
         this.quotaSpread = quotaSpread;
         this.gated = gate != null || quotaSpread;
@@ -206,6 +213,7 @@ final class LimiterCore {
         this.traceFailures = new CallbackFailures(LOG, name, "trace listener", listenerFailures);
         this.limitListenerFailures = new CallbackFailures(LOG, name, "limit-change listener", listenerFailures);
         this.pauseListenerFailures = new CallbackFailures(LOG, name, "rate-pause listener", listenerFailures);
+        this.outageListenerFailures = new CallbackFailures(LOG, name, "outage listener", listenerFailures);
         this.algorithmFailures = new CallbackFailures(LOG, name, "limit algorithm ('" + algorithm.name() + "')",
                 limitFailures);
         this.gateFailures = new CallbackFailures(LOG, name, "admission gate", limitFailures);
@@ -242,7 +250,7 @@ final class LimiterCore {
         Lease lease;
         if (s != LimiterState.RUNNING || pause != null || waiting.get() > 0) {
             lease = null;
-        } else if (gated) {
+        } else if (throughDrain()) {
             lease = tryAcquireGated();
         } else {
             int n = tryIncrement();
@@ -259,7 +267,7 @@ final class LimiterCore {
      * drains, and withdraws at once unless the drain granted it meanwhile.
      */
     private Lease tryAcquireGated() {
-        Waiter w = new Waiter();
+        Waiter w = new Waiter(false);
         waiting.incrementAndGet();
         waiters.offer(w);
         drain();
@@ -270,37 +278,38 @@ final class LimiterCore {
     }
 
     CompletableFuture<Lease> acquire() {
-        return acquire(false);
+        return acquire(false, false);
     }
 
     /**
      * @param ahead whether the acquisition goes before every one queued without it (a retry of
      *              older work), though after those queued with it before
+     * @param retry whether it is for a retry: in an outage, probes are first attempts where any wait
      */
-    CompletableFuture<Lease> acquire(boolean ahead) {
+    CompletableFuture<Lease> acquire(boolean ahead, boolean retry) {
         LimiterState s = state;
         if (s == LimiterState.STOPPED || s == LimiterState.ABORTED) {
             return CompletableFuture.failedFuture(closed(s));
         }
-        if (!gated && s == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
+        if (!throughDrain() && s == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
             int n = tryIncrement();
             if (n >= 0) {
                 return CompletableFuture.completedFuture(new LeaseImpl(this, ticker.nanoTime(), n));
             }
         }
-        CompletableFuture<Lease> w = enqueue(ahead);
+        CompletableFuture<Lease> w = enqueue(ahead, retry);
         drain();
         return w;
     }
 
     /** Queues an acquisition without draining: the caller drains, or frees a slot that drains. */
-    private CompletableFuture<Lease> enqueue(boolean ahead) {
+    private CompletableFuture<Lease> enqueue(boolean ahead, boolean retry) {
         if (waiting.get() >= maxWaiters) {
             shed.increment();
             return CompletableFuture.failedFuture(new RejectedException(
                     "limiter '" + name + "' has " + maxWaiters + " waiters queued (maxQueueSize=" + maxWaiters + ")"));
         }
-        Waiter w = new Waiter();
+        Waiter w = new Waiter(retry);
         waiting.incrementAndGet();
         (ahead ? aheadWaiters : waiters).offer(w);
         if (waitTimeoutNanos > 0) {
@@ -387,12 +396,42 @@ final class LimiterCore {
         return null;
     }
 
+    /**
+     * In an outage: the first attempt queued longest, where one waits, else the next in order;
+     * for the second probe of an outage, the retry queued longest where one waits
+     * ({@link OutageWatch#retryProbeNext}). A failed probe then costs fresh work one attempt
+     * rather than work that already failed another retry, so that no item spends its retries on
+     * the outage. A waiter taken out of order stays linked until a poll drops it, as a gone one does.
+     */
+    private Waiter takeProbe() {
+        boolean retry = outage.retryProbeNext();
+        if (retry) {
+            Waiter w;
+            while ((w = aheadWaiters.poll()) != null) {
+                if (w.markTaken()) {
+                    return w;
+                }
+            }
+        }
+        for (Waiter w : waiters) {
+            if (w.retry == retry && w.markTaken()) {
+                return w;
+            }
+        }
+        return takeNext();
+    }
+
+    /** @return whether every grant goes through the drain now: a gate, a spread quota, or an outage's probes */
+    private boolean throughDrain() {
+        return gated || (outage != null && outage.on());
+    }
+
     void drain() {
         drainLoop.signal();
     }
 
     private void drainPass() {
-        if (gated) {
+        if (throughDrain()) {
             gatedPass();
             return;
         }
@@ -427,7 +466,8 @@ final class LimiterCore {
         }
         while (mayDispatch() && waiting.get() > 0) {
             long now = ticker.nanoTime();
-            long at = askGate(now);
+            boolean probing = outage != null && outage.on();
+            long at = askGate(now, probing);
             if (at == AdmissionGate.HOLD) {
                 cancelGateWake();
                 return;
@@ -441,7 +481,7 @@ final class LimiterCore {
             if (n < 0) {
                 return; // a release drains again
             }
-            Waiter w = takeNext();
+            Waiter w = probing ? takeProbe() : takeNext();
             if (w == null) {
                 inflight.decrementAndGet();
                 return;
@@ -462,6 +502,9 @@ final class LimiterCore {
             if (quotaSpread) {
                 quota.started(now);
             }
+            if (probing) {
+                outage.probeStarted(lease);
+            }
             Cancellable t = w.timeout;
             if (t != null) {
                 t.cancel();
@@ -472,11 +515,18 @@ final class LimiterCore {
         }
     }
 
-    private long askGate(long now) {
+    private long askGate(long now, boolean probing) {
         long at = now;
+        if (probing) {
+            at = outage.admitAt(now);
+            if (at == AdmissionGate.HOLD) {
+                return at;
+            }
+        }
         if (gate != null) {
             try {
-                at = gate.admitAt(now, inflight.get());
+                long g = gate.admitAt(now, inflight.get());
+                at = g == AdmissionGate.HOLD || Nanos.between(at, g) > 0 ? g : at;
             } catch (Throwable brokenGate) {
                 // Admits: a broken gate must not stall the limiter.
                 gateFailures.failed(brokenGate);
@@ -564,10 +614,14 @@ final class LimiterCore {
                 // Before the slot is freed too: no grant may see the slot without the bound.
                 quotaSettled(announced, now);
             }
+            if (outage != null) {
+                // Before the slot is freed too: an outage that begins here binds the next grant.
+                outageSettled(lease, outcome, now);
+            }
             if (requeue) {
                 LimiterState s = state;
                 next = s == LimiterState.STOPPED || s == LimiterState.ABORTED
-                        ? CompletableFuture.failedFuture(closed(s)) : enqueue(true);
+                        ? CompletableFuture.failedFuture(closed(s)) : enqueue(true, true);
             }
             // Whatever a user's limit, gate or listener did, the slot is freed.
             inflight.decrementAndGet();
@@ -583,7 +637,61 @@ final class LimiterCore {
         if (lease instanceof GatedLease g) {
             Listeners.tell(gate, g.ticket, AdmissionGate::unused, gateFailures);
         }
+        if (outage != null) {
+            outage.settled(lease, lease.outageEpoch(), Outcome.IGNORED, ticker.nanoTime(), inflight.get());
+        }
         giveBack();
+    }
+
+    private void outageSettled(LeaseImpl lease, Outcome outcome, long now) {
+        OutageWatch.Change change = outage.settled(lease, lease.outageEpoch(), outcome, now, inflight.get());
+        if (change == OutageWatch.Change.STARTED) {
+            outages.increment();
+            tellOutage(new TraceEvent.Outage(name, now, true, outage.runDrops(), Duration.ofNanos(outage.nextProbeIn(now))));
+        } else if (change == OutageWatch.Change.ENDED) {
+            tellOutage(new TraceEvent.Outage(name, now, false, outage.lastRunDrops(), Duration.ZERO));
+        }
+    }
+
+    private void tellOutage(TraceEvent.Outage event) {
+        try {
+            if (LOG.isLoggable(Level.INFO)) {
+                LOG.log(Level.INFO, "limiter '" + name + "': " + (event.started()
+                        ? "outage: " + event.drops() + " errors or timeouts in a row and no success; one probe at a time, the first in "
+                        + event.nextProbe()
+                        : "outage over after " + event.drops() + " errors or timeouts in a row; dispatch resumes with "
+                        + waiting.get() + " waiting"));
+            }
+        } catch (Throwable brokenLogger) {
+            // Logging is an observer: its failure must not unwind a release.
+        }
+        if (traces(OUTAGE)) {
+            emit(event);
+        }
+        Listeners.tellAll(outageListeners, event, Consumer::accept, outageListenerFailures);
+    }
+
+    void addOutageListener(Consumer<TraceEvent.Outage> listener) {
+        outageListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    boolean removeOutageListener(Consumer<TraceEvent.Outage> listener) {
+        // By identity, one at a time, as the pause listeners.
+        for (Consumer<TraceEvent.Outage> l : outageListeners) {
+            if (l == listener) {
+                return outageListeners.remove(l);
+            }
+        }
+        return false;
+    }
+
+    boolean isOutage() {
+        return outage != null && outage.on();
+    }
+
+    /** @return what a lease granted now records for the outage rule: the runs of drops begun so far */
+    int outageEpoch() {
+        return outage == null ? 0 : outage.epoch();
     }
 
     /** Returns a slot without a sample. */
@@ -990,7 +1098,8 @@ final class LimiterCore {
                 limitFailures.sum(), successes.sum(), ignored.sum(), errorRetries.sum(), timeoutRetries.sum(),
                 rateLimitRetries.sum(), pausesOpened.sum(), limitIncreases.sum(), limitDecreases.sum(), shed.sum(),
                 remaining(p), Duration.ofNanos(lastRetryAfterNanos.get()),
-                classifierFailureCount.sum(), quotaHolds.sum(), retryAllowance == null ? 0 : retryAllowance.refused());
+                classifierFailureCount.sum(), quotaHolds.sum(), retryAllowance == null ? 0 : retryAllowance.refused(),
+                outages.sum());
     }
 
     private Duration remaining(Pause p) {
@@ -1131,8 +1240,14 @@ final class LimiterCore {
         }
 
         volatile Cancellable timeout;
+        /** Whether it is for a retry (see {@link #takeProbe}). */
+        final boolean retry;
         @SuppressWarnings("unused") // accessed through STATE
         private volatile int state;
+
+        Waiter(boolean retry) {
+            this.retry = retry;
+        }
 
         @Override
         public boolean completeExceptionally(Throwable ex) {

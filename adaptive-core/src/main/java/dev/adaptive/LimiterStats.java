@@ -50,13 +50,15 @@ import java.time.Duration;
  *                            refused retry after a backoff asks again after the next one, each
  *                            refusal counted; its item ends with a
  *                            {@link RetryBudgetExhaustedException} once its retries are spent)
+ * @param outages             outages the limiter met: runs of errors and timeouts during which it
+ *                            admitted one probe at a time (see {@link Limiter.Builder#outageProbe})
  */
 public record LimiterStats(int limit, int inflight, int waiting, int maxLimitReached, long congestionEvents,
                            long rateLimitEvents, boolean ratePaused, LimiterState state, long listenerFailures,
                            long limitFailures, long successes, long ignored, long errorRetries,
                            long timeoutRetries, long rateLimitRetries, long pausesOpened, long limitIncreases,
                            long limitDecreases, long shed, Duration remainingPause, Duration lastRetryAfter,
-                           long classifierFailures, long quotaHolds, long retriesRefused) {
+                           long classifierFailures, long quotaHolds, long retriesRefused, long outages) {
 
     /** @return the retries of every cause */
     public long retries() {

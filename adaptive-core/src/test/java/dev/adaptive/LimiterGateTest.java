@@ -244,10 +244,10 @@ class LimiterGateTest {
         Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).time(time).build();
         Lease held = limiter.acquire().join();
         List<String> order = new ArrayList<>();
-        limiter.core().acquire(false).thenAccept(l -> { order.add("fresh 1"); l.release(); });
-        limiter.core().acquire(true).thenAccept(l -> { order.add("retry 1"); l.release(); });
-        limiter.core().acquire(false).thenAccept(l -> { order.add("fresh 2"); l.release(); });
-        limiter.core().acquire(true).thenAccept(l -> { order.add("retry 2"); l.release(); });
+        limiter.core().acquire(false, false).thenAccept(l -> { order.add("fresh 1"); l.release(); });
+        limiter.core().acquire(true, true).thenAccept(l -> { order.add("retry 1"); l.release(); });
+        limiter.core().acquire(false, false).thenAccept(l -> { order.add("fresh 2"); l.release(); });
+        limiter.core().acquire(true, true).thenAccept(l -> { order.add("retry 2"); l.release(); });
         held.release();
         assertThat(order).containsExactly("retry 1", "retry 2", "fresh 1", "fresh 2");
     }

@@ -27,8 +27,9 @@ class RetryBudgetTest {
     private final List<TraceEvent> events = new ArrayList<>();
 
     private AdaptiveExecutor executor(RetryBudget budget, int retries) {
+        // The budget alone: the outage rule would probe the total outages these tests make.
         Limiter l = Limiter.builder().limit(FixedLimit.of(10)).time(time).traceListener(events::add).retryBudget(budget)
-                .build();
+                .outageProbe(Duration.ZERO).build();
         return AdaptiveExecutor.builder(l).retryPolicy(RetryPolicy.builder().retries(retries).constant()
                 .minDelay(Duration.ofMillis(10)).noJitter().build()).build();
     }
@@ -157,7 +158,7 @@ class RetryBudgetTest {
         AtomicInteger attempts = new AtomicInteger();
         PoolRun<AdaptiveResult<Integer, String>> run = ItemPool.of(IntStream.range(0, 50).boxed().toList())
                 .withVirtualTime(time).withRetryPolicy(RetryPolicy.builder().retries(3).noJitter().build())
-                .withRetryBudget(new RetryBudget(0.1, 0, Duration.ofSeconds(10)))
+                .withRetryBudget(new RetryBudget(0.1, 0, Duration.ofSeconds(10))).withOutageProbe(Duration.ZERO)
                 .<String>process((item, ctx) -> {
                     attempts.incrementAndGet();
                     return Replies.<String>after(time, Duration.ofMillis(5), new IllegalStateException("500"));

@@ -77,6 +77,7 @@ public final class AdaptiveConfig {
     private final double retryBudgetRatio;
     private final double retryBudgetMinPerSecond;
     private final Duration retryBudgetWindow;
+    private final Duration outageProbe;
     private final boolean quotaHeaders;
     private final boolean quotaSpread;
     private final TraceListener traceListener;
@@ -109,6 +110,7 @@ public final class AdaptiveConfig {
         this.retryBudgetRatio = b.retryBudgetRatio;
         this.retryBudgetMinPerSecond = b.retryBudgetMinPerSecond;
         this.retryBudgetWindow = b.retryBudgetWindow;
+        this.outageProbe = b.outageProbe;
         this.quotaHeaders = b.quotaHeaders;
         this.quotaSpread = b.quotaSpread;
         this.traceListener = b.traceListener;
@@ -201,6 +203,7 @@ public final class AdaptiveConfig {
                 .waitTimeout(waitTimeout.isZero() ? null : waitTimeout)
                 .maxRetryAfter(maxRetryAfter)
                 .retryBudget(retryBudgetValue())
+                .outageProbe(outageProbe)
                 .quotaSpread(quotaSpread);
         if (traceListener != null) {
             b.traceListener(traceListener);
@@ -329,6 +332,11 @@ public final class AdaptiveConfig {
         return retryBudgetWindow;
     }
 
+    /** @return the longest wait between two probes of an outage; zero when the rule is off */
+    public Duration outageProbe() {
+        return outageProbe;
+    }
+
     /** @return whether the HTTP faces read announced quotas from response headers */
     public boolean quotaHeaders() {
         return quotaHeaders;
@@ -396,6 +404,7 @@ public final class AdaptiveConfig {
             case RETRY_BUDGET_RATIO -> retryBudgetRatio;
             case RETRY_BUDGET_MIN_PER_SECOND -> retryBudgetMinPerSecond;
             case RETRY_BUDGET_WINDOW -> retryBudgetWindow;
+            case OUTAGE_PROBE -> outageProbe;
             case QUOTA_HEADERS -> quotaHeaders;
             case QUOTA_SPREAD -> quotaSpread;
             case TRACE_LISTENER -> traceListener;
@@ -483,6 +492,7 @@ public final class AdaptiveConfig {
         private double retryBudgetRatio = RetryBudget.DEFAULT_RATIO;
         private double retryBudgetMinPerSecond = RetryBudget.DEFAULT_MIN_PER_SECOND;
         private Duration retryBudgetWindow = RetryBudget.DEFAULT_WINDOW;
+        private Duration outageProbe = Limiter.DEFAULT_OUTAGE_PROBE;
         private boolean quotaHeaders = true;
         private boolean quotaSpread;
         private TraceListener traceListener;
@@ -575,6 +585,7 @@ public final class AdaptiveConfig {
                 case RETRY_BUDGET_RATIO -> retryBudgetRatio(ConfigText.decimal(key, value));
                 case RETRY_BUDGET_MIN_PER_SECOND -> retryBudgetMinPerSecond(ConfigText.decimal(key, value));
                 case RETRY_BUDGET_WINDOW -> retryBudgetWindow(ConfigText.duration(key, value));
+                case OUTAGE_PROBE -> outageProbe(ConfigText.duration(key, value));
                 case QUOTA_HEADERS -> quotaHeaders(ConfigText.bool(key, value));
                 case QUOTA_SPREAD -> quotaSpread(ConfigText.bool(key, value));
                 case TRACE_LISTENER -> traceListener(bean(key, value, TraceListener.class));
@@ -818,6 +829,21 @@ public final class AdaptiveConfig {
                 throw bad(ConfigOption.RETRY_BUDGET_WINDOW, retryBudgetWindow, "must be at most 1d");
             }
             this.retryBudgetWindow = positive(ConfigOption.RETRY_BUDGET_WINDOW, retryBudgetWindow);
+            return this;
+        }
+
+        /**
+         * @param outageProbe the longest wait between two probes of an outage, at least 0 and at
+         *                    most 1 hour; 0 turns the rule off; default 1 s (see
+         *                    {@link Limiter.Builder#outageProbe})
+         * @return this
+         */
+        public Builder outageProbe(Duration outageProbe) {
+            Duration d = notNegative(ConfigOption.OUTAGE_PROBE, outageProbe);
+            if (d.compareTo(Duration.ofHours(1)) > 0) {
+                throw bad(ConfigOption.OUTAGE_PROBE, d, "must be at most 1h");
+            }
+            this.outageProbe = d;
             return this;
         }
 

@@ -90,6 +90,13 @@ public enum ConfigOption {
     /** {@link AdaptiveConfig.Builder#retryBudgetWindow}. */
     RETRY_BUDGET_WINDOW("retryBudgetWindow", Kind.DURATION, "duration", null,
             "The sliding window the retry budget counts in; positive, at most 1 day."),
+    /** {@link AdaptiveConfig.Builder#outageProbe}. */
+    OUTAGE_PROBE("outageProbe", Kind.DURATION, "duration", null,
+            "The longest wait between two probes of an outage (a run of at least five errors or timeouts, no"
+                    + " success between them, that outlived every call in flight when it began): while it lasts one"
+                    + " call at a time is sent (a first attempt where one waits, the second probe a retry), the first"
+                    + " after an eighth of this and each next after twice the wait before, until a call succeeds."
+                    + " 0 turns the rule off; at most 1 hour."),
     /** {@link AdaptiveConfig.Builder#quotaHeaders}. */
     QUOTA_HEADERS("quotaHeaders", Kind.BOOLEAN, "", null,
             "Whether the HTTP faces read the quota a server announces on every answer (`RateLimit`,"

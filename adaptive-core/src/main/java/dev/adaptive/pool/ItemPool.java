@@ -374,6 +374,16 @@ public final class ItemPool<T> {
     }
 
     /**
+     * @param maxInterval the longest wait between two probes of an outage; 0 turns the rule off;
+     *                    default 1 s (see {@link PoolOptions.Builder#outageProbe})
+     * @return this
+     */
+    public ItemPool<T> withOutageProbe(Duration maxInterval) {
+        options.outageProbe(maxInterval);
+        return this;
+    }
+
+    /**
      * @param name for thread names and messages; default {@code "pool"}
      * @return this
      */

@@ -17,6 +17,7 @@ import dev.adaptive.internal.WorkLoop;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
+import dev.adaptive.trace.TraceEvent;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -56,7 +58,10 @@ import java.util.function.Function;
  * same executor, so the sink is never called concurrently. An item counts as pending from its
  * acceptance until the sink took it; the feeder accepts no more than {@link #pendingCap()}
  * pending items, which bounds memory by the concurrency, including items waiting for a retry
- * and, for a publisher, items waiting for demand.
+ * and, for a publisher, items waiting for demand. In an outage of the downstream
+ * ({@link Limiter#isOutage()}) the feeder offers one item beyond the cap for each probe the
+ * limiter admits, so that the probes are first attempts: memory then grows by one item per
+ * probe, at most one per probe interval.
  *
  * <p><b>Stop.</b> The first stop (a task's {@link StopPoolException}, a cancellation, the
  * deadline, a limiter that refuses the run a slot) cancels every live execution and closes
@@ -112,6 +117,8 @@ public final class PoolEngine<T, R> {
     private final WorkLoop feeder;
     private final WorkLoop delivery;
     private final Runnable resumeFeeder;
+    /** Pumps the feeder when an outage begins, so that a feeder held by the pending cap offers its probes. */
+    private final Consumer<TraceEvent.Outage> onOutage = e -> pump();
 
     private final LiveSet<Execution<R>, Throwable> live = new LiveSet<>(Execution::cancel);
     private final AtomicInteger pending = new AtomicInteger();
@@ -186,6 +193,7 @@ public final class PoolEngine<T, R> {
         startNanos = ticker.nanoTime();
         atStart = limiter.stats();
         performance.start(limiter.limit(), startNanos);
+        limiter.addOutageListener(onOutage);
         if (deadline != null) {
             deadlineTimer = scheduler.schedule(() -> stop(PoolAbortedException.Reason.DEADLINE, null), deadline);
         }
@@ -308,7 +316,10 @@ public final class PoolEngine<T, R> {
             refused(OutcomeClassifier.unwrap((Throwable) g));
             return false;
         }
-        if (pendingAcquire != null || !source.ready() || pending.get() >= pendingCap()) {
+        if (pendingAcquire != null || !source.ready() || (pending.get() >= pendingCap() && !limiter.isOutage())) {
+            // In an outage the limiter admits one probe at a time, a first attempt where one
+            // waits: the feeder offers one new item for each, beyond the cap, so that the items
+            // it holds keep their retries for after the outage instead of probing with them.
             return false;
         }
         CompletableFuture<Lease> f = limiter.acquire();
@@ -563,6 +574,7 @@ public final class PoolEngine<T, R> {
         self.set(null);
         performance.finish(end);
         unfollow.run();
+        limiter.removeOutageListener(onOutage);
         source.close();
         PoolStats stats = stats(end);
         finalStats = stats;

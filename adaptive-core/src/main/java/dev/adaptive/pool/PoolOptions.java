@@ -44,6 +44,8 @@ import java.util.concurrent.Executor;
  *       when the run ends;</li>
  *   <li>maxPending 0: automatic, twice the current limit (see {@link Builder#maxPending});</li>
  *   <li>retry budget {@link RetryBudget#defaults()}: ratio 0.2, 10 per second, 10 s window;</li>
+ *   <li>outage probes at most {@link Limiter#DEFAULT_OUTAGE_PROBE} (1 s) apart (see
+ *       {@link Builder#outageProbe});</li>
  *   <li>name {@code "pool"}.</li>
  * </ul>
  *
@@ -73,6 +75,7 @@ public final class PoolOptions {
     private final Executor blockingExecutor;
     private final int maxPending;
     private final RetryBudget retryBudget;
+    private final Duration outageProbe;
 
     private PoolOptions(Builder b) {
         this.name = b.name;
@@ -92,6 +95,7 @@ public final class PoolOptions {
         this.blockingExecutor = b.blockingExecutor;
         this.maxPending = b.maxPending;
         this.retryBudget = b.retryBudget;
+        this.outageProbe = b.outageProbe;
     }
 
     /** @return a builder with every default; not thread-safe */
@@ -206,6 +210,11 @@ public final class PoolOptions {
         return retryBudget;
     }
 
+    /** @return the longest wait between two probes of an outage; zero when the rule is off */
+    public Duration outageProbe() {
+        return outageProbe;
+    }
+
     @Override
     public String toString() {
         return "PoolOptions[name=" + name
@@ -238,6 +247,7 @@ public final class PoolOptions {
         private Executor blockingExecutor;
         private int maxPending;
         private RetryBudget retryBudget = RetryBudget.defaults();
+        private Duration outageProbe = Limiter.DEFAULT_OUTAGE_PROBE;
 
         private Builder() {
         }
@@ -262,6 +272,7 @@ public final class PoolOptions {
             blockingExecutor = o.blockingExecutor;
             maxPending = o.maxPending;
             retryBudget = o.retryBudget;
+            outageProbe = o.outageProbe;
             return this;
         }
 
@@ -451,6 +462,25 @@ public final class PoolOptions {
          */
         public Builder retryBudget(RetryBudget retryBudget) {
             this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
+            return this;
+        }
+
+        /**
+         * How the run meets an outage of the downstream, as {@link Limiter.Builder#outageProbe}
+         * says: one probe at a time, each a new item's first attempt where the input has one (the
+         * run takes one item beyond {@link #maxPending} per probe), so that the items it holds
+         * keep their retries for after the outage.
+         *
+         * @param maxInterval the longest wait between two probes, at least 0 and at most 1 hour;
+         *                    0 turns the rule off; default {@link Limiter#DEFAULT_OUTAGE_PROBE} (1 s)
+         * @return this
+         */
+        public Builder outageProbe(Duration maxInterval) {
+            Objects.requireNonNull(maxInterval, "outageProbe");
+            if (maxInterval.isNegative() || maxInterval.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("outageProbe must be between 0 and 1 hour: " + maxInterval);
+            }
+            this.outageProbe = maxInterval;
             return this;
         }
 

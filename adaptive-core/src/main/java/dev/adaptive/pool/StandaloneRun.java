@@ -39,6 +39,7 @@ final class StandaloneRun {
                 .ticker(options.ticker()).scheduler(options.scheduler())
                 .adapt(options.adapt()).maxRetryAfter(options.retryPolicy().maxRetryAfter())
                 .retryBudget(options.retryBudget())
+                .outageProbe(options.outageProbe())
                 .limitChangeListener((from, to) -> {
                     LimitChangeListener l = follower.get();
                     if (l != null) {

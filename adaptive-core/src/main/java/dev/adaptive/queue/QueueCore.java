@@ -11,6 +11,7 @@ import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -77,7 +78,10 @@ final class QueueCore {
         boolean adaptive = cfg.concurrencyLimit() != null;
         Limiter.Builder b = Limiter.builder().name(name).ticker(ticker).scheduler(cfg.scheduler())
                 .limit(adaptive ? cfg.concurrencyLimit() : FixedLimit.of(cfg.concurrency()))
-                .maxRetryAfter(cfg.retryPolicy().maxRetryAfter()).gate(gate);
+                .maxRetryAfter(cfg.retryPolicy().maxRetryAfter()).gate(gate)
+                // The queue meets errors with its own rule: its rate steps down on too many
+                // (RateController), which the limiter's outage probes would pre-empt.
+                .outageProbe(Duration.ZERO);
         cfg.traceListeners().forEach(l -> b.traceListener(traced(l, adaptive)));
         this.limiter = b.build();
         if (adaptive && cfg.concurrency() < Integer.MAX_VALUE) {

@@ -13,14 +13,15 @@ import java.util.Objects;
  * that one listener can serve several limiters), and {@code timeNanos}, a reading of the
  * engine's {@link dev.adaptive.time.Ticker}.
  *
- * <p>Limiters emit {@link ConcurrencyChange}, {@link Decision} and {@link RatePause}; the
+ * <p>Limiters emit {@link ConcurrencyChange}, {@link Decision}, {@link RatePause},
+ * {@link QuotaHold} and {@link Outage}; the
  * runners that execute tasks (pool, Camel, Vert.x) add {@link TaskStart}, {@link TaskEnd} and
  * {@link Retry}. {@code index} is the item's position in the pool's input, or a sequence number
  * for standalone calls.
  */
 public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.TaskEnd,
         TraceEvent.ConcurrencyChange, TraceEvent.Decision, TraceEvent.Retry, TraceEvent.RatePause, TraceEvent.RetryRefused,
-        TraceEvent.QuotaHold {
+        TraceEvent.QuotaHold, TraceEvent.Outage {
 
     /** @return the name of the limiter the event is about, as {@link dev.adaptive.Limiter#name()} says it */
     String limiter();
@@ -164,5 +165,27 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
      * @param untilNanos when the quota renews
      */
     record QuotaHold(String limiter, long timeNanos, long remaining, long untilNanos) implements TraceEvent {
+    }
+
+    /**
+     * The downstream fails whatever it is sent ({@code started}), or answered again ({@code !started}).
+     * An outage begins with a run of at least five errors or timeouts, no success or rate limit
+     * between them, that outlived every call in flight when it began; while it lasts the limiter
+     * admits one probe at a time, the first {@code nextProbe} after the start and each next one after
+     * twice the wait before it, at most the limiter's {@code outageProbe} interval, a first attempt
+     * where one waits. The first success or rate limit ends it.
+     *
+     * @param limiter   the limiter's name
+     * @param timeNanos when
+     * @param started   whether the outage began (or ended)
+     * @param drops     errors and timeouts read in a row, up to this event
+     * @param nextProbe when it began, the wait before the first probe; when it ended, zero
+     */
+    record Outage(String limiter, long timeNanos, boolean started, int drops, Duration nextProbe) implements TraceEvent {
+        /** Checks the fields. */
+        public Outage {
+            Objects.requireNonNull(limiter, "limiter");
+            Objects.requireNonNull(nextProbe, "nextProbe");
+        }
     }
 }

@@ -236,7 +236,10 @@ public abstract class PoolContract {
         AdaptiveResult<Integer, Integer> r = run.await();
 
         assertThat(r.successes()).hasSize(60).allSatisfy(s -> assertThat(s.attempts()).isEqualTo(2));
-        assertThat(maxAhead.get()).as("items accepted and not ended").isLessThanOrEqualTo(2 * 3);
+        // Plus one: every first attempt failing at once is an outage to the limiter (five drops in
+        // a row, nothing else in flight), whose first probe takes one item beyond the bound; the
+        // second probe is a retry, which succeeds and ends it.
+        assertThat(maxAhead.get()).as("items accepted and not ended").isLessThanOrEqualTo(2 * 3 + 1);
     }
 
     @Test

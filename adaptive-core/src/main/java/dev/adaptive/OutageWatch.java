@@ -1,0 +1,189 @@
+package dev.adaptive;
+
+import dev.adaptive.internal.Nanos;
+import dev.adaptive.limit.Outcome;
+
+/**
+ * Tells an outage of the downstream from a few failed calls, and paces the probes while it
+ * lasts: the limiter's counterpart of a Retry-After pause for a server that fails everything
+ * without saying when to come back.
+ *
+ * <p><b>What counts as an outage.</b> A run of at least {@link #MIN_DROPS} drops (errors and
+ * timeouts, not rate limits) with no success or rate limit read between them, that has
+ * outlived every call that was in flight when its first drop was read. A call that was in
+ * flight then and has not answered may still succeed (calls over a server's cap refused fast
+ * while those under it are still being served, say); once all of them failed too, and no
+ * answer since was anything but a failure, the server fails whatever it is sent. A transient
+ * error rate does not get there: successes keep ending the runs.
+ *
+ * <p><b>While it lasts</b> the limiter admits one call at a time, a probe (a first attempt where
+ * one waits, but the second probe of an outage a retry where one waits), the first after
+ * {@code maxInterval / 8} and each next one after twice the wait before it, at most
+ * {@code maxInterval}, counted from the failed probe's answer. The first success or rate
+ * limit read, from a probe or from a call admitted before, ends the outage. The limiter asks
+ * it before each grant ({@link #admitAt}) and tells it of each end ({@link #settled}).
+ *
+ * <p>Thread-safe: the state changes under this object's lock; a success while no run of
+ * drops is open reads one volatile field and takes no lock.
+ */
+final class OutageWatch {
+
+    /** Drops in a row, at least, before a run can be an outage. */
+    static final int MIN_DROPS = 5;
+
+    /** What a {@link #settled} end changed. */
+    enum Change {
+        /** Nothing the limiter must act on. */
+        NONE,
+        /** The outage began: dispatch goes through probes from now on. */
+        STARTED,
+        /** The probe in flight ended without ending the outage: the next is due later. */
+        PROBE_OVER,
+        /** The outage is over: dispatch as before. */
+        ENDED
+    }
+
+    private final long maxIntervalNanos;
+    /** Drops read since the last answer that was not one; 0 while no run is open. */
+    private volatile int runDrops;
+    private volatile boolean on;
+    // Under the lock:
+    /**
+     * Counts the runs of drops begun; a lease records it when granted, so one granted before the
+     * open run began has a smaller one (a count, not a time: in virtual time, and on a coarse
+     * clock, a grant and the drop it follows share an instant).
+     */
+    private volatile int epoch;
+    /** Calls in flight when the run began that have not answered yet. */
+    private int olderPending;
+    private Object probe;
+    /** Probes started in this outage. */
+    private int probes;
+    private long intervalNanos;
+    private long nextProbeNanos;
+    private volatile int lastRunDrops;
+
+    /** @param maxIntervalNanos the most time between two probes; positive */
+    OutageWatch(long maxIntervalNanos) {
+        this.maxIntervalNanos = maxIntervalNanos;
+    }
+
+    /** @return the count of runs begun, for a lease granted now to record */
+    int epoch() {
+        return epoch;
+    }
+
+    /** @return whether an outage is on: every grant goes through {@link #admitAt} */
+    boolean on() {
+        return on;
+    }
+
+    /**
+     * @param now the ticker's time
+     * @return when the next probe may start, or {@link AdmissionGate#HOLD} while one is in flight
+     */
+    synchronized long admitAt(long now) {
+        if (!on) {
+            return now;
+        }
+        return probe != null ? AdmissionGate.HOLD : nextProbeNanos;
+    }
+
+    /**
+     * A grant made after {@link #admitAt} allowed it: the probe, if the outage is still on.
+     *
+     * @param lease the probe's lease
+     */
+    synchronized void probeStarted(Object lease) {
+        if (on && probe == null) {
+            probe = lease;
+            probes++;
+        }
+    }
+
+    /**
+     * @return whether the next probe should be a retry where one waits: the second of an
+     *         outage is, every other a first attempt. Fresh work probes without spending any
+     *         item's retries, but a server that fails only first attempts (every first attempt
+     *         rejected, every retry served) is not down: one retry tells.
+     */
+    synchronized boolean retryProbeNext() {
+        return probes == 1;
+    }
+
+    /**
+     * @param lease      the lease that ended
+     * @param leaseEpoch the {@link #epoch()} it was granted in
+     * @param outcome    how it ended
+     * @param now        the ticker's time
+     * @param inflight   in flight, this lease included
+     * @return what changed
+     */
+    Change settled(Object lease, int leaseEpoch, Outcome outcome, long now, int inflight) {
+        boolean drop = outcome instanceof Outcome.Dropped;
+        if (!drop && runDrops == 0 && !on) {
+            return Change.NONE; // the common case: a success with no run of drops open
+        }
+        synchronized (this) {
+            if (runDrops > 0 && olderPending > 0 && leaseEpoch - epoch < 0) {
+                olderPending--;
+            }
+            boolean wasProbe = lease == probe;
+            if (wasProbe) {
+                probe = null;
+            }
+            if (outcome instanceof Outcome.Success || outcome instanceof Outcome.RateLimited) {
+                lastRunDrops = runDrops;
+                runDrops = 0;
+                olderPending = 0;
+                if (on) {
+                    on = false;
+                    probe = null;
+                    return Change.ENDED;
+                }
+                return Change.NONE;
+            }
+            if (!drop) {
+                // Ignored (withdrawn, cancelled): says nothing of the server; a probe's slot is free again.
+                return wasProbe ? Change.PROBE_OVER : Change.NONE;
+            }
+            if (runDrops == 0) {
+                epoch = epoch + 1; // written under the lock only
+                olderPending = Math.max(0, inflight - 1);
+            }
+            runDrops++;
+            if (on) {
+                if (!wasProbe) {
+                    return Change.NONE;
+                }
+                intervalNanos = Math.min(maxIntervalNanos, 2 * intervalNanos);
+                nextProbeNanos = Nanos.plus(now, intervalNanos);
+                return Change.PROBE_OVER;
+            }
+            if (runDrops >= MIN_DROPS && olderPending == 0) {
+                on = true;
+                probe = null;
+                probes = 0;
+                intervalNanos = Math.max(1, maxIntervalNanos / 8);
+                nextProbeNanos = Nanos.plus(now, intervalNanos);
+                return Change.STARTED;
+            }
+            return Change.NONE;
+        }
+    }
+
+    /** @return the drops read in the open run, for the trace */
+    int runDrops() {
+        return runDrops;
+    }
+
+    /** @return the drops of the run that ended last, for the trace */
+    int lastRunDrops() {
+        return lastRunDrops;
+    }
+
+    /** @return how long after {@code now} the next probe is due; 0 if due or none is planned */
+    synchronized long nextProbeIn(long now) {
+        return on && probe == null ? Math.max(0, nextProbeNanos - now) : 0;
+    }
+}
