@@ -182,7 +182,14 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
      * @param nextProbe when it began, the wait before the first probe; when it ended, zero
      */
     record Outage(String limiter, long timeNanos, boolean started, int drops, Duration nextProbe) implements TraceEvent {
-        /** Checks the fields. */
+        /**
+         * Validates.
+         * @param limiter the limiter's name
+         * @param timeNanos when
+         * @param started whether the outage began (or ended)
+         * @param drops errors and timeouts read in a row, up to this event
+         * @param nextProbe when it began, the wait before the first probe; when it ended, zero
+         */
         public Outage {
             Objects.requireNonNull(limiter, "limiter");
             Objects.requireNonNull(nextProbe, "nextProbe");

@@ -1,5 +1,6 @@
 package dev.adaptive.benchmarks;
 
+import dev.adaptive.Limiter;
 import dev.adaptive.benchmarks.http.AdaptiveJdkFace;
 import dev.adaptive.benchmarks.http.CamelFace;
 import dev.adaptive.benchmarks.http.HttpFace;
@@ -45,7 +46,8 @@ import java.util.stream.IntStream;
  *       virtual time (seeds 1..n) and over real HTTP on 127.0.0.1 through the three faces, the
  *       quota headers read and not read. The floor is items / Q × W.</li>
  *   <li><b>outage</b>: S2's server answering 500 to everything for 10 s from 3 s into a
- *       3,000-item run (S6's items, 5 retries), the retry budget at its defaults and unlimited;
+ *       3,000-item run (S6's items, 5 retries), the retry budget at its defaults and unlimited
+ *       (in virtual time also floorless, and both with the limiter's outage rule off for contrast);
  *       in virtual time and over real HTTP through the three faces (each request says its
  *       attempt number in {@link FlakyHttpServer#ATTEMPT_HEADER}). Counted: requests that arrived
  *       during the outage and, of them, first attempts.</li>
@@ -111,19 +113,23 @@ public final class QuotaBench {
         md.append(String.format(Locale.ROOT, "S2's server (base 40 ms, soft 8, hard 20, jitter, tail, 1%% transient"
                 + " errors, 5 retries), %d items, every request answered 500 (after the model's latency) from %d s to"
                 + " %d s.%n%n", Scenario.S6.items(), OUTAGE_FROM.toSeconds(), OUTAGE_FROM.plus(OUTAGE_LENGTH).toSeconds()));
-        md.append("| retry budget | wall ms | requests during the outage | first attempts during it | requests"
-                + " / first attempts | failed items |\n|---|---:|---:|---:|---:|---:|\n");
+        md.append("| retry budget | outage rule | wall ms | requests during the outage | first attempts during it | requests"
+                + " / first attempts | failed items |\n|---|---|---:|---:|---:|---:|---:|\n");
         List<RetryBudget> budgets = List.of(RetryBudget.defaults(), RetryBudget.unlimited(),
                 new RetryBudget(RetryBudget.DEFAULT_RATIO, 0, RetryBudget.DEFAULT_WINDOW),
-                new RetryBudget(RetryBudget.DEFAULT_RATIO, 0, Duration.ofSeconds(1)));
+                new RetryBudget(RetryBudget.DEFAULT_RATIO, 0, Duration.ofSeconds(1)),
+                RetryBudget.defaults(), RetryBudget.unlimited());
         double[] walls = new double[budgets.size()];
         int i = 0;
         for (RetryBudget budget : budgets) {
+            // The last two rows turn the outage rule off, for contrast.
+            Duration outageProbe = i < budgets.size() - 2 ? Limiter.DEFAULT_OUTAGE_PROBE : Duration.ZERO;
             List<RunResult> rs = new ArrayList<>();
             List<long[]> outage = new ArrayList<>();
             for (long seed = 1; seed <= seeds; seed++) {
                 FlakyDownstream[] server = new FlakyDownstream[1];
-                rs.add(virtual(Scenario.S6, seed, true, budget, s -> server[0] = s.withOutage(OUTAGE_FROM, OUTAGE_LENGTH)));
+                rs.add(virtual(Scenario.S6, seed, true, budget, outageProbe,
+                        s -> server[0] = s.withOutage(OUTAGE_FROM, OUTAGE_LENGTH)));
                 outage.add(server[0].outageArrivals());
             }
             double wall = Stats.median(rs.stream().mapToDouble(RunResult::wallMillis).toArray());
@@ -136,16 +142,19 @@ public final class QuotaBench {
                     rs.stream().mapToDouble(RunResult::failed).toArray(), outage);
             jr.put("retryBudget", budget.isUnlimited() ? "unlimited" : Map.of("ratio", budget.ratio(),
                     "minPerSecond", budget.minPerSecond(), "windowSeconds", budget.window().toSeconds()));
+            jr.put("outageProbeMs", outageProbe.toMillis());
             json.add(jr);
-            md.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.2f (%.2f) | %.0f (%d) |%n",
+            md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.0f | %.2f (%.2f) | %.0f (%d) |%n",
                     budget.isUnlimited() ? "unlimited" : budget.equals(RetryBudget.defaults()) ? "defaults"
                             : String.format(Locale.ROOT, "ratio %.1f, %.0f per second, %d s window", budget.ratio(),
-                            budget.minPerSecond(), budget.window().toSeconds()), wall, requests, firsts, requests / firsts, worstRatio,
+                            budget.minPerSecond(), budget.window().toSeconds()),
+                    outageProbe.isZero() ? "off" : "on (defaults)", wall, requests, firsts, requests / firsts, worstRatio,
                     Stats.median(rs.stream().mapToDouble(RunResult::failed).toArray()),
                     rs.stream().mapToInt(RunResult::failed).max().orElse(0)));
         }
-        md.append(String.format(Locale.ROOT, "%nWall with each budget / unlimited: %.3f, %.3f, %.3f.%n",
-                walls[0] / walls[1], walls[2] / walls[1], walls[3] / walls[1]));
+        md.append(String.format(Locale.ROOT, "%nWall with each budget / unlimited, outage rule on: %.3f, %.3f, %.3f;"
+                + " outage rule off: %.3f.%n", walls[0] / walls[1], walls[2] / walls[1], walls[3] / walls[1],
+                walls[4] / walls[5]));
 
         if (!opts.containsKey("no-http")) {
             double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -297,11 +306,17 @@ public final class QuotaBench {
      */
     static RunResult virtual(Scenario scenario, long seed, boolean headers, RetryBudget budget,
                              Consumer<FlakyDownstream> shape) {
+        return virtual(scenario, seed, headers, budget, Limiter.DEFAULT_OUTAGE_PROBE, shape);
+    }
+
+    static RunResult virtual(Scenario scenario, long seed, boolean headers, RetryBudget budget, Duration outageProbe,
+                             Consumer<FlakyDownstream> shape) {
         VirtualTime time = new VirtualTime();
         Run run = new Run(scenario, seed, time, time, false);
         shape.accept(run.server());
         ItemPool<Integer> pool = ItemPool.of(IntStream.range(0, scenario.items()).boxed().toList())
-                .withName("quota").withRetryPolicy(run.retryPolicy()).withRetryBudget(budget).withTime(time, time)
+                .withName("quota").withRetryPolicy(run.retryPolicy()).withRetryBudget(budget).withOutageProbe(outageProbe)
+                .withTime(time, time)
                 .withClassifier((value, error) -> value instanceof Answer r ? outcome(r, headers) : null);
         pool.stream((item, ctx) -> run.server().call(Request.of(-1, ctx.attempt())),
                 PoolListener.<Integer, Answer>of(result -> run.itemDone(true), error -> run.itemDone(false)));
