@@ -123,6 +123,8 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
         meters.add(gauge(registry, p + "waiting", "Acquisitions queued for a slot now", Limiter::waiting));
         meters.add(gauge(registry, p + "paused", "1 while a Retry-After pause holds all dispatch, else 0",
                 l -> l.isRatePaused() ? 1 : 0));
+        meters.add(gauge(registry, p + "outage", "1 while an outage holds dispatch to one probe at a time, else 0",
+                l -> l.isOutage() ? 1 : 0));
         meters.add(TimeGauge.builder(p + "pause.remaining", limiter, TimeUnit.NANOSECONDS,
                         l -> l.remainingPause().toNanos())
                 .description("What is left of the open Retry-After pause; 0 when none is open")
@@ -143,6 +145,8 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                 series(null, LimiterStats::retriesRefused));
         family(registry, meters, p + "quota.holds", "Times an announced quota held dispatch until its reset", null,
                 series(null, LimiterStats::quotaHolds));
+        family(registry, meters, p + "outages", "Outages met: runs of errors and timeouts during which dispatch went"
+                + " one probe at a time", null, series(null, LimiterStats::outages));
         family(registry, meters, p + "callback.failures", "User callbacks that threw", "callback",
                 series("listener", LimiterStats::listenerFailures), series("limit", LimiterStats::limitFailures),
                 series("classifier", LimiterStats::classifierFailures));

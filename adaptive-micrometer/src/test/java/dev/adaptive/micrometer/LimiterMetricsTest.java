@@ -18,7 +18,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,6 +72,41 @@ class LimiterMetricsTest {
         executor.execute(ctx -> CompletableFuture.completedFuture("after close"));
         time.runUntilIdle(); // the trace listener is gone: nothing left to feed
         assertThat(registry.getMeters()).isEmpty();
+    }
+
+    @Test
+    void theScrapeShowsAnOutageWhileItHoldsDispatchToProbesAndCountsIt() {
+        Limiter limiter = Limiter.builder().name("orders").time(time).limit(FixedLimit.of(10)).build();
+        LimiterMetrics metrics = LimiterMetrics.builder(limiter).build();
+        metrics.bindTo(registry);
+        boolean[] down = {true};
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(5).constant().minDelay(Duration.ofMillis(50)).noJitter().build())
+                .build();
+        List<CompletableFuture<String>> results = IntStream.range(0, 10).mapToObj(i -> executor.execute(ctx -> {
+            CompletableFuture<String> f = new CompletableFuture<>();
+            time.schedule(() -> {
+                if (down[0]) {
+                    f.completeExceptionally(new IllegalStateException("500"));
+                } else {
+                    f.complete("ok");
+                }
+            }, Duration.ofMillis(10));
+            return f;
+        })).toList();
+        time.advance(Duration.ofMillis(20));
+
+        assertThat(registry.scrape())
+                .contains("adaptive_limiter_outage{name=\"orders\"} 1.0")
+                .contains("adaptive_limiter_outages_total{name=\"orders\"} 1.0");
+
+        down[0] = false;
+        time.runUntilIdle();
+        assertThat(results).allSatisfy(r -> assertThat(r).isCompletedWithValue("ok"));
+        assertThat(registry.scrape())
+                .contains("adaptive_limiter_outage{name=\"orders\"} 0.0")
+                .contains("adaptive_limiter_outages_total{name=\"orders\"} 1.0");
+        metrics.close();
     }
 
     @Test
