@@ -47,7 +47,10 @@ public final class ConcurrencyGuard {
     private ConcurrencyGuard(Builder b) {
         this.gradient = b.gradient;
         Limiter.Builder lb = Limiter.builder().name(b.name).limit(b.gradient).ticker(b.ticker).scheduler(b.scheduler)
-                .maxQueueSize(0);
+                .maxQueueSize(0)
+                // A guard sheds what it cannot admit: holding a server to one probe at a time
+                // because its own handlers failed would shed requests it could serve.
+                .outageProbe(Duration.ZERO);
         b.traceListeners.forEach(lb::traceListener);
         this.limiter = lb.build();
     }

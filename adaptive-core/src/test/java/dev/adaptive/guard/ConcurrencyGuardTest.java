@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -53,6 +54,21 @@ class ConcurrencyGuardTest {
         assertThat(stats.inflight()).isEqualTo(4);
         assertThat(stats.admitted()).isEqualTo(5);
         assertThat(stats.shed()).isEqualTo(2);
+    }
+
+    @Test
+    void aRunOfFailedHandlersDoesNotHoldTheGuardToProbes() {
+        // Four slots, every handler failing: a limiter with the outage rule would admit one
+        // probe per interval and shed the rest; a guard keeps admitting up to its limit.
+        ConcurrencyGuard guard = guard();
+        for (int round = 0; round < 5; round++) {
+            List<GuardLease> leases = IntStream.range(0, guard.limit()).mapToObj(i -> guard.acquire()).toList();
+            assertThat(leases).allSatisfy(l -> assertThat(l.admitted()).isTrue());
+            time.advance(Duration.ofMillis(10));
+            leases.forEach(l -> l.release(true));
+        }
+        assertThat(guard.limiter().isOutage()).isFalse();
+        assertThat(guard.acquire().admitted()).isTrue();
     }
 
     @Test
