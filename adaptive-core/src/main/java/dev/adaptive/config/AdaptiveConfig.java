@@ -839,11 +839,11 @@ public final class AdaptiveConfig {
          * @return this
          */
         public Builder outageProbe(Duration outageProbe) {
-            Duration d = notNegative(ConfigOption.OUTAGE_PROBE, outageProbe);
-            if (d.compareTo(Duration.ofHours(1)) > 0) {
-                throw bad(ConfigOption.OUTAGE_PROBE, d, "must be at most 1h");
+            // The cap first: the check below forgets the text as typed, which the message quotes.
+            if (outageProbe != null && outageProbe.compareTo(Duration.ofHours(1)) > 0) {
+                throw bad(ConfigOption.OUTAGE_PROBE, outageProbe, "must be at most 1h");
             }
-            this.outageProbe = d;
+            this.outageProbe = notNegative(ConfigOption.OUTAGE_PROBE, outageProbe);
             return this;
         }
 

@@ -164,6 +164,13 @@ class AdaptiveConfigTest {
     }
 
     @Test
+    void aDurationAboveItsCapIsQuotedAsTyped() {
+        assertBad(Map.of("retryBudgetWindow", "25h"), "retryBudgetWindow must be at most 1d: 25h");
+        assertBad(Map.of("outageProbe", "61m"), "outageProbe must be at most 1h: 61m");
+        assertBad(Map.of("outageProbe", "-1s"), "outageProbe must be a duration >= 0: -1s");
+    }
+
+    @Test
     void theCoreDocsPrintTheTableOfTheModel() throws Exception {
         String page = Files.readString(Path.of("..", "docs", "core.md"));
         assertThat(page).as("docs/core.md holds ConfigOption.markdownTable() as printed")

@@ -21,8 +21,10 @@ import java.util.function.ObjLongConsumer;
  * {@code window} from the start, announced with every answer as what remains and the time to the
  * window's end, and past it a 429 with a {@code Retry-After} of that time; and an <b>outage</b>
  * ({@link #withOutage(Duration, Duration)}), a span in which every request is answered 500 after
- * the model's latency, whatever the load. Refused requests count as in flight for their
- * {@link FlakyModel#REFUSAL_LATENCY}.
+ * the model's latency, whatever the load. An outage can also begin at any moment
+ * ({@link #withOutageFromNow(Duration)}): a run that must meet it in its middle, whatever the
+ * machine's speed, starts it on an event (the n-th arrival, say) instead of at a set time.
+ * Refused requests count as in flight for their {@link FlakyModel#REFUSAL_LATENCY}.
  *
  * <p>It records what the benchmarks and the tests report ({@link #stats()}): arrivals, answers by
  * kind, the peak in flight, rate-limit episodes, and arrivals strictly inside a Retry-After window
@@ -125,8 +127,27 @@ public final class FlakyDownstream {
         if (from.isNegative() || length.isNegative() || length.isZero()) {
             throw new IllegalArgumentException("need from >= 0 and a positive length: " + from + ", " + length);
         }
-        this.outageFromNanos = startNanos + from.toNanos();
-        this.outageUntilNanos = outageFromNanos + length.toNanos();
+        return outage(startNanos + from.toNanos(), length);
+    }
+
+    /**
+     * Begins an outage now, on this downstream's clock: every request arriving in
+     * {@code [now, now + length)} is answered 500 after the model's latency. It replaces an
+     * outage set before; {@link #outageArrivals()} keeps counting across both.
+     *
+     * @param length how long it lasts, positive
+     * @return this
+     */
+    public synchronized FlakyDownstream withOutageFromNow(Duration length) {
+        if (length.isNegative() || length.isZero()) {
+            throw new IllegalArgumentException("need a positive length: " + length);
+        }
+        return outage(clock.getAsLong(), length);
+    }
+
+    private FlakyDownstream outage(long fromNanos, Duration length) {
+        this.outageFromNanos = fromNanos;
+        this.outageUntilNanos = fromNanos + length.toNanos();
         return this;
     }
 

@@ -5,8 +5,9 @@
  * on a clock ({@link dev.adaptive.testing.FlakyDownstream}: virtual time for the simulations, the
  * wall clock for the server; a quota announced on every answer, an outage window), the real HTTP
  * server on loopback built on it ({@link dev.adaptive.testing.FlakyHttpServer}: also stops,
- * restarts on its port and holds requests unanswered), and a JUnit 5 extension that starts and
- * stops that server ({@link dev.adaptive.testing.FlakyHttpServerExtension}).
+ * restarts on its port and holds requests unanswered), a JUnit 5 extension that starts and
+ * stops that server ({@link dev.adaptive.testing.FlakyHttpServerExtension}), and the outage run
+ * each face's integration test drives through its own client ({@link dev.adaptive.testing.OutageRun}).
  *
  * <p>Status: test support, not part of the library's API. Depends on the JDK alone
  * ({@code junit-jupiter-api} for the extension, optionally).

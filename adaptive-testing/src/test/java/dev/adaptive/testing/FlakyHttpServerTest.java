@@ -118,6 +118,18 @@ class FlakyHttpServerTest {
     }
 
     @Test
+    void anOutageBegunOnAnEventAnswers500FromThenOn() {
+        try (FlakyHttpServer server = FlakyHttpServer.start(FlakyModel.of(5, 10, 10, Duration.ofSeconds(1)))) {
+            assertThat(get(server.url("/")).join().statusCode()).isEqualTo(200);
+            server.downstream().withOutageFromNow(Duration.ofMinutes(10));
+            assertThat(get(server.url("/")).join().statusCode()).isEqualTo(500);
+            assertThat(server.downstream().outageArrivals()).as("only the request after it began").containsExactly(1, 0);
+            assertThatThrownBy(() -> server.downstream().withOutageFromNow(Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void heldRequestsAreCutWhenItStopsAndItComesBackOnTheSamePort() throws Exception {
         try (FlakyHttpServer server = FlakyHttpServer.start(FlakyModel.holding(1))) {
             int port = server.port();

@@ -154,6 +154,12 @@ public class PoolConfiguration implements Cloneable {
     private Duration retryBudgetWindow = RetryBudget.DEFAULT_WINDOW;
 
     @UriParam(label = "advanced",
+            defaultValue = "1s",
+            javaType = "java.time.Duration",
+            description = "The longest wait between two probes of an outage (a run of at least five failed or timed-out attempts, no success between them, that outlived every attempt in flight when it began): while it lasts the pool sends one attempt at a time (a first attempt where one waits, the second probe a retry), the first after an eighth of this and each next after twice the wait before, until one succeeds or is rate-limited. 0 turns the rule off; at most 1 hour.")
+    private Duration outageProbe = Limiter.DEFAULT_OUTAGE_PROBE;
+
+    @UriParam(label = "advanced",
             defaultValue = "true",
             description = "Whether the quota a server announces on every answer is read from the response headers (RateLimit, RateLimit-Remaining/-Reset, X-RateLimit-Remaining/-Reset, X-RateLimit-Remaining-Requests/-Reset-Requests), on success and failure alike, so that the pool sends nothing while what remains is no more than what is in flight, until the reset (capped by maxRetryAfter).")
     private boolean quotaHeaders = true;
@@ -431,6 +437,17 @@ public class PoolConfiguration implements Cloneable {
     public void setRetryBudgetWindow(Duration retryBudgetWindow) {
         this.retryBudgetWindow = retryBudgetWindow;
         set("retryBudgetWindow", retryBudgetWindow);
+    }
+
+    /** @return the option outageProbe (as set, or its default) */
+    public Duration getOutageProbe() {
+        return outageProbe;
+    }
+
+    /** @param outageProbe see {@link #getOutageProbe()}; marks the option as set here */
+    public void setOutageProbe(Duration outageProbe) {
+        this.outageProbe = outageProbe;
+        set("outageProbe", outageProbe);
     }
 
     /** @return the option quotaHeaders (as set, or its default) */

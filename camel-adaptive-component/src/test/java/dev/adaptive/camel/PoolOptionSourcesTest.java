@@ -29,7 +29,8 @@ class PoolOptionSourcesTest {
     void start() throws Exception {
         camel = new DefaultCamelContext();
         adaptive = camel.getComponent("adaptive", AdaptiveComponent.class);
-        bind(Map.of("retries", "7", "maxDelay", "2s", "pools.orders.retries", "4", "pools.orders.maxLimit", "20"));
+        bind(Map.of("retries", "7", "maxDelay", "2s", "outageProbe", "250ms", "pools.orders.retries", "4",
+                "pools.orders.maxLimit", "20", "pools.orders.outage-probe", "0"));
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
@@ -59,9 +60,11 @@ class PoolOptionSourcesTest {
         assertThat(orders.maxLimit()).as("the URI").isEqualTo(30);
         assertThat(orders.retries()).as("the named pool").isEqualTo(4);
         assertThat(orders.maxDelay()).as("the component").isEqualTo(Duration.ofSeconds(2));
+        assertThat(orders.outageProbe()).as("the named pool").isEqualTo(Duration.ZERO);
         var billing = adaptive.options("billing").orElseThrow();
         assertThat(billing.maxLimit()).as("the default").isEqualTo(100);
         assertThat(billing.retries()).as("the component").isEqualTo(7);
+        assertThat(billing.outageProbe()).as("the component").isEqualTo(Duration.ofMillis(250));
     }
 
     @Test
@@ -72,6 +75,8 @@ class PoolOptionSourcesTest {
                 .hasMessage("algorithm must be one of vegas|aimd|gradient2|fixed: f\u0131xed");
         assertThatThrownBy(() -> bind(Map.of("max-limit", "5.5"))).rootCause()
                 .hasMessage("maxLimit must be a whole number: 5.5");
+        assertThatThrownBy(() -> bind(Map.of("outageProbe", "-1s"))).rootCause()
+                .hasMessage("outageProbe must be a duration >= 0: -1s");
         bind(Map.of("fleet-outage-policy", "local-only", "backoff", "LINEAR"));
         assertThat(adaptive.getConfiguration().getFleetOutagePolicy()).hasToString("LOCAL_ONLY");
         assertThat(adaptive.getConfiguration().options()).containsEntry("backoff", "LINEAR");
@@ -82,5 +87,8 @@ class PoolOptionSourcesTest {
         bind(Map.of("pools.ledger.maxLimt", "5"));
         assertThatThrownBy(() -> camel.getEndpoint("adaptive:ledger")).rootCause()
                 .hasMessageStartingWith("pools.ledger.maxLimt: unknown pool option 'maxLimt'");
+        bind(Map.of("pools.audit.outage-probe", "2h"));
+        assertThatThrownBy(() -> camel.getEndpoint("adaptive:audit")).rootCause()
+                .hasMessage("outageProbe must be at most 1h: 2h");
     }
 }

@@ -45,6 +45,8 @@ import java.util.Set;
  *   <tr><td>retryBudgetRatio / retryBudgetMinPerSecond</td><td>0.2 / 10.0</td><td>retries per first
  *       attempt, and per second besides, in the window</td></tr>
  *   <tr><td>retryBudgetWindow</td><td>10000 (10 s)</td><td>the retry budget's window, ms</td></tr>
+ *   <tr><td>outageProbe</td><td>1000 (1 s)</td><td>the longest wait between two probes of an outage, ms;
+ *       0 turns the rule off</td></tr>
  *   <tr><td>quotaHeaders</td><td>true</td><td>the web client reads the quota a server announces</td></tr>
  *   <tr><td>quotaSpread</td><td>false</td><td>spread what remains of a quota over the time to its reset</td></tr>
  *   <tr><td>statsAddress</td><td>{@code null}: off</td><td>event-bus address stats are
@@ -93,8 +95,8 @@ public class AdaptiveOptions extends JsonDataObject {
             ConfigOption.MAX_DELAY, ConfigOption.JITTER, ConfigOption.MAX_RATE_LIMIT_RETRIES,
             ConfigOption.MAX_RETRY_AFTER, ConfigOption.ADAPT_ON_LATENCY, ConfigOption.ADAPT_ON_ERRORS,
             ConfigOption.ADAPT_ON_RATE_LIMIT, ConfigOption.RETRY_BUDGET, ConfigOption.RETRY_BUDGET_RATIO,
-            ConfigOption.RETRY_BUDGET_MIN_PER_SECOND, ConfigOption.RETRY_BUDGET_WINDOW, ConfigOption.QUOTA_HEADERS,
-            ConfigOption.QUOTA_SPREAD);
+            ConfigOption.RETRY_BUDGET_MIN_PER_SECOND, ConfigOption.RETRY_BUDGET_WINDOW, ConfigOption.OUTAGE_PROBE,
+            ConfigOption.QUOTA_HEADERS, ConfigOption.QUOTA_SPREAD);
     /** The options of this face alone. */
     static final Map<String, StrictJson.Shape> OWN = Map.of("name", StrictJson.Shape.TEXT,
             "statsAddress", StrictJson.Shape.NULLABLE_TEXT, "statsLocalOnly", StrictJson.Shape.BOOLEAN,
@@ -124,6 +126,7 @@ public class AdaptiveOptions extends JsonDataObject {
     private double retryBudgetRatio = DEFAULTS.retryBudgetRatio();
     private double retryBudgetMinPerSecond = DEFAULTS.retryBudgetMinPerSecond();
     private long retryBudgetWindow = DEFAULTS.retryBudgetWindow().toMillis();
+    private long outageProbe = DEFAULTS.outageProbe().toMillis();
     private boolean quotaHeaders = DEFAULTS.quotaHeaders();
     private boolean quotaSpread = DEFAULTS.quotaSpread();
     private String statsAddress = DEFAULT_STATS_ADDRESS;
@@ -180,6 +183,7 @@ public class AdaptiveOptions extends JsonDataObject {
                 .adaptOnLatency(adaptOnLatency).adaptOnErrors(adaptOnErrors).adaptOnRateLimit(adaptOnRateLimit)
                 .retryBudget(retryBudget).retryBudgetRatio(retryBudgetRatio)
                 .retryBudgetMinPerSecond(retryBudgetMinPerSecond).retryBudgetWindow(Duration.ofMillis(retryBudgetWindow))
+                .outageProbe(Duration.ofMillis(outageProbe))
                 .quotaHeaders(quotaHeaders).quotaSpread(quotaSpread)
                 .build();
     }
@@ -502,6 +506,24 @@ public class AdaptiveOptions extends JsonDataObject {
      */
     public AdaptiveOptions setRetryBudgetWindow(long retryBudgetWindow) {
         this.retryBudgetWindow = millis(ConfigOption.RETRY_BUDGET_WINDOW, retryBudgetWindow);
+        return this;
+    }
+
+    /** @return the longest wait between two probes of an outage, in ms; 0 when the rule is off */
+    public long getOutageProbe() {
+        return outageProbe;
+    }
+
+    /**
+     * @param outageProbe the longest wait between two probes of an outage in ms (a run of at
+     *                    least five errors or timeouts that outlived every call in flight when it
+     *                    began makes the limiter admit one call at a time, the first after an
+     *                    eighth of this, each next after twice the wait before, until one
+     *                    succeeds), at least 0 and at most an hour; 0 turns the rule off
+     * @return this
+     */
+    public AdaptiveOptions setOutageProbe(long outageProbe) {
+        this.outageProbe = millis(ConfigOption.OUTAGE_PROBE, outageProbe);
         return this;
     }
 

@@ -7,6 +7,7 @@ import dev.adaptive.limit.Vegas;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,6 +34,7 @@ class AdaptiveOptionsTest {
         assertThat(o.getMaxRetryAfter()).isEqualTo(600_000);
         assertThat(o.getTaskTimeout()).isZero();
         assertThat(o.getWaitTimeout()).isZero();
+        assertThat(o.getOutageProbe()).isEqualTo(1_000);
         assertThat(o.getStatsAddress()).as("publication is off unless an address is set").isNull();
         assertThat(o.isStatsLocalOnly()).isTrue();
         assertThat(o.getStatsInterval()).isEqualTo(2_000);
@@ -46,7 +48,7 @@ class AdaptiveOptionsTest {
                 .setMaxQueueSize(100).setWaitTimeout(5_000).setTaskTimeout(2_000).setRetries(5)
                 .setBackoff("linear").setMinDelay(50).setMaxDelay(1_000).setJitter(0.1)
                 .setMaxRateLimitRetries(4).setMaxRetryAfter(60_000).setAdaptOnLatency(false)
-                .setAdaptOnErrors(false).setAdaptOnRateLimit(false).setStatsAddress(null)
+                .setAdaptOnErrors(false).setAdaptOnRateLimit(false).setOutageProbe(250).setStatsAddress(null)
                 .setStatsLocalOnly(false).setStatsInterval(0).setStatsOnChange(false);
         JsonObject json = o.toJson();
         AdaptiveOptions back = new AdaptiveOptions(json);
@@ -56,6 +58,8 @@ class AdaptiveOptionsTest {
         assertThat(json.containsKey("statsAddress")).isTrue();
         assertThat(back.getStatsAddress()).isNull();
         assertThat(new AdaptiveOptions(o)).isEqualTo(o);
+        assertThat(back.toConfig().outageProbe()).isEqualTo(Duration.ofMillis(250));
+        assertThat(new AdaptiveOptions().setOutageProbe(0).toConfig().outageProbe()).as("off").isZero();
     }
 
     @Test
@@ -95,10 +99,11 @@ class AdaptiveOptionsTest {
     @Test
     void durationsAreWholeMillisecondsOrTextReadAsEveryFaceReadsIt() {
         AdaptiveOptions o = new AdaptiveOptions(new JsonObject().put("maxDelay", "1m30s").put("taskTimeout", "PT0.5S")
-                .put("statsInterval", "10s").put("algorithm", "GRADIENT2").put("backoff", "Constant"));
+                .put("statsInterval", "10s").put("outageProbe", "2s").put("algorithm", "GRADIENT2").put("backoff", "Constant"));
         assertThat(o.getMaxDelay()).isEqualTo(90_000);
         assertThat(o.getTaskTimeout()).isEqualTo(500);
         assertThat(o.getStatsInterval()).isEqualTo(10_000);
+        assertThat(o.getOutageProbe()).isEqualTo(2_000);
         assertThat(o.getAlgorithm()).isEqualTo("gradient2");
         assertThat(o.getBackoff()).isEqualTo("constant");
         assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("maxDelay", "1h30x")))
@@ -175,6 +180,11 @@ class AdaptiveOptionsTest {
         assertThatThrownBy(() -> new AdaptiveOptions().setJitter(1.5)).hasMessage("jitter must be within [0, 1]: 1.5");
         assertThatThrownBy(() -> new AdaptiveOptions().setJitter(Double.NaN)).hasMessage("jitter must be within [0, 1]: NaN");
         assertThatThrownBy(() -> new AdaptiveOptions().setMaxRetryAfter(0)).hasMessage("maxRetryAfter must be a positive duration: 0");
+        assertThatThrownBy(() -> new AdaptiveOptions().setOutageProbe(-1)).hasMessage("outageProbe must be a duration >= 0: -1");
+        assertThatThrownBy(() -> new AdaptiveOptions().setOutageProbe(3_600_001))
+                .hasMessage("outageProbe must be at most 1h: 1h1ms");
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("outageProbe", "2h")))
+                .hasMessage("outageProbe must be at most 1h: 2h");
         assertThatThrownBy(() -> new AdaptiveOptions().setStatsInterval(-1)).hasMessage("statsInterval must be >= 0: -1");
         assertThatThrownBy(() -> new AdaptiveOptions().setAlgorithm("bbr"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("algorithm").hasMessageContaining("bbr");
