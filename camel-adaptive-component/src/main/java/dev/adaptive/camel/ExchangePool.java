@@ -466,6 +466,12 @@ final class ExchangePool {
         return e == null ? null : e.limiter().stats();
     }
 
+    /** @return whether an outage holds the pool's limiter to probes; {@code false} before the first exchange */
+    boolean outage() {
+        Engine e = engine;
+        return e != null && e.limiter().isOutage();
+    }
+
     /** @return a snapshot, or {@code null} before the first exchange */
     AdaptiveStats stats() {
         Engine e = engine;

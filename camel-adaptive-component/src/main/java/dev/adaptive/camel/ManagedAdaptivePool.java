@@ -166,6 +166,20 @@ public final class ManagedAdaptivePool {
         return s == null ? 0 : s.pausesOpened();
     }
 
+    /** @return whether an outage holds the pool to one probe at a time */
+    @ManagedAttribute(description = "Whether an outage (a run of errors that outlived every call in flight) holds"
+            + " dispatch to one probe at a time")
+    public boolean isOutage() {
+        return pool.outage();
+    }
+
+    /** @return outages the pool's limiter met, 0 before the pool starts */
+    @ManagedAttribute(description = "Outages met: runs of errors during which dispatch went one probe at a time")
+    public long getOutageCount() {
+        LimiterStats s = limiterOrIdle();
+        return s == null ? 0 : s.outages();
+    }
+
     /** @return milliseconds left of the open Retry-After pause, 0 when none is open */
     @ManagedAttribute(description = "Milliseconds left of the open Retry-After pause; 0 when none is open")
     public long getRemainingPauseMillis() {

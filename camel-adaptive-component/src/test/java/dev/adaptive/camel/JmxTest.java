@@ -89,6 +89,8 @@ class JmxTest extends CamelTestSupport {
         assertThat(mbeans.getAttribute(pool, "RateLimitEvents")).isEqualTo(0L);
         assertThat(mbeans.getAttribute(pool, "PauseCount")).isEqualTo(0L);
         assertThat(mbeans.getAttribute(pool, "RemainingPauseMillis")).isEqualTo(0L);
+        assertThat(mbeans.getAttribute(pool, "Outage")).isEqualTo(false);
+        assertThat(mbeans.getAttribute(pool, "OutageCount")).isEqualTo(0L);
         assertThat(mbeans.getAttribute(pool, "LastRetryAfterMillis")).isEqualTo(0L);
         assertThat(mbeans.getAttribute(pool, "FleetShare")).isEqualTo(-1);
 

@@ -101,7 +101,8 @@ public interface AdaptiveLimiter {
 
     /**
      * @return a snapshot: name, limit, localLimit, inflight, waiting, maxLimitReached,
-     *         congestionEvents, rateLimitEvents, ratePaused, pausedForMs, state,
+     *         congestionEvents, rateLimitEvents, ratePaused, pausedForMs, outage (whether an
+     *         outage holds dispatch to probes), outages, state,
      *         listenerFailures, algorithm and its metrics
      */
     JsonObject stats();

@@ -29,6 +29,8 @@ public class AdaptiveLimiterStats extends JsonDataObject {
     private long rateLimitEvents;
     private boolean ratePaused;
     private long pausedForMs;
+    private boolean outage;
+    private long outages;
     private String state;
     private long listenerFailures;
     private long limitFailures;
@@ -75,6 +77,7 @@ public class AdaptiveLimiterStats extends JsonDataObject {
                 .setInflight(s.inflight()).setWaiting(s.waiting()).setMaxLimitReached(s.maxLimitReached())
                 .setCongestionEvents(s.congestionEvents()).setRateLimitEvents(s.rateLimitEvents())
                 .setRatePaused(s.ratePaused()).setPausedForMs(left / 1_000_000 + (left % 1_000_000 == 0 ? 0 : 1))
+                .setOutage(limiter.isOutage()).setOutages(s.outages())
                 .setState(s.state().name()).setListenerFailures(s.listenerFailures())
                 .setLimitFailures(s.limitFailures()).setAlgorithm(limiter.algorithm().name()).setMetrics(metrics);
     }
@@ -202,6 +205,34 @@ public class AdaptiveLimiterStats extends JsonDataObject {
      */
     public AdaptiveLimiterStats setRatePaused(boolean ratePaused) {
         this.ratePaused = ratePaused;
+        return this;
+    }
+
+    /** @return whether an outage holds dispatch to one probe at a time */
+    public boolean isOutage() {
+        return outage;
+    }
+
+    /**
+     * @param outage whether an outage holds dispatch to one probe at a time
+     * @return this
+     */
+    public AdaptiveLimiterStats setOutage(boolean outage) {
+        this.outage = outage;
+        return this;
+    }
+
+    /** @return outages the limiter met */
+    public long getOutages() {
+        return outages;
+    }
+
+    /**
+     * @param outages outages the limiter met
+     * @return this
+     */
+    public AdaptiveLimiterStats setOutages(long outages) {
+        this.outages = outages;
         return this;
     }
 

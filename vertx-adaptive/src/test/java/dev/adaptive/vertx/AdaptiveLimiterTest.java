@@ -197,6 +197,8 @@ class AdaptiveLimiterTest {
         assertThat(s.getString("state")).isEqualTo("RUNNING");
         assertThat(s.getString("algorithm")).isNotBlank();
         assertThat(s.getBoolean("ratePaused")).isFalse();
+        assertThat(s.getBoolean("outage")).isFalse();
+        assertThat(s.getLong("outages")).isZero();
         assertThat(s.getJsonObject("metrics")).isNotNull();
         assertThat(s.fieldNames()).contains("localLimit", "waiting", "maxLimitReached", "congestionEvents",
                 "rateLimitEvents", "pausedForMs", "listenerFailures");
