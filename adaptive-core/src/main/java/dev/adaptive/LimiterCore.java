@@ -436,6 +436,12 @@ final class LimiterCore {
             return;
         }
         while (mayDispatch() && waiting.get() > 0) {
+            if (outage != null && outage.on()) {
+                // Begun by a release inside this pass (a call that failed as soon as it was
+                // granted): the next grant is a probe.
+                gatedPass();
+                return;
+            }
             int n = tryIncrement();
             if (n < 0) {
                 break;

@@ -103,6 +103,22 @@ class LimiterOutageTest {
     }
 
     @Test
+    void anOutageThatBeginsWhileTheQueueDrainsStopsTheDrainAtOnce() {
+        // Calls that fail as soon as they are granted (a task that throws at once) release
+        // inside the drain: the grant after the release that began the outage must be a probe.
+        Limiter limiter = limiter(10);
+        limiter.pause();
+        List<CompletableFuture<Lease>> waiters = queue(limiter, 30);
+        waiters.forEach(w -> w.thenAccept(l -> l.release(Outcome.DROPPED)));
+        limiter.resume();
+
+        assertThat(limiter.isOutage()).isTrue();
+        assertThat(granted(waiters)).as("granted until the outage began").isEqualTo(RUN);
+        time.advance(Duration.ofMillis(125));
+        assertThat(granted(waiters)).as("then one probe").isEqualTo(RUN + 1);
+    }
+
+    @Test
     void fewerThanFiveDropsInARowAreNoOutage() {
         Limiter limiter = limiter(10);
         take(limiter, RUN - 1).forEach(l -> l.release(Outcome.DROPPED));

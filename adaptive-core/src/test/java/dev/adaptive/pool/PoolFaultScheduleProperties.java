@@ -15,8 +15,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.IntStream;
@@ -129,7 +131,34 @@ class PoolFaultScheduleProperties {
             assertThat(p.untilNanos() - p.timeNanos()).isLessThanOrEqualTo(MAX_RETRY_AFTER.toNanos());
         });
 
-        // 5. counters agree with the trace and with the per-item attempt counts.
+        // 5. while an outage lasts, attempts start one at a time: each once the one before it in
+        // the outage has ended (at the same instant at the earliest: a release can grant the next
+        // probe before its attempt's end is traced); the limiter counts each outage once.
+        Map<String, Long> ends = new HashMap<>();
+        h.eventsOf(TraceEvent.TaskEnd.class).forEach(e -> ends.put(e.index() + "/" + e.attempt(), e.timeNanos()));
+        boolean outage = false;
+        TraceEvent.TaskStart probe = null;
+        int outages = 0;
+        for (TraceEvent e : List.copyOf(h.events)) {
+            if (e instanceof TraceEvent.Outage o) {
+                outage = o.started();
+                outages += o.started() ? 1 : 0;
+                probe = null;
+            } else if (outage && e instanceof TraceEvent.TaskStart t) {
+                if (probe != null) {
+                    // A probe without an end was cancelled by the run's stop, which frees its slot
+                    // for a moment to a retry the stop cancels next.
+                    Long end = ends.get(probe.index() + "/" + probe.attempt());
+                    assertThat(end == null ? s.stopCause().isPresent() : end <= t.timeNanos())
+                            .as("attempt %s started in an outage while the probe %s was out (ended at %s)", t, probe, end)
+                            .isTrue();
+                }
+                probe = t;
+            }
+        }
+        assertThat(run.limiter().stats().outages()).isEqualTo(outages);
+
+        // 6. counters agree with the trace and with the per-item attempt counts.
         List<TraceEvent.TaskStart> starts = h.eventsOf(TraceEvent.TaskStart.class);
         assertThat(s.totalAttempts()).isEqualTo(starts.size()).isEqualTo(h.starts.size());
         long attempts = r.successes().stream().mapToLong(ItemResult::attempts).sum()
@@ -152,6 +181,7 @@ class PoolFaultScheduleProperties {
         r.errors().forEach(x -> assertThat(x.attempts()).isBetween(0, 1 + retries + rateLimitRetries));
 
         Property.collect("rate pauses", ratePauses.isEmpty() ? "none" : "some");
+        Property.collect("outages", outages == 0 ? "none" : "some");
         Property.collect("ended by", s.stopCause().map(c -> c.reason().name()).orElse("input end"));
     }
 
