@@ -51,6 +51,14 @@ class LimiterOutageTest {
         return IntStream.range(0, n).mapToObj(i -> limiter.acquire()).toList();
     }
 
+    /** Begins an outage, queues {@code waiting} acquisitions and goes on to the first probe, which one of them got. */
+    private List<CompletableFuture<Lease>> firstProbeDue(Limiter limiter, int waiting) {
+        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
+        List<CompletableFuture<Lease>> waiters = queue(limiter, waiting);
+        time.advance(Duration.ofMillis(125));
+        return waiters;
+    }
+
     private static long granted(List<CompletableFuture<Lease>> waiters) {
         return waiters.stream().filter(CompletableFuture::isDone).count();
     }
@@ -164,9 +172,7 @@ class LimiterOutageTest {
     @Test
     void aSuccessfulProbeEndsTheOutageAndTheQueueGoesOnAtTheLimit() {
         Limiter limiter = limiter(10);
-        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
-        List<CompletableFuture<Lease>> waiters = queue(limiter, 20);
-        time.advance(Duration.ofMillis(125));
+        List<CompletableFuture<Lease>> waiters = firstProbeDue(limiter, 20);
         assertThat(granted(waiters)).isEqualTo(1);
 
         waiters.get(0).join().release(Outcome.SUCCESS);
@@ -193,9 +199,7 @@ class LimiterOutageTest {
     @Test
     void aRateLimitedProbeEndsTheOutageAndItsRetryAfterPausesDispatch() {
         Limiter limiter = limiter(10);
-        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
-        List<CompletableFuture<Lease>> waiters = queue(limiter, 5);
-        time.advance(Duration.ofMillis(125));
+        List<CompletableFuture<Lease>> waiters = firstProbeDue(limiter, 5);
         waiters.get(0).join().release(Outcome.rateLimited(Duration.ofSeconds(2)));
 
         assertThat(limiter.isOutage()).isFalse();
@@ -239,9 +243,7 @@ class LimiterOutageTest {
     @Test
     void aProbeGivenBackUnusedLetsTheNextWaiterProbeAtOnce() {
         Limiter limiter = limiter(10);
-        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
-        List<CompletableFuture<Lease>> waiters = queue(limiter, 3);
-        time.advance(Duration.ofMillis(125));
+        List<CompletableFuture<Lease>> waiters = firstProbeDue(limiter, 3);
         ((LeaseImpl) waiters.get(0).join()).giveBack();
         assertThat(granted(waiters)).isEqualTo(2);
         assertThat(limiter.isOutage()).isTrue();
@@ -250,9 +252,7 @@ class LimiterOutageTest {
     @Test
     void aWithdrawnProbeLetsTheNextWaiterProbeAtOnce() {
         Limiter limiter = limiter(10);
-        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
-        List<CompletableFuture<Lease>> waiters = queue(limiter, 3);
-        time.advance(Duration.ofMillis(125));
+        List<CompletableFuture<Lease>> waiters = firstProbeDue(limiter, 3);
         waiters.get(0).join().release(Outcome.IGNORED);
         assertThat(granted(waiters)).isEqualTo(2);
     }
