@@ -1,5 +1,6 @@
 package dev.adaptive;
 
+import dev.adaptive.internal.OptionChecks;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
 import dev.adaptive.limit.Outcome;
@@ -71,6 +72,8 @@ public final class Limiter {
     public static final int DEFAULT_MAX_QUEUE_SIZE = 10_000;
     /** Default longest wait between two probes of an outage: 1 second. */
     public static final Duration DEFAULT_OUTAGE_PROBE = Duration.ofSeconds(1);
+    /** Highest {@link Builder#outageProbe(Duration)}: 1 hour. */
+    public static final Duration MAX_OUTAGE_PROBE = Duration.ofHours(1);
 
     private final LimiterCore core;
 
@@ -604,10 +607,7 @@ public final class Limiter {
          * @return this
          */
         public Builder outageProbe(Duration maxInterval) {
-            if (maxInterval == null || maxInterval.isNegative() || maxInterval.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("outageProbe must be between 0 and 1 hour: " + maxInterval);
-            }
-            this.outageProbe = maxInterval;
+            this.outageProbe = OptionChecks.between("outageProbe", maxInterval, Duration.ZERO, MAX_OUTAGE_PROBE);
             return this;
         }
 

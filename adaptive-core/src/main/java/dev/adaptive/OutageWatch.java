@@ -3,6 +3,8 @@ package dev.adaptive;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.limit.Outcome;
 
+import java.util.function.IntSupplier;
+
 /**
  * Tells an outage of the downstream from a few failed calls, and paces the probes while it
  * lasts: the limiter's counterpart of a Retry-After pause for a server that fails everything
@@ -116,10 +118,10 @@ final class OutageWatch {
      * @param leaseEpoch the {@link #epoch()} it was granted in
      * @param outcome    how it ended
      * @param now        the ticker's time
-     * @param inflight   in flight, this lease included
+     * @param inflight   in flight, this lease included; read only when a run of drops may begin
      * @return what changed
      */
-    Change settled(Object lease, int leaseEpoch, Outcome outcome, long now, int inflight) {
+    Change settled(Object lease, int leaseEpoch, Outcome outcome, long now, IntSupplier inflight) {
         boolean drop = outcome instanceof Outcome.Dropped;
         if (!drop && runDrops == 0 && !on) {
             return Change.NONE; // the common case: a success with no run of drops open
@@ -149,7 +151,7 @@ final class OutageWatch {
             }
             if (runDrops == 0) {
                 epoch = epoch + 1; // written under the lock only
-                olderPending = Math.max(0, inflight - 1);
+                olderPending = Math.max(0, inflight.getAsInt() - 1);
             }
             runDrops++;
             if (on) {

@@ -840,7 +840,7 @@ public final class AdaptiveConfig {
          */
         public Builder outageProbe(Duration outageProbe) {
             // The cap first: the check below forgets the text as typed, which the message quotes.
-            if (outageProbe != null && outageProbe.compareTo(Duration.ofHours(1)) > 0) {
+            if (outageProbe != null && outageProbe.compareTo(Limiter.MAX_OUTAGE_PROBE) > 0) {
                 throw bad(ConfigOption.OUTAGE_PROBE, outageProbe, "must be at most 1h");
             }
             this.outageProbe = notNegative(ConfigOption.OUTAGE_PROBE, outageProbe);

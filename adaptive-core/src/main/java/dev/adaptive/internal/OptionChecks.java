@@ -71,6 +71,13 @@ public final class OptionChecks {
         return value;
     }
 
+    public static Duration between(String option, Duration value, Duration least, Duration most) {
+        if (value == null || value.compareTo(least) < 0 || value.compareTo(most) > 0) {
+            throw new IllegalArgumentException(option + " must be between " + least + " and " + most + ": " + value);
+        }
+        return value;
+    }
+
     public static Duration positive(String option, Duration value, Duration most) {
         if (value == null || value.isNegative() || value.isZero() || value.compareTo(most) > 0) {
             throw new IllegalArgumentException(option + " must be positive and at most " + most + ": " + value);

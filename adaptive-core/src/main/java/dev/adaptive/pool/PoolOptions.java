@@ -1,5 +1,6 @@
 package dev.adaptive.pool;
 
+import dev.adaptive.internal.OptionChecks;
 import dev.adaptive.Adapt;
 import dev.adaptive.Cancellation;
 import dev.adaptive.Limiter;
@@ -477,10 +478,7 @@ public final class PoolOptions {
          */
         public Builder outageProbe(Duration maxInterval) {
             Objects.requireNonNull(maxInterval, "outageProbe");
-            if (maxInterval.isNegative() || maxInterval.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("outageProbe must be between 0 and 1 hour: " + maxInterval);
-            }
-            this.outageProbe = maxInterval;
+            this.outageProbe = OptionChecks.between("outageProbe", maxInterval, Duration.ZERO, Limiter.MAX_OUTAGE_PROBE);
             return this;
         }
 

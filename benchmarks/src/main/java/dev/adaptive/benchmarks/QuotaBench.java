@@ -115,15 +115,19 @@ public final class QuotaBench {
                 + " %d s.%n%n", Scenario.S6.items(), OUTAGE_FROM.toSeconds(), OUTAGE_FROM.plus(OUTAGE_LENGTH).toSeconds()));
         md.append("| retry budget | outage rule | wall ms | requests during the outage | first attempts during it | requests"
                 + " / first attempts | failed items |\n|---|---|---:|---:|---:|---:|---:|\n");
-        List<RetryBudget> budgets = List.of(RetryBudget.defaults(), RetryBudget.unlimited(),
-                new RetryBudget(RetryBudget.DEFAULT_RATIO, 0, RetryBudget.DEFAULT_WINDOW),
-                new RetryBudget(RetryBudget.DEFAULT_RATIO, 0, Duration.ofSeconds(1)),
-                RetryBudget.defaults(), RetryBudget.unlimited());
-        double[] walls = new double[budgets.size()];
+        Duration on = Limiter.DEFAULT_OUTAGE_PROBE;
+        // The last two rows turn the outage rule off, for contrast.
+        List<OutageSetting> settings = List.of(new OutageSetting(RetryBudget.defaults(), on),
+                new OutageSetting(RetryBudget.unlimited(), on),
+                new OutageSetting(new RetryBudget(RetryBudget.DEFAULT_RATIO, 0, RetryBudget.DEFAULT_WINDOW), on),
+                new OutageSetting(new RetryBudget(RetryBudget.DEFAULT_RATIO, 0, Duration.ofSeconds(1)), on),
+                new OutageSetting(RetryBudget.defaults(), Duration.ZERO),
+                new OutageSetting(RetryBudget.unlimited(), Duration.ZERO));
+        double[] walls = new double[settings.size()];
         int i = 0;
-        for (RetryBudget budget : budgets) {
-            // The last two rows turn the outage rule off, for contrast.
-            Duration outageProbe = i < budgets.size() - 2 ? Limiter.DEFAULT_OUTAGE_PROBE : Duration.ZERO;
+        for (OutageSetting setting : settings) {
+            RetryBudget budget = setting.budget();
+            Duration outageProbe = setting.outageProbe();
             List<RunResult> rs = new ArrayList<>();
             List<long[]> outage = new ArrayList<>();
             for (long seed = 1; seed <= seeds; seed++) {
@@ -260,6 +264,10 @@ public final class QuotaBench {
         md.append("\nWall with the budget / without it:");
         wallOn.forEach((face, wall) -> md.append(String.format(Locale.ROOT, " %s %.3f;", face, wall / wallOff.get(face))));
         md.append('\n');
+    }
+
+    /** One row of the virtual outage table: the retry budget, and the limiter's outage rule ({@code 0}: off). */
+    private record OutageSetting(RetryBudget budget, Duration outageProbe) {
     }
 
     /** One result row for {@code quota.json}: the runs' figures as measured, medians beside them. */
