@@ -42,8 +42,8 @@ import java.util.function.Consumer;
  *       over the time to the reset.</li>
  *   <li>The {@link RetryBudget} ({@link Builder#retryBudget(RetryBudget)}) caps the retries of
  *       every {@link AdaptiveExecutor} on this limiter as a share of their first attempts.</li>
- *   <li>An <b>outage</b> (a run of errors and timeouts that outlived every call in flight when
- *       it began, no success between them; see {@link Builder#outageProbe(Duration)}) turns
+ *   <li>An <b>outage</b> (a run of errors and timeouts that a call sent after its first failed
+ *       too, no success between them; see {@link Builder#outageProbe(Duration)}) turns
  *       dispatch into probes, one at a time, at growing intervals, first attempts where any
  *       wait, until a call succeeds: a server that fails everything without a Retry-After gets
  *       a trickle instead of every queued call and every retry, and queued work keeps its
@@ -589,9 +589,12 @@ public final class Limiter {
 
         /**
          * How the limiter meets an outage: a run of at least five errors or timeouts (not rate
-         * limits), no success or rate limit read between them, that outlived every call in
-         * flight when its first was read (a call still in flight may yet succeed: a server
-         * refusing what is over its cap fast while it still serves the rest is not down).
+         * limits), at least one of them from a call sent after the first was read, and no
+         * success or rate limit between them from such a call (calls sent together are one look
+         * at the server; those sent before the first failure say what it was, not what it is:
+         * when a dependency breaks, what the server was serving still succeeds). A success of
+         * such an older call during an outage makes the next probe due at once (a server over
+         * its cap refuses the newest calls while it still serves the older).
          * While it lasts the limiter admits one call at a time, a probe: the first
          * {@code maxInterval / 8} after the outage began, each next one twice the wait before
          * it after the failed probe's answer, at most {@code maxInterval}; a first attempt

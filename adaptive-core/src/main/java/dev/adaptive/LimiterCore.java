@@ -32,7 +32,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 
 /**
  * The machinery behind {@link Limiter}. Kept package-private so that nothing outside the
@@ -115,8 +114,6 @@ final class LimiterCore {
     private final int minLimit;
     private final int maxLimit;
     private final AtomicInteger inflight = new AtomicInteger();
-    /** {@link #inflight} read when asked, made once: the outage rule reads it only when a run of drops begins. */
-    private final IntSupplier inflightCount = inflight::get;
     private final AtomicReference<LimitState> limitState;
     private volatile int localLimit;
     private volatile int ceiling = Integer.MAX_VALUE;
@@ -647,13 +644,13 @@ final class LimiterCore {
             Listeners.tell(gate, g.ticket, AdmissionGate::unused, gateFailures);
         }
         if (outage != null) {
-            outage.settled(lease, lease.outageEpoch(), Outcome.IGNORED, ticker.nanoTime(), inflightCount);
+            outage.settled(lease, lease.outageEpoch(), Outcome.IGNORED, ticker.nanoTime());
         }
         giveBack();
     }
 
     private void outageSettled(LeaseImpl lease, Outcome outcome, long now) {
-        OutageWatch.Change change = outage.settled(lease, lease.outageEpoch(), outcome, now, inflightCount);
+        OutageWatch.Change change = outage.settled(lease, lease.outageEpoch(), outcome, now);
         if (change == OutageWatch.Change.STARTED) {
             outages.increment();
             tellOutage(new TraceEvent.Outage(name, now, true, outage.runDrops(), Duration.ofNanos(outage.nextProbeIn(now))));

@@ -3,7 +3,6 @@ package dev.adaptive;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.limit.Outcome;
 
-import java.util.function.IntSupplier;
 
 /**
  * Tells an outage of the downstream from a few failed calls, and paces the probes while it
@@ -11,18 +10,26 @@ import java.util.function.IntSupplier;
  * without saying when to come back.
  *
  * <p><b>What counts as an outage.</b> A run of at least {@link #MIN_DROPS} drops (errors and
- * timeouts, not rate limits) with no success or rate limit read between them, that has
- * outlived every call that was in flight when its first drop was read. A call that was in
- * flight then and has not answered may still succeed (calls over a server's cap refused fast
- * while those under it are still being served, say); once all of them failed too, and no
- * answer since was anything but a failure, the server fails whatever it is sent. A transient
- * error rate does not get there: successes keep ending the runs.
+ * timeouts, not rate limits), at least one of them from a call granted after the run's first
+ * drop was read (a <i>fresh</i> call), with no success or rate limit of a fresh call read between
+ * them. Calls granted together are one look at the server however many of them fail (a burst
+ * of transient errors, or of refusals over a cap); a fresh call that fails too says the failure
+ * lasts. The answers of calls granted before the first drop was read say what the server was,
+ * not what it is: when a dependency breaks, what the server was already serving still succeeds
+ * (tail latencies: for a few hundred ms) while everything new fails. Counting those successes
+ * would restart the run each time and send retries into the outage meanwhile. A transient error
+ * rate does not get there: the next fresh calls succeed and end the run.
+ *
+ * <p>A server over its cap that refuses the newest calls at once while it still serves the older
+ * looks alike until an older call answers: that success, though it ends nothing, makes the next
+ * probe due at once, and the probe tells one round trip later. Grant order is an epoch count, not
+ * a time: in virtual time, and on a coarse clock, a grant and the drop before it share an instant.
  *
  * <p><b>While it lasts</b> the limiter admits one call at a time, a probe (a first attempt where
  * one waits, but the second probe of an outage a retry where one waits), the first after
  * {@code maxInterval / 8} and each next one after twice the wait before it, at most
  * {@code maxInterval}, counted from the failed probe's answer. The first success or rate
- * limit read, from a probe or from a call admitted before, ends the outage. The limiter asks
+ * limit read from a fresh call, a probe or one granted before the outage began, ends it. The limiter asks
  * it before each grant ({@link #admitAt}) and tells it of each end ({@link #settled}).
  *
  * <p>Thread-safe: the state changes under this object's lock; a success while no run of
@@ -52,12 +59,11 @@ final class OutageWatch {
     // Under the lock:
     /**
      * Counts the runs of drops begun; a lease records it when granted, so one granted before the
-     * open run began has a smaller one (a count, not a time: in virtual time, and on a coarse
-     * clock, a grant and the drop it follows share an instant).
+     * open run's first drop was read has a smaller one.
      */
     private volatile int epoch;
-    /** Calls in flight when the run began that have not answered yet. */
-    private int olderPending;
+    /** Whether the open run holds a drop of a call granted after its first drop was read. */
+    private boolean confirmed;
     private Object probe;
     /** Probes started in this outage. */
     private int probes;
@@ -118,26 +124,34 @@ final class OutageWatch {
      * @param leaseEpoch the {@link #epoch()} it was granted in
      * @param outcome    how it ended
      * @param now        the ticker's time
-     * @param inflight   in flight, this lease included; read only when a run of drops may begin
      * @return what changed
      */
-    Change settled(Object lease, int leaseEpoch, Outcome outcome, long now, IntSupplier inflight) {
+    Change settled(Object lease, int leaseEpoch, Outcome outcome, long now) {
         boolean drop = outcome instanceof Outcome.Dropped;
         if (!drop && runDrops == 0 && !on) {
             return Change.NONE; // the common case: a success with no run of drops open
         }
         synchronized (this) {
-            if (runDrops > 0 && olderPending > 0 && leaseEpoch - epoch < 0) {
-                olderPending--;
-            }
+            // Granted after the open run's first drop was read: an answer about the server since.
+            boolean fresh = runDrops > 0 && leaseEpoch == epoch;
             boolean wasProbe = lease == probe;
             if (wasProbe) {
                 probe = null;
             }
             if (outcome instanceof Outcome.Success || outcome instanceof Outcome.RateLimited) {
+                if (runDrops > 0 && !fresh) {
+                    // Sent before the first failure was seen: the server worked then, which does
+                    // not say it works now (calls in flight when a dependency breaks still
+                    // succeed), but it still completes work (a server over its cap refuses the
+                    // newest calls while it serves the older): a probe tells at once.
+                    if (on && probe == null) {
+                        nextProbeNanos = Math.min(nextProbeNanos, now);
+                    }
+                    return Change.NONE;
+                }
                 lastRunDrops = runDrops;
                 runDrops = 0;
-                olderPending = 0;
+                confirmed = false;
                 if (on) {
                     on = false;
                     probe = null;
@@ -151,7 +165,8 @@ final class OutageWatch {
             }
             if (runDrops == 0) {
                 epoch = epoch + 1; // written under the lock only
-                olderPending = Math.max(0, inflight.getAsInt() - 1);
+            } else if (fresh) {
+                confirmed = true;
             }
             runDrops++;
             if (on) {
@@ -162,7 +177,7 @@ final class OutageWatch {
                 nextProbeNanos = Nanos.plus(now, intervalNanos);
                 return Change.PROBE_OVER;
             }
-            if (runDrops >= MIN_DROPS && olderPending == 0) {
+            if (runDrops >= MIN_DROPS && confirmed) {
                 on = true;
                 probe = null;
                 probes = 0;

@@ -16,9 +16,10 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The limiter's outage rule in virtual time: what begins an outage (a run of drops that outlived
- * every call in flight when it began) and what does not, one probe at a time at growing
- * intervals, first attempts before retries, and the answer that ends it.
+ * The limiter's outage rule in virtual time: what begins an outage (a run of drops that a call
+ * sent after its first drop was read failed too) and what does not, which answers end a run
+ * (those of calls sent after it began), one probe at a time at growing intervals, first
+ * attempts before retries, and the answer that ends it.
  */
 class LimiterOutageTest {
 
@@ -51,9 +52,16 @@ class LimiterOutageTest {
         return IntStream.range(0, n).mapToObj(i -> limiter.acquire()).toList();
     }
 
+    /** {@code n} calls one after the other, each sent after the one before failed. */
+    private static void failInTurn(Limiter limiter, int n) {
+        for (int i = 0; i < n; i++) {
+            limiter.tryAcquire().orElseThrow().release(Outcome.DROPPED);
+        }
+    }
+
     /** Begins an outage, queues {@code waiting} acquisitions and goes on to the first probe, which one of them got. */
     private List<CompletableFuture<Lease>> firstProbeDue(Limiter limiter, int waiting) {
-        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
+        failInTurn(limiter, RUN);
         List<CompletableFuture<Lease>> waiters = queue(limiter, waiting);
         time.advance(Duration.ofMillis(125));
         return waiters;
@@ -64,50 +72,76 @@ class LimiterOutageTest {
     }
 
     @Test
-    void aRunOfDropsThatOutlivedEveryCallInFlightIsAnOutage() {
+    void failuresOfCallsSentTogetherAreNoOutageUntilACallSentAfterOneFailsToo() {
         Limiter limiter = limiter(10);
         List<Lease> leases = take(limiter, 10);
         time.advance(DROP);
         leases.forEach(l -> l.release(Outcome.DROPPED));
+        assertThat(limiter.isOutage()).as("ten calls in flight together: one event, as far as the server's state goes").isFalse();
+
+        limiter.tryAcquire().orElseThrow().release(Outcome.DROPPED);
 
         assertThat(limiter.isOutage()).isTrue();
         assertThat(limiter.stats().outages()).isEqualTo(1);
         assertThat(events).singleElement().satisfies(e -> {
             assertThat(e.started()).isTrue();
-            assertThat(e.drops()).isEqualTo(10);
+            assertThat(e.drops()).isEqualTo(11);
             assertThat(e.nextProbe()).isEqualTo(Duration.ofMillis(125));
         });
     }
 
     @Test
-    void dropsWhileCallsThatWereInFlightMaySucceedAreNoOutage() {
-        // A server refusing what is over its cap at once, while it still serves the rest.
+    void successesOfCallsSentBeforeTheFirstFailureDoNotEndTheRun() {
+        // A dependency breaks: what it was already serving still succeeds, new calls fail.
         Limiter limiter = limiter(10);
-        List<Lease> leases = take(limiter, 10);
-        time.advance(Duration.ofMillis(2));
-        leases.subList(5, 10).forEach(l -> l.release(Outcome.DROPPED));
-        // Retries of those, refused too, before the older calls answer.
-        take(limiter, 5).forEach(l -> l.release(Outcome.DROPPED));
-        assertThat(limiter.isOutage()).isFalse();
-
+        List<Lease> older = take(limiter, 10);
         time.advance(DROP);
-        leases.get(0).release(Outcome.SUCCESS);
-        leases.subList(1, 3).forEach(l -> l.release(Outcome.DROPPED));
-        assertThat(limiter.isOutage()).as("a success ended the run; two drops begin no other").isFalse();
-        leases.subList(3, 5).forEach(l -> l.release(Outcome.SUCCESS));
-        assertThat(events).isEmpty();
-        assertThat(granted(queue(limiter, 10))).isEqualTo(10);
+        older.get(0).release(Outcome.DROPPED);
+        older.subList(1, 10).forEach(l -> l.release(Outcome.SUCCESS));
+        failInTurn(limiter, RUN - 2);
+        assertThat(limiter.isOutage()).isFalse();
+        failInTurn(limiter, 1);
+        assertThat(limiter.isOutage()).as("five drops, and nine successes that say nothing of the server since").isTrue();
+        assertThat(events).singleElement().extracting(TraceEvent.Outage::drops).isEqualTo(RUN);
     }
 
     @Test
-    void theOutageBeginsWhenTheLastCallInFlightAtTheRunsStartFailsToo() {
+    void aSuccessOfACallSentAfterTheFirstFailureEndsTheRun() {
         Limiter limiter = limiter(10);
-        List<Lease> leases = take(limiter, 10);
-        time.advance(DROP);
-        leases.subList(0, 9).forEach(l -> l.release(Outcome.DROPPED));
-        assertThat(limiter.isOutage()).isFalse();
-        leases.get(9).release(Outcome.DROPPED);
+        Lease first = limiter.tryAcquire().orElseThrow();
+        first.release(Outcome.DROPPED);
+        Lease after = limiter.tryAcquire().orElseThrow();
+        failInTurn(limiter, RUN - 2);
+        after.release(Outcome.SUCCESS);
+        failInTurn(limiter, RUN - 1);
+        assertThat(limiter.isOutage()).as("the success ended the run; four drops since").isFalse();
+        failInTurn(limiter, 1);
         assertThat(limiter.isOutage()).isTrue();
+    }
+
+    @Test
+    void aServerOverItsCapIsProbedAsSoonAsAnOlderCallSucceeds() {
+        // Refusing at once what is over its cap, retries included, while it still serves the rest:
+        // alike an outage until one of the older calls answers; then one probe tells, at once.
+        Limiter limiter = limiter(10);
+        List<Lease> older = take(limiter, 10);
+        time.advance(Duration.ofMillis(2));
+        older.subList(5, 10).forEach(l -> l.release(Outcome.DROPPED));
+        take(limiter, 5).forEach(l -> l.release(Outcome.DROPPED));
+        assertThat(limiter.isOutage()).isTrue();
+        List<CompletableFuture<Lease>> waiters = queue(limiter, 10);
+        assertThat(granted(waiters)).isZero();
+
+        time.advance(DROP);
+        older.get(0).release(Outcome.SUCCESS);
+        assertThat(limiter.isOutage()).as("a call sent before the first failure says nothing of the server since").isTrue();
+        assertThat(granted(waiters)).as("but the probe is due at once, not in 125 ms").isEqualTo(1);
+        older.get(1).release(Outcome.SUCCESS);
+        assertThat(granted(waiters)).as("one probe at a time").isEqualTo(1);
+
+        waiters.get(0).join().release(Outcome.SUCCESS);
+        assertThat(limiter.isOutage()).isFalse();
+        assertThat(granted(waiters)).as("ten slots, three still held by older calls").isEqualTo(8);
     }
 
     @Test
@@ -149,7 +183,7 @@ class LimiterOutageTest {
     @Test
     void anOutageAdmitsOneProbeAtATimeAtIntervalsThatDoubleUpToTheMaximum() {
         Limiter limiter = limiter(10);
-        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
+        failInTurn(limiter, RUN);
         List<CompletableFuture<Lease>> waiters = queue(limiter, 20);
         assertThat(limiter.tryAcquire()).as("no slot outside the probes").isEmpty();
 
@@ -184,13 +218,12 @@ class LimiterOutageTest {
     }
 
     @Test
-    void aLateSuccessOfACallAdmittedBeforeEndsTheOutageToo() {
+    void aLateSuccessOfACallSentAfterTheFirstFailureEndsTheOutageToo() {
         Limiter limiter = limiter(10);
-        List<Lease> early = take(limiter, RUN);
-        early.subList(0, RUN - 1).forEach(l -> l.release(Outcome.DROPPED));
-        // Admitted after the run began, before the outage did; answered after it began.
+        failInTurn(limiter, 1);
+        // Sent after the run began, before the outage did; answered after it began.
         Lease late = limiter.tryAcquire().orElseThrow();
-        early.get(RUN - 1).release(Outcome.DROPPED);
+        failInTurn(limiter, RUN - 1);
         assertThat(limiter.isOutage()).isTrue();
         late.release(Outcome.SUCCESS);
         assertThat(limiter.isOutage()).isFalse();
@@ -213,7 +246,7 @@ class LimiterOutageTest {
     @Test
     void probesAreFirstAttemptsWhereOneWaitsButTheSecondIsARetry() {
         Limiter limiter = limiter(10);
-        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
+        failInTurn(limiter, RUN);
         LimiterCore core = limiter.core();
         CompletableFuture<Lease> retry1 = core.acquire(false, true);
         CompletableFuture<Lease> first1 = core.acquire(false, false);
@@ -260,7 +293,7 @@ class LimiterOutageTest {
     @Test
     void anOutageProbeOfZeroTurnsTheRuleOff() {
         Limiter limiter = limiter(10, Duration.ZERO);
-        take(limiter, 10).forEach(l -> l.release(Outcome.DROPPED));
+        failInTurn(limiter, 10);
         assertThat(limiter.isOutage()).isFalse();
         assertThat(granted(queue(limiter, 10))).isEqualTo(10);
         assertThat(limiter.stats().outages()).isZero();
@@ -274,7 +307,7 @@ class LimiterOutageTest {
         limiter.addOutageListener(e -> {
             throw new OutOfMemoryError("listener");
         });
-        take(limiter, RUN).forEach(l -> l.release(Outcome.DROPPED));
+        failInTurn(limiter, RUN);
         time.advance(Duration.ofMillis(125));
         limiter.acquire().join().release(Outcome.SUCCESS);
 

@@ -92,8 +92,8 @@ public enum ConfigOption {
             "The sliding window the retry budget counts in; positive, at most 1 day."),
     /** {@link AdaptiveConfig.Builder#outageProbe}. */
     OUTAGE_PROBE("outageProbe", Kind.DURATION, "duration", null,
-            "The longest wait between two probes of an outage (a run of at least five errors or timeouts, no"
-                    + " success between them, that outlived every call in flight when it began): while it lasts one"
+            "The longest wait between two probes of an outage (a run of at least five errors or timeouts, one"
+                    + " of them from a call sent after the first failed, no success between them): while it lasts one"
                     + " call at a time is sent (a first attempt where one waits, the second probe a retry), the first"
                     + " after an eighth of this and each next after twice the wait before, until a call succeeds."
                     + " 0 turns the rule off; at most 1 hour."),

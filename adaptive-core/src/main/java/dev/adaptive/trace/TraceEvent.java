@@ -169,8 +169,8 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
 
     /**
      * The downstream fails whatever it is sent ({@code started}), or answered again ({@code !started}).
-     * An outage begins with a run of at least five errors or timeouts, no success or rate limit
-     * between them, that outlived every call in flight when it began; while it lasts the limiter
+     * An outage begins with a run of at least five errors or timeouts, one of them from a call sent
+     * after the first was read, no success or rate limit between them from such a call; while it lasts the limiter
      * admits one probe at a time, the first {@code nextProbe} after the start and each next one after
      * twice the wait before it, at most the limiter's {@code outageProbe} interval, a first attempt
      * where one waits. The first success or rate limit ends it.

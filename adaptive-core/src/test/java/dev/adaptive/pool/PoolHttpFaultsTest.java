@@ -130,6 +130,9 @@ class PoolHttpFaultsTest {
                     .withAlgorithm(FixedLimit.of(4)) // a leaked slot would stall the run after four
                     .withRetryPolicy(RetryPolicy.builder().retries(1).minDelay(Duration.ofMillis(10)).maxDelay(Duration.ofMillis(20)).build())
                     .withTaskTimeout(Duration.ofMillis(300))
+                    // Every attempt times out: an outage, whose one probe at a time would hide a
+                    // leaked slot (and take a minute); this test is about the slots.
+                    .withOutageProbe(Duration.ZERO)
                     .process((i, ctx) -> get(client, loris.getLocalPort(), "/" + i, ctx.cancellation()::onCancel));
             AdaptiveResult<Integer, String> r = run.toCompletableFuture().get(120, TimeUnit.SECONDS);
 

@@ -36,8 +36,8 @@ public record OutageRun(int ok, int failed, long duringOutage, long firstAttempt
      * Requests the server may see during the outage with the rule on: {@value}. Every request
      * needs a slot, and at most {@link #MAX_LIMIT} (8) are held at once; before the rule starts,
      * slots are freed by the calls in flight when the outage began (at most 8, each replaced by a
-     * request that meets it) and by the failures of those (at most 8 more, replaced before the
-     * run of errors has outlived them): 16. Then one probe at a time, each 1/8 s, 1/4 s, 1/2 s,
+     * request that meets it) and by the failures of those (at most 8 more, sent before the first
+     * of them has failed, which confirms the run): 16. Then one probe at a time, each 1/8 s, 1/4 s, 1/2 s,
      * 1 s after the answer to the one before: at about 0.125, 0.375, 0.875 and 1.875 s, 4 within
      * 2 s. 20 in all; 30 leaves room for a probe more on a loaded machine.
      */

@@ -156,7 +156,7 @@ public class PoolConfiguration implements Cloneable {
     @UriParam(label = "advanced",
             defaultValue = "1s",
             javaType = "java.time.Duration",
-            description = "The longest wait between two probes of an outage (a run of at least five failed or timed-out attempts, no success between them, that outlived every attempt in flight when it began): while it lasts the pool sends one attempt at a time (a first attempt where one waits, the second probe a retry), the first after an eighth of this and each next after twice the wait before, until one succeeds or is rate-limited. 0 turns the rule off; at most 1 hour.")
+            description = "The longest wait between two probes of an outage (a run of at least five failed or timed-out attempts, one of them sent after the first had failed, no success between them): while it lasts the pool sends one attempt at a time (a first attempt where one waits, the second probe a retry), the first after an eighth of this and each next after twice the wait before, until one succeeds or is rate-limited. 0 turns the rule off; at most 1 hour.")
     private Duration outageProbe = Limiter.DEFAULT_OUTAGE_PROBE;
 
     @UriParam(label = "advanced",

@@ -516,8 +516,8 @@ public class AdaptiveOptions extends JsonDataObject {
 
     /**
      * @param outageProbe the longest wait between two probes of an outage in ms (a run of at
-     *                    least five errors or timeouts that outlived every call in flight when it
-     *                    began makes the limiter admit one call at a time, the first after an
+     *                    least five errors or timeouts, one from a call sent after the first
+     *                    failed, makes the limiter admit one call at a time, the first after an
      *                    eighth of this, each next after twice the wait before, until one
      *                    succeeds), at least 0 and at most an hour; 0 turns the rule off
      * @return this
