@@ -94,7 +94,9 @@ class LimiterMetricsTest {
             }, Duration.ofMillis(10));
             return f;
         })).toList();
-        time.advance(Duration.ofMillis(20));
+        // Ten calls sent together fail at 10 ms: one look at the server. Their retries, sent at
+        // 60 ms after those failures were read, fail too at 70 ms: that is an outage.
+        time.advance(Duration.ofMillis(80));
 
         assertThat(registry.scrape())
                 .contains("adaptive_limiter_outage{name=\"orders\"} 1.0")
