@@ -63,7 +63,7 @@ public final class FleetSimulate {
      * @throws IOException if the results cannot be written
      */
     public static void main(String[] args) throws IOException {
-        Map<String, String> opts = Options.parse(args);
+        Map<String, String> opts = Options.parse(args, "scenarios", "clients", "seeds", "first-seed", "threads", "max-total", "out");
         List<Scenario> scenarios = opts.containsKey("scenarios")
                 ? Options.list(opts.get("scenarios")).stream().map(Scenario::byId).toList() : Scenario.fleet();
         List<Integer> ks = Options.list(opts.getOrDefault("clients", "2,4,8")).stream().map(Integer::parseInt).toList();

@@ -59,7 +59,7 @@ public final class HttpBench {
      * @throws Exception if a server cannot start or a result cannot be written
      */
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = Options.parse(args);
+        Map<String, String> opts = Options.parse(args, "runs", "out", "scenario", "trace", "adaptive-only", "faces");
         int runs = Options.positive(opts, "runs", 3);
         Path out = Path.of(opts.getOrDefault("out", "benchmarks/results"));
         Scenario s3 = Scenario.byId(opts.getOrDefault("scenario", "S3"));

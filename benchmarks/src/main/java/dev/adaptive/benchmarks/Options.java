@@ -11,14 +11,26 @@ final class Options {
     private Options() {
     }
 
-    static Map<String, String> parse(String[] args) {
+    /**
+     * @param args  the main's arguments
+     * @param known the keys the main reads; any other is refused, so that a mistyped option
+     *              (or {@code --help}) stops the run instead of running it with the defaults
+     *              and writing results under a command line that did not make them
+     */
+    static Map<String, String> parse(String[] args, String... known) {
         Map<String, String> m = new LinkedHashMap<>();
+        List<String> keys = List.of(known);
         for (String a : args) {
             if (!a.startsWith("--")) {
                 throw new IllegalArgumentException("options look like --key=value: " + a);
             }
             int eq = a.indexOf('=');
-            m.put(eq < 0 ? a.substring(2) : a.substring(2, eq), eq < 0 ? "true" : a.substring(eq + 1));
+            String key = eq < 0 ? a.substring(2) : a.substring(2, eq);
+            if (!keys.contains(key)) {
+                throw new IllegalArgumentException("unknown option --" + key + "; known: "
+                        + String.join(", ", keys.stream().map(k -> "--" + k).toList()));
+            }
+            m.put(key, eq < 0 ? "true" : a.substring(eq + 1));
         }
         return m;
     }

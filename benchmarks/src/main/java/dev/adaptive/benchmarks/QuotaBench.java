@@ -79,7 +79,7 @@ public final class QuotaBench {
      * @throws Exception if the HTTP runs cannot start
      */
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = Options.parse(args);
+        Map<String, String> opts = Options.parse(args, "seeds", "runs", "out", "no-http");
         int seeds = Options.positive(opts, "seeds", 9);
         int runs = Options.positive(opts, "runs", 3);
         Path out = Path.of(opts.getOrDefault("out", "benchmarks/results"));

@@ -60,7 +60,7 @@ public final class Simulate {
      * @throws IOException if the results cannot be written
      */
     public static void main(String[] args) throws IOException {
-        Map<String, String> opts = Options.parse(args);
+        Map<String, String> opts = Options.parse(args, "set", "scenarios", "seeds", "threads", "max-fixed", "out", "families", "first-seed");
         String set = opts.getOrDefault("set", "simulation");
         List<Scenario> scenarios = opts.containsKey("scenarios")
                 ? Options.list(opts.get("scenarios")).stream().map(Scenario::byId).toList() : set(set);

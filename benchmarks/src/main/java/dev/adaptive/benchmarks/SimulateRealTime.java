@@ -45,7 +45,7 @@ public final class SimulateRealTime {
      * @throws Exception if a result cannot be written
      */
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = Options.parse(args);
+        Map<String, String> opts = Options.parse(args, "out", "runs");
         int runs = Options.positive(opts, "runs", 3);
         Path out = Path.of(opts.getOrDefault("out", "benchmarks/results"));
         Scenario s2 = Scenario.S2;

@@ -27,7 +27,7 @@ public final class Trace {
 
     /** @param args {@code --scenario=S2 --seed=1 --limit=vegas|aimd|gradient2 [--decisions]} */
     public static void main(String[] args) {
-        Map<String, String> opts = Options.parse(args);
+        Map<String, String> opts = Options.parse(args, "scenario", "seed", "limit", "decisions");
         Scenario scenario = Scenario.byId(opts.getOrDefault("scenario", "S2"));
         long seed = Options.positive(opts, "seed", 1);
         String name = "adaptive " + opts.getOrDefault("limit", "vegas");
