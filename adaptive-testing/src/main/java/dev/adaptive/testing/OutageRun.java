@@ -34,12 +34,13 @@ public record OutageRun(int ok, int failed, long duringOutage, long firstAttempt
     public static final Duration OUTAGE = Duration.ofSeconds(2);
     /**
      * Requests the server may see during the outage with the rule on: {@value}. Every request
-     * needs a slot, and at most {@link #MAX_LIMIT} (8) are held at once; before the rule starts,
-     * slots are freed by the calls in flight when the outage began (at most 8, each replaced by a
-     * request that meets it) and by the failures of those (at most 8 more, sent before the first
-     * of them has failed, which confirms the run): 16. Then one probe at a time, each 1/8 s, 1/4 s, 1/2 s,
-     * 1 s after the answer to the one before: at about 0.125, 0.375, 0.875 and 1.875 s, 4 within
-     * 2 s. 20 in all; 30 leaves room for a probe more on a loaded machine.
+     * needs a slot, and at most {@link #MAX_LIMIT} (8) are held at once. The calls in flight when
+     * the outage began (at most 8) arrived before it and succeed; the rule starts once five
+     * requests more than those have failed, one of them sent after the first failure was read:
+     * at most 13 failures, and at most 8 more requests in flight then, 21. Then one probe at a
+     * time, each 1/8 s, 1/4 s, 1/2 s, 1 s after the answer to the one before (an older call's
+     * success brings one forward): at about 0.125, 0.375, 0.875 and 1.875 s, 4 within 2 s. 25 in
+     * all; 30 leaves room for a probe more on a loaded machine.
      */
     public static final int BOUND_WITH_THE_RULE = 30;
 
