@@ -25,21 +25,45 @@ public final class Trace {
     private Trace() {
     }
 
-    /** @param args {@code --scenario=S2 --seed=1 --limit=vegas|aimd|gradient2 [--decisions]} */
+    /**
+     * @param args {@code --scenario=S2 --seed=1 --limit=vegas|aimd|gradient2 [--decisions]}, or
+     *             {@code --fixed=<c>} instead of {@code --limit} for a fixed concurrency
+     */
     public static void main(String[] args) {
-        Map<String, String> opts = Options.parse(args, "scenario", "seed", "limit", "decisions");
+        Map<String, String> opts = Options.parse(args, "scenario", "seed", "limit", "fixed", "decisions");
+        if (opts.containsKey("fixed") && opts.containsKey("limit")) {
+            throw new IllegalArgumentException("--fixed and --limit exclude each other: " + opts.get("fixed") + ", "
+                    + opts.get("limit"));
+        }
         Scenario scenario = Scenario.byId(opts.getOrDefault("scenario", "S2"));
         long seed = Options.positive(opts, "seed", 1);
-        String name = "adaptive " + opts.getOrDefault("limit", "vegas");
         boolean decisions = opts.containsKey("decisions");
-        AdaptivePolicy policy = (AdaptivePolicy) Catalog.adaptive(scenario).stream().filter(p -> p.name().equals(name))
-                .findFirst().orElseThrow(() -> new IllegalArgumentException("limit must be vegas, aimd or gradient2: "
-                        + opts.get("limit")));
+        AdaptivePolicy policy = opts.containsKey("fixed") ? AdaptivePolicy.fixed(Options.positive(opts, "fixed", 1))
+                : adaptive(scenario, opts.getOrDefault("limit", "vegas"));
         VirtualTime time = new VirtualTime();
         Run run = new Run(scenario, seed, time, time, false);
-        policy.start(run, e -> print(e, decisions));
+        long[] lastFirstStart = {0};
+        int[] retries = {0};
+        policy.start(run, e -> {
+            if (e instanceof TraceEvent.TaskStart t) {
+                if (t.attempt() == 1) {
+                    lastFirstStart[0] = t.timeNanos();
+                } else {
+                    retries[0]++;
+                }
+            }
+            print(e, decisions);
+        });
         time.runUntilIdle();
+        System.out.printf(Locale.ROOT, "last first attempt started at %.1f ms; %d retries%n", lastFirstStart[0] / 1e6,
+                retries[0]);
         System.out.println(run.result(policy));
+    }
+
+    private static AdaptivePolicy adaptive(Scenario scenario, String limit) {
+        String name = "adaptive " + limit;
+        return (AdaptivePolicy) Catalog.adaptive(scenario).stream().filter(p -> p.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("limit must be vegas, aimd or gradient2: " + limit));
     }
 
     /**
