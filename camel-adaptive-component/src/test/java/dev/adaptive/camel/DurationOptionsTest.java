@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class DurationOptionsTest extends CamelTestSupport {
 
     private static final List<String> OPTIONS = List.of("minDelay", "maxDelay", "maxRetryAfter", "taskTimeout",
-            "waitTimeout", "fleetHeartbeat", "outageProbe", "timeout");
+            "waitTimeout", "fleetHeartbeat", "outageProbe", "retryBudgetWindow", "timeout");
 
     private static final String GARBAGE = "must be a duration: milliseconds (500), numbers with units from d to ms"
             + " in that order (1h30m15s, 500ms) or ISO-8601 (PT1S)";
@@ -117,7 +117,7 @@ class DurationOptionsTest extends CamelTestSupport {
                 e -> e.getConfiguration().getMaxDelay(), e -> e.getConfiguration().getMaxRetryAfter(),
                 e -> e.getConfiguration().getTaskTimeout(), e -> e.getConfiguration().getWaitTimeout(),
                 e -> e.getConfiguration().getFleetHeartbeat(), e -> e.getConfiguration().getOutageProbe(),
-                AdaptiveEndpoint::getTimeout);
+                e -> e.getConfiguration().getRetryBudgetWindow(), AdaptiveEndpoint::getTimeout);
         for (int i = 0; i < OPTIONS.size(); i++) {
             String option = OPTIONS.get(i);
             AdaptiveEndpoint e = context.getEndpoint("adaptive:each" + i + "?" + option + "=1m30s"
