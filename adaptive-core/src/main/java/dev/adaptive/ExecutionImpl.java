@@ -493,6 +493,11 @@ final class ExecutionImpl<R> implements Execution<R> {
         }
 
         @Override
+        public long startNanos() {
+            return lease.startNanos();
+        }
+
+        @Override
         public Cancellation cancellation() {
             return signal;
         }
