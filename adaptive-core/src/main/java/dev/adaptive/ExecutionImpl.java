@@ -493,6 +493,11 @@ final class ExecutionImpl<R> implements Execution<R> {
         }
 
         @Override
+        public long startNanos() {
+            return lease.startNanos();
+        }
+
+        @Override
         public Cancellation cancellation() {
             return signal;
         }
@@ -546,7 +551,10 @@ final class ExecutionImpl<R> implements Execution<R> {
                 } catch (Throwable brokenRunner) {
                     // The attempt ends all the same; its lease must still be released below.
                 }
-                long end = core.ticker().nanoTime();
+                // The end is read for the trace alone (the limiter reads its own when released):
+                // without a listener for it, a clock read per attempt less.
+                boolean traced = core.traces(LimiterCore.TASK_END);
+                long end = traced ? core.ticker().nanoTime() : 0L;
                 CompletableFuture<Lease> next = null;
                 if (retryDelay != null && retryDelay.isZero() && hooks.retriesFirst() && lease instanceof LeaseImpl own) {
                     // Queued before the slot is freed, so the freed slot goes to this retry, not to newer work.
@@ -554,7 +562,7 @@ final class ExecutionImpl<R> implements Execution<R> {
                 } else {
                     LeaseImpl.release(lease, outcome, cause);
                 }
-                if (core.traces(LimiterCore.TASK_END)) {
+                if (traced) {
                     core.emit(new TraceEvent.TaskEnd(core.name(), end, index, number, Math.max(0, end - lease.startNanos()), outcome,
                             error));
                 }

@@ -13,6 +13,13 @@ public interface TaskContext {
     int attempt();
 
     /**
+     * @return the limiter's {@link dev.adaptive.time.Ticker} reading when this attempt was granted
+     *         its slot, the instant its round-trip time is measured from; only differences
+     *         within one JVM mean anything
+     */
+    long startNanos();
+
+    /**
      * @return fires on task timeout, on pool stop and on pool cancellation or deadline; a task
      *         should stop its work when it fires (its result is ignored by then)
      */

@@ -64,6 +64,29 @@ class AdaptiveExecutorTest {
     }
 
     @Test
+    void eachAttemptKnowsWhenItWasGrantedItsSlot() {
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter(1)).retryPolicy(noJitter().retries(1).build()).build();
+        List<Long> granted = new ArrayList<>();
+        AtomicInteger calls = new AtomicInteger();
+        time.advance(Duration.ofMillis(5));
+        Execution<String> holder = ex.start(0, ctx -> {
+            granted.add(ctx.startNanos());
+            return Replies.<String>after(time, Duration.ofMillis(50), "a");
+        }, null);
+        Execution<String> queued = ex.start(1, ctx -> {
+            granted.add(ctx.startNanos());
+            Object reply = calls.getAndIncrement() == 0 ? new IllegalStateException("once") : "b";
+            return Replies.<String>after(time, Duration.ofMillis(10), reply);
+        }, null);
+        time.runUntilIdle();
+        // The holder at 5 ms; the queued task when the holder frees the one slot at 55; its retry
+        // when its 10 ms attempt and the 100 ms backoff are over, at 165.
+        assertThat(granted).containsExactly(ms(5), ms(55), ms(165));
+        assertThat(holder.result()).isCompletedWithValue("a");
+        assertThat(queued.result()).isCompletedWithValue("b");
+    }
+
+    @Test
     void errorsConsumeRetriesWithExponentialBackoffThenFailWithTheLastCause() {
         AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter(2)).retryPolicy(noJitter().retries(2).build()).build();
         IllegalStateException last = new IllegalStateException("third");

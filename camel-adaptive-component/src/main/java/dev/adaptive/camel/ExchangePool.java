@@ -377,10 +377,6 @@ final class ExchangePool {
         return engine().limiter();
     }
 
-    long nanoTime() {
-        return ticker.nanoTime();
-    }
-
     void onAttempt(int attempt) {
         attempts.increment();
         if (attempt > 1) {

@@ -162,11 +162,11 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             pool.checkNotStopping();
             throw pool.notAvailable(original, "the consumer route stopped while the exchange was queued");
         }
-        long dispatched = pool.nanoTime();
         pool.onAttempt(ctx.attempt());
         Exchange copy = ExchangeHelper.createCorrelatedCopy(original, false);
         copy.setProperty(AdaptiveConstants.ATTEMPT, ctx.attempt());
-        copy.setProperty(AdaptiveConstants.DISPATCHED, dispatched);
+        // The grant's own reading, not a second one of the same clock.
+        copy.setProperty(AdaptiveConstants.DISPATCHED, ctx.startNanos());
         Run run = new Run(target, copy, ctx);
         int n = ctx.attempt();
         if (onCaller && n == 1 && starting == Thread.currentThread()) {
