@@ -28,7 +28,7 @@ sealed class LeaseImpl implements Lease permits GatedLease {
     private final int inflightAtStart;
     // What the limit's sample says was in flight: ours plus, in a fleet, the others' last reported.
     private final int sampledInflight;
-    /** The runs of drops begun when granted: tells the outage rule whether it was sent after a run's first drop was read. */
+    /** The runs of drops begun when granted: tells the outage rule whether it came after a run's first drop. */
     private final int outageEpoch;
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;

@@ -3,7 +3,6 @@ package dev.adaptive;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.limit.Outcome;
 
-
 /**
  * Tells an outage of the downstream from a few failed calls, and paces the probes while it
  * lasts: the limiter's counterpart of a Retry-After pause for a server that fails everything
@@ -12,16 +11,16 @@ import dev.adaptive.limit.Outcome;
  * <p><b>What counts as an outage.</b> A run of drops (errors and timeouts, not rate limits), at
  * least one of them from a call granted after the run's first drop was read (a <i>fresh</i>
  * call), with no success or rate limit of a fresh call read between them, and at least
- * {@link #MIN_DROPS} more drops than successes and rate limits of older calls. Calls granted together are one look at the server however many of them fail (a burst
- * of transient errors, or of refusals over a cap); a fresh call that fails too says the failure
- * lasts. The answers of calls granted before the first drop was read say what the server was,
- * not what it is: when a dependency breaks, what the server was already serving still succeeds
- * (tail latencies: for a few hundred ms) while everything new fails. Counting those successes
- * would restart the run each time and send retries into the outage meanwhile; they only outweigh
- * a drop each, so a run must outnumber them. A transient error rate does not get there: the
- * older calls in flight mostly succeed, and the next fresh calls succeed and end the run (5 %
- * of 64 calls in flight failing at random began no outage in 20,000 calls; without the weighing
- * it began 9).
+ * {@link #MIN_DROPS} more drops than successes and rate limits of older calls. Calls granted
+ * together are one look at the server however many of them fail (a burst of transient errors,
+ * or of refusals over a cap); a fresh call that fails too says the failure lasts. The answers
+ * of calls granted before the first drop was read say what the server was, not what it is: when
+ * a dependency breaks, what the server was already serving still succeeds (tail latencies: for
+ * a few hundred ms) while everything new fails. Counting those successes as the run's end would
+ * restart it each time and send retries into the outage meanwhile; each only outweighs a drop,
+ * so a run must outnumber them. A transient error rate does not get there: the older calls in
+ * flight mostly succeed, and the next fresh calls succeed and end the run (5 % of 64 calls in
+ * flight failing at random began no outage in 20,000 calls; without the weighing it began 9).
  *
  * <p>A server over its cap that refuses the newest calls at once while it still serves the older
  * looks alike until an older call answers: that success, though it ends nothing, makes the next
@@ -32,8 +31,8 @@ import dev.adaptive.limit.Outcome;
  * one waits, but the second probe of an outage a retry where one waits), the first after
  * {@code maxInterval / 8} and each next one after twice the wait before it, at most
  * {@code maxInterval}, counted from the failed probe's answer. The first success or rate
- * limit read from a fresh call, a probe or one granted before the outage began, ends it. The limiter asks
- * it before each grant ({@link #admitAt}) and tells it of each end ({@link #settled}).
+ * limit read from a fresh call (every probe is one) ends it. The limiter asks it before each
+ * grant ({@link #admitAt}) and tells it of each end ({@link #settled}).
  *
  * <p>Thread-safe: the state changes under this object's lock; a success while no run of
  * drops is open reads one volatile field and takes no lock.
