@@ -167,7 +167,7 @@ public final class ManagedAdaptivePool {
     }
 
     /** @return whether an outage holds the pool to one probe at a time */
-    @ManagedAttribute(description = "Whether an outage (a run of errors that calls sent after the first failed too) holds"
+    @ManagedAttribute(description = "Whether an outage (a run of errors in which calls sent after the first failed too) holds"
             + " dispatch to one probe at a time")
     public boolean isOutage() {
         return pool.outage();
