@@ -16,6 +16,8 @@ import dev.adaptive.fleet.FleetStats;
  * @param pending          exchanges accepted and not yet ended (in flight, queued, in backoff)
  * @param maxLimitReached  the highest limit so far
  * @param ratePaused       whether a Retry-After pause is open now
+ * @param outage           whether an outage holds dispatch to one probe at a time now
+ *                         (option {@code outageProbe})
  * @param state            the limiter's lifecycle state
  * @param accepted         exchanges accepted
  * @param completed        exchanges that ended with the consumer route's success
@@ -25,10 +27,11 @@ import dev.adaptive.fleet.FleetStats;
  * @param retries          attempts after the first, of any exchange
  * @param congestionEvents drops: failed or timed-out attempts
  * @param rateLimitEvents  rate-limited attempts
+ * @param outages          outages the pool met (each a run of failures that held it to probes)
  * @param fleet            the pool's view of its fleet, or {@code null} without a {@code coordinator}
  */
 public record AdaptiveStats(String name, int limit, int inflight, int waiting, int pending, int maxLimitReached,
-                        boolean ratePaused, LimiterState state, long accepted, long completed, long failed,
-                        long rejected, long attempts, long retries, long congestionEvents, long rateLimitEvents,
-                        FleetStats fleet) {
+                        boolean ratePaused, boolean outage, LimiterState state, long accepted, long completed,
+                        long failed, long rejected, long attempts, long retries, long congestionEvents,
+                        long rateLimitEvents, long outages, FleetStats fleet) {
 }

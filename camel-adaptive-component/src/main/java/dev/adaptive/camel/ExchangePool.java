@@ -476,8 +476,8 @@ final class ExchangePool {
         }
         LimiterStats l = e.limiter().stats();
         return new AdaptiveStats(name, l.limit(), l.inflight(), l.waiting(), pending.get(), l.maxLimitReached(),
-                l.ratePaused(), l.state(), accepted.sum(), completed.sum(), failed.sum(), rejected.sum(),
-                attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents(),
+                l.ratePaused(), e.limiter().isOutage(), l.state(), accepted.sum(), completed.sum(), failed.sum(),
+                rejected.sum(), attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents(), l.outages(),
                 e.fleet() == null ? null : e.fleet().stats());
     }
 

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * An outage in the middle of a run ({@link OutageRun}: 300 exchanges with 5 retries, the server
  * answering 500 to everything for 2 s from its 100th arrival), behind {@code to("adaptive:...")}
@@ -74,7 +76,12 @@ class HttpOutageProbeTest {
                     ok++;
                 }
             }
-            LimiterStats stats = camel.getComponent("adaptive", AdaptiveComponent.class).pool("outage").limiterStats();
+            AdaptiveComponent component = camel.getComponent("adaptive", AdaptiveComponent.class);
+            LimiterStats stats = component.pool("outage").limiterStats();
+            // The pool's public snapshot tells the same outages, and that none holds it any more.
+            AdaptiveStats snapshot = component.stats("outage").orElseThrow();
+            assertThat(snapshot.outages()).isEqualTo(stats.outages());
+            assertThat(snapshot.outage()).isFalse();
             return OutageRun.of(server, ok, stats.outages(), stats.attempts());
         }
     }
