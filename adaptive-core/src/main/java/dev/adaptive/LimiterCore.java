@@ -663,9 +663,9 @@ final class LimiterCore {
         try {
             if (LOG.isLoggable(Level.INFO)) {
                 LOG.log(Level.INFO, "limiter '" + name + "': " + (event.started()
-                        ? "outage: " + event.drops() + " errors or timeouts in a row and no success; one probe at a time, the first in "
-                        + event.nextProbe()
-                        : "outage over after " + event.drops() + " errors or timeouts in a row; dispatch resumes with "
+                        ? "outage: " + event.drops() + " errors or timeouts, calls sent after the first failing too;"
+                        + " one probe at a time, the first in " + event.nextProbe()
+                        : "outage over after " + event.drops() + " errors or timeouts; dispatch resumes with "
                         + waiting.get() + " waiting"));
             }
         } catch (Throwable brokenLogger) {
@@ -682,13 +682,7 @@ final class LimiterCore {
     }
 
     boolean removeOutageListener(Consumer<TraceEvent.Outage> listener) {
-        // By identity, one at a time, as the pause listeners.
-        for (Consumer<TraceEvent.Outage> l : outageListeners) {
-            if (l == listener) {
-                return outageListeners.remove(l);
-            }
-        }
-        return false;
+        return Listeners.removeOne(outageListeners, listener);
     }
 
     boolean isOutage() {
@@ -844,13 +838,7 @@ final class LimiterCore {
     }
 
     boolean removeRatePauseListener(Consumer<TraceEvent.RatePause> listener) {
-        // By identity: two equal lambdas registered separately must be removable one by one.
-        for (Consumer<TraceEvent.RatePause> l : pauseListeners) {
-            if (l == listener) {
-                return pauseListeners.remove(l);
-            }
-        }
-        return false;
+        return Listeners.removeOne(pauseListeners, listener);
     }
 
     // ---- announced quotas and the retry budget -------------------------------------------

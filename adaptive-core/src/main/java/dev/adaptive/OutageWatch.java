@@ -39,7 +39,7 @@ import dev.adaptive.limit.Outcome;
  */
 final class OutageWatch {
 
-    /** Drops in a row, at least, before a run can be an outage. */
+    /** Drops more than older calls' successes, at least, before a run can be an outage. */
     static final int MIN_DROPS = 5;
 
     /** What a {@link #settled} end changed. */

@@ -1,5 +1,6 @@
 package dev.adaptive.internal;
 
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -176,5 +177,23 @@ public final class Listeners {
 
     private static <L> void accept(L listener, Consumer<? super L> call) {
         call.accept(listener);
+    }
+
+    /**
+     * Removes one registration of {@code listener}, found by identity: two equal lambdas
+     * registered apart must be removable one by one.
+     *
+     * @param listeners where it was registered
+     * @param listener  the registration to remove
+     * @param <L>       the listener type
+     * @return whether one was removed
+     */
+    public static <L> boolean removeOne(List<L> listeners, L listener) {
+        for (L l : listeners) {
+            if (l == listener) {
+                return listeners.remove(l);
+            }
+        }
+        return false;
     }
 }

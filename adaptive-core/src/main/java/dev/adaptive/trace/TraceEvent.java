@@ -169,16 +169,17 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
 
     /**
      * The downstream fails whatever it is sent ({@code started}), or answered again ({@code !started}).
-     * An outage begins with a run of at least five errors or timeouts, one of them from a call sent
-     * after the first was read, no success or rate limit between them from such a call; while it lasts the limiter
-     * admits one probe at a time, the first {@code nextProbe} after the start and each next one after
-     * twice the wait before it, at most the limiter's {@code outageProbe} interval, a first attempt
-     * where one waits. The first success or rate limit ends it.
+     * An outage begins with a run of errors or timeouts, one of them from a call sent after the
+     * first was read, no success or rate limit between them from such a call, and five more of them
+     * than successes of older calls; while it lasts the limiter admits one probe at a time, the
+     * first {@code nextProbe} after the start and each next one after twice the wait before it, at
+     * most the limiter's {@code outageProbe} interval, a first attempt where one waits. The first
+     * success or rate limit of a call sent since the run's first error ends it.
      *
      * @param limiter   the limiter's name
      * @param timeNanos when
      * @param started   whether the outage began (or ended)
-     * @param drops     errors and timeouts read in a row, up to this event
+     * @param drops     errors and timeouts read since the run's first, up to this event
      * @param nextProbe when it began, the wait before the first probe; when it ended, zero
      */
     record Outage(String limiter, long timeNanos, boolean started, int drops, Duration nextProbe) implements TraceEvent {
@@ -187,7 +188,7 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
          * @param limiter the limiter's name
          * @param timeNanos when
          * @param started whether the outage began (or ended)
-         * @param drops errors and timeouts read in a row, up to this event
+         * @param drops errors and timeouts read since the run's first, up to this event
          * @param nextProbe when it began, the wait before the first probe; when it ended, zero
          */
         public Outage {
