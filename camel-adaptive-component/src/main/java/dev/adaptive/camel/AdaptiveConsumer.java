@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The route that consumes from {@code adaptive:name}: each admitted attempt of an exchange
- * sent to the pool runs through this route, on a fresh copy of the caller's exchange. One
- * consumer per pool.
+ * sent to the pool runs through this route, on a fresh copy of the caller's exchange (a first
+ * attempt that runs on the caller's thread, with {@code synchronous=true} or for a transacted
+ * exchange, on the caller's exchange itself, as {@code direct:} would). One consumer per pool.
  *
  * <p>Shutdown: the consumer tells Camel's shutdown strategy how many exchanges the pool still
  * holds ({@link #getPendingExchangesSize()}) and defers its own stop until they ended, so

@@ -67,11 +67,13 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
             description = "Whether the first attempt of an exchange runs on the caller's thread when a slot is free"
                     + " at once, as direct: does, instead of on the pool's worker threads. For callers that wait"
                     + " for the result anyway (ProducerTemplate.sendBody, a synchronous route): it saves a thread"
-                    + " hand-off per exchange. Exchanges that wait for a slot, retries and attempts after a"
-                    + " Retry-After pause still run on the workers, and a task timeout frees the slot and fails"
-                    + " the attempt but does not interrupt the caller's thread. Transacted exchanges always run"
-                    + " their first attempt this way, so the transaction stays on its thread. This option is the"
-                    + " endpoint's own, not the pool's. Default false.")
+                    + " hand-off per exchange, and that attempt runs on the caller's exchange itself, in its unit"
+                    + " of work, instead of on a copy; a retry still starts from the exchange as it was sent."
+                    + " Exchanges that wait for a slot, retries and attempts after a Retry-After pause still run on"
+                    + " the workers, and a task timeout frees the slot and fails the attempt but does not interrupt"
+                    + " the caller's thread: the exchange ends once the route has returned. Transacted exchanges"
+                    + " always run their first attempt this way, so the transaction stays on its thread. This"
+                    + " option is the endpoint's own, not the pool's. Default false.")
     private boolean synchronous;
 
     /**
@@ -156,7 +158,7 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
         return synchronous;
     }
 
-    /** @param synchronous whether a first attempt with a free slot runs on the caller's thread */
+    /** @param synchronous whether a first attempt with a free slot runs on the caller's thread and exchange */
     public void setSynchronous(boolean synchronous) {
         this.synchronous = synchronous;
     }

@@ -28,6 +28,15 @@ import java.util.function.BiConsumer;
  * a Retry-After pause) holding no thread, runs each attempt on a fresh copy of the caller's
  * exchange, and ends exactly once, completing the caller's callback.
  *
+ * <p>A first attempt admitted at once for a caller on its own thread ({@code synchronous=true},
+ * a transacted exchange) runs on the caller's exchange itself instead, in its unit of work, as
+ * {@code direct:} would: that spares the copy, a second unit of work and copying the results
+ * back, most of what the pool costs such a caller. What a retry must not see is kept aside
+ * first ({@link SentExchange}): retries start from it, and the caller's exchange goes back to it
+ * before it takes a later attempt's result. Until that first attempt's route has returned,
+ * nothing else writes the caller's exchange: an end that comes sooner (a task timeout, a stop)
+ * waits for it.
+ *
  * <p>It is its own task for the engine and its own listener of the execution's end, and each
  * attempt is one object (the route's run, its callback and its result): on the hot path an
  * exchange costs as few objects as the engine's bookkeeping allows.
@@ -38,12 +47,21 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
 
     private static final VarHandle ENDED;
     private static final VarHandle RUNNING;
+    private static final VarHandle IN_PLACE;
+
+    /** {@link #inPlace}: no attempt runs on the caller's exchange (none did, or it returned). */
+    private static final int NONE = 0;
+    /** {@link #inPlace}: the first attempt runs on the caller's exchange. */
+    private static final int RUNS = 1;
+    /** {@link #inPlace}: it still runs, and the exchange's end waits for it. */
+    private static final int END_WAITS = 2;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             ENDED = lookup.findVarHandle(Submission.class, "ended", int.class);
             RUNNING = lookup.findVarHandle(Submission.class, "running", Run.class);
+            IN_PLACE = lookup.findVarHandle(Submission.class, "inPlace", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -71,6 +89,17 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     private volatile Thread starting;
     /** The first attempt's route, left by call() for start() to run on the caller's thread. */
     private Run onCallerJob;
+    /**
+     * The caller's exchange as it was sent, once a first attempt runs on it; {@code null} while
+     * every attempt runs on a copy.
+     */
+    private volatile SentExchange sent;
+    /** {@link #NONE}, {@link #RUNS} or {@link #END_WAITS}; moved through {@link #IN_PLACE}. */
+    @SuppressWarnings("unused")
+    private volatile int inPlace;
+    /** The end that waits for the attempt on the caller's exchange; published by {@link #inPlace}. */
+    private Exchange waitingResult;
+    private Throwable waitingError;
 
     Submission(ExchangePool pool, Exchange original, AsyncCallback callback, long index, boolean onCaller) {
         this.pool = pool;
@@ -103,6 +132,10 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         if (ended != 0) {
             // fail() came between the check above and the assignment: stop what just started.
             e.cancel(new IllegalStateException("ended before start"));
+            if (job != null) {
+                // Cancelled, it skips its route; an end that waits for it finishes.
+                job.call();
+            }
             return;
         }
         e.result().whenComplete(this);
@@ -162,22 +195,22 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             pool.checkNotStopping();
             throw pool.notAvailable(original, "the consumer route stopped while the exchange was queued");
         }
-        pool.onAttempt(ctx.attempt());
-        Exchange copy = ExchangeHelper.createCorrelatedCopy(original, false);
-        copy.setProperty(AdaptiveConstants.ATTEMPT, ctx.attempt());
-        // The grant's own reading, not a second one of the same clock.
-        copy.setProperty(AdaptiveConstants.DISPATCHED, ctx.startNanos());
-        Run run = new Run(target, copy, ctx);
         int n = ctx.attempt();
+        pool.onAttempt(n);
         if (onCaller && n == 1 && starting == Thread.currentThread()) {
-            // The caller waits for the result anyway: no hand-off. start() runs the route once it
-            // listens for the end, so that a task timeout can end the exchange while the route
-            // still runs; it frees the slot and fails the attempt, but never interrupts a thread
-            // that is not the pool's.
+            // The caller waits for the result anyway: no hand-off, and no copy either. start()
+            // runs the route once it listens for the end, so that a task timeout can end the
+            // execution while the route still runs; it frees the slot and fails the attempt, but
+            // never interrupts a thread that is not the pool's.
+            sent = SentExchange.of(original);
+            IN_PLACE.setVolatile(this, RUNS);
+            Run run = attempt(target, original, ctx);
             running = run;
             onCallerJob = run;
             return run;
         }
+        SentExchange s = sent;
+        Run run = attempt(target, s == null ? ExchangeHelper.createCorrelatedCopy(original, false) : s.newAttempt(), ctx);
         FutureTask<Void> job = new FutureTask<>(run);
         running = run;
         try {
@@ -191,6 +224,13 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         // still inside it, so a blocking call does not hold the thread beyond the limit.
         ctx.cancellation().onCancel(() -> job.cancel(true));
         return run;
+    }
+
+    private Run attempt(AsyncProcessor target, Exchange exchange, TaskContext ctx) {
+        exchange.setProperty(AdaptiveConstants.ATTEMPT, ctx.attempt());
+        // The grant's own reading, not a second one of the same clock.
+        exchange.setProperty(AdaptiveConstants.DISPATCHED, ctx.startNanos());
+        return new Run(target, exchange, ctx);
     }
 
     /**
@@ -212,6 +252,11 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         /** Runs the attempt: the route completes it through {@link #done}, on this thread or later. */
         @Override
         public Void call() {
+            if (copy == original && ctx.cancellation().isCancelled()) {
+                // Stopped or timed out before its route began: the caller's exchange stays as sent.
+                done(true);
+                return null;
+            }
             try {
                 target.process(copy, this);
             } catch (Throwable t) {
@@ -227,10 +272,16 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             if (!ctx.cancellation().isCancelled()) {
                 lastAttempt = copy;
             }
+            // Handing the caller's exchange back before the engine hears of the result: the end
+            // this result brings then runs at once.
+            boolean endWaits = copy == original && !IN_PLACE.compareAndSet(Submission.this, RUNS, NONE);
             if (copy.getException() != null) {
                 completeExceptionally(new AttemptFailure(copy));
             } else {
                 complete(copy);
+            }
+            if (endWaits) {
+                finish(waitingResult, waitingError);
             }
         }
     }
@@ -249,7 +300,9 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
      * gets a map of its own.
      */
     private void copyResults(Exchange attempt) {
-        if (attempt.getMessage().hasHeaders()) {
+        if (attempt == original) {
+            setHeaders(original);
+        } else if (attempt.getMessage().hasHeaders()) {
             setHeaders(attempt);
             ExchangeHelper.copyResults(original, attempt);
         } else {
@@ -269,7 +322,25 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         if (!ENDED.compareAndSet(this, 0, 1)) {
             return;
         }
+        if (sent != null) {
+            waitingResult = result;
+            waitingError = error;
+            if (IN_PLACE.compareAndSet(this, RUNS, END_WAITS)) {
+                // The first attempt's route still writes the caller's exchange: its done() ends.
+                return;
+            }
+        }
+        finish(result, error);
+    }
+
+    private void finish(Exchange result, Throwable error) {
         Throwable cause = error == null ? null : OutcomeClassifier.unwrap(error);
+        SentExchange s = sent;
+        if (s != null && source(result, cause) != original) {
+            // The caller's exchange gets another attempt's result, or none: first it goes back
+            // to what it was when sent, as if the first attempt had run on a copy too.
+            s.restore(original);
+        }
         if (cause == null) {
             copyResults(result);
         } else if (cause instanceof AttemptFailure f) {
@@ -294,6 +365,25 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             setHeaders(original);
         }
         pool.onEnd(this, original.getException() == null);
+        complete();
+    }
+
+    /** @return the attempt whose result the caller's exchange gets, or {@code null} if none */
+    private Exchange source(Exchange result, Throwable cause) {
+        if (cause == null) {
+            return result;
+        }
+        if (cause instanceof AttemptFailure f) {
+            return f.attempt();
+        }
+        if (cause instanceof RateLimitedException || cause instanceof ClassifiedFailureException) {
+            return lastAttempt;
+        }
+        return null;
+    }
+
+    /** Completes the caller's callback, never on the timers' thread. */
+    private void complete() {
         if (ExecutorScheduler.onSchedulerThread()) {
             // Ended by a timer (a task or consumer timeout): the caller's route goes on from here,
             // and must not do so on the one thread every pool's timers share.

@@ -1,14 +1,19 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.TaskTimeoutException;
+import dev.adaptive.trace.TraceEvent;
+import dev.adaptive.trace.TraceListener;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePropertyKey;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,14 +22,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code synchronous=true}, and transacted exchanges: the first attempt of an exchange admitted at
- * once runs on the caller's thread, like {@code direct:}; everything that waits still runs on
- * the pool's workers, and the caller's thread is never interrupted.
+ * once runs on the caller's thread and on the caller's exchange itself, like {@code direct:};
+ * everything that waits still runs on the pool's workers, the caller's thread is never
+ * interrupted, and neither a retry nor the caller sees what a failed first attempt wrote.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SynchronousTest extends CamelTestSupport {
 
     private final CountDownLatch release = new CountDownLatch(1);
     private final AtomicBoolean routeSawInterrupt = new AtomicBoolean();
+    private final AtomicBoolean slotFreedWhileInRoute = new AtomicBoolean();
+    private final AtomicBoolean calledBackWhileInRoute = new AtomicBoolean();
+    private final List<String> seen = new CopyOnWriteArrayList<>();
+    /** Counted down when the slow pool's attempt releases its slot. */
+    private final CountDownLatch slotFreed = new CountDownLatch(1);
+
+    @Override
+    protected void bindToRegistry(org.apache.camel.spi.Registry registry) {
+        registry.bind("slowEnds", (TraceListener) event -> {
+            if (event instanceof TraceEvent.TaskEnd) {
+                slotFreed.countDown();
+            }
+        });
+    }
 
     @Override
     protected RouteBuilder createRouteBuilder() {
@@ -38,9 +58,34 @@ class SynchronousTest extends CamelTestSupport {
                     }
                     e.getMessage().setBody(Thread.currentThread().getName());
                 });
-                from("adaptive:slow?taskTimeout=200ms&retries=0").process(e -> {
+                from("adaptive:dirty?retries=1&minDelay=10ms&jitter=0").process(e -> {
+                    Integer attempt = e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class);
+                    seen.add(attempt + ":" + e.getMessage().getBody(String.class) + ":"
+                            + e.getMessage().getHeader("left") + ":" + e.getProperty("left") + ":"
+                            + e.getVariable("left") + ":" + e.getProperty(ExchangePropertyKey.CHARSET_NAME));
+                    if (attempt == 1) {
+                        e.getMessage().setBody("half done");
+                        e.getMessage().setHeader("left", "by attempt 1");
+                        e.setProperty("left", "by attempt 1");
+                        e.setVariable("left", "by attempt 1");
+                        e.setProperty(ExchangePropertyKey.CHARSET_NAME, "ISO-8859-1");
+                        e.setRollbackOnlyLast(true);
+                        throw new IllegalStateException("first attempt fails");
+                    }
+                    e.getMessage().setBody("done by " + attempt);
+                });
+                from("adaptive:always?retries=1&minDelay=10ms&jitter=0").process(e -> {
+                    e.getMessage().setHeader("left", "by attempt " + e.getProperty(AdaptiveConstants.ATTEMPT));
+                    throw new IllegalStateException("attempt fails");
+                });
+                from("adaptive:slow?taskTimeout=200ms&retries=0&traceListener=#slowEnds").process(e -> {
+                    e.getMessage().setBody("written after the timeout");
+                    // The timeout frees the slot while this route still runs on the caller's
+                    // exchange; the exchange's end waits for the route to return.
                     try {
-                        assertThat(release.await(30, TimeUnit.SECONDS)).as("ended by the timeout").isTrue();
+                        slotFreedWhileInRoute.set(slotFreed.await(30, TimeUnit.SECONDS));
+                        // Time enough for an end that did not wait to call the caller back.
+                        calledBackWhileInRoute.set(release.await(1, TimeUnit.SECONDS));
                     } catch (InterruptedException ex) {
                         routeSawInterrupt.set(true);
                     }
@@ -59,6 +104,44 @@ class SynchronousTest extends CamelTestSupport {
     void synchronousRunsTheFirstAttemptOnTheCallersThread() {
         String thread = template.requestBody("adaptive:where?synchronous=true", "x", String.class);
         assertThat(thread).isEqualTo(Thread.currentThread().getName());
+    }
+
+    @Test
+    void synchronousRunsTheFirstAttemptOnTheCallersExchangeItself() {
+        Exchange sent = template.request("adaptive:where?synchronous=true", x -> x.getMessage().setBody("x"));
+        Exchange byDefault = template.request("adaptive:where", x -> x.getMessage().setBody("x"));
+        assertThat(sent.getProperty(AdaptiveConstants.ATTEMPT, Integer.class)).isEqualTo(1);
+        assertThat(sent.getProperty(ExchangePropertyKey.CORRELATION_ID)).as("no copy correlated to it").isNull();
+        assertThat(byDefault.getProperty(ExchangePropertyKey.CORRELATION_ID)).as("the attempt's copy")
+                .isEqualTo(byDefault.getExchangeId());
+    }
+
+    @Test
+    void aRetryAndTheCallerSeeNothingOfAFailedFirstAttemptOnTheCallersExchange() {
+        Exchange e = template.request("adaptive:dirty?synchronous=true", x -> {
+            x.getMessage().setBody("x");
+            x.setProperty(ExchangePropertyKey.CHARSET_NAME, "UTF-8");
+        });
+        assertThat(e.getException()).isNull();
+        assertThat(seen).containsExactly("1:x:null:null:null:UTF-8", "2:x:null:null:null:UTF-8");
+        assertThat(e.getMessage().getBody(String.class)).isEqualTo("done by 2");
+        assertThat(e.getMessage().getHeader("left")).isNull();
+        assertThat(e.getProperty("left")).isNull();
+        assertThat(e.getVariable("left")).isNull();
+        assertThat(e.getProperty(ExchangePropertyKey.CHARSET_NAME)).isEqualTo("UTF-8");
+        assertThat(e.isRollbackOnlyLast()).isFalse();
+        assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(2);
+        // The retry is correlated to the caller's exchange, as every attempt's copy is.
+        assertThat(e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class)).isEqualTo(2);
+        assertThat(e.getProperty(ExchangePropertyKey.CORRELATION_ID)).isEqualTo(e.getExchangeId());
+    }
+
+    @Test
+    void whenEveryAttemptFailsTheCallerGetsTheLastOnesResult() {
+        Exchange e = template.request("adaptive:always?synchronous=true", x -> x.getMessage().setBody("x"));
+        assertThat(e.getException()).isInstanceOf(IllegalStateException.class);
+        assertThat(e.getMessage().getHeader("left")).isEqualTo("by attempt 2");
+        assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isEqualTo(2);
     }
 
     @Test
@@ -91,12 +174,16 @@ class SynchronousTest extends CamelTestSupport {
         producer.start();
         Exchange e = context.getEndpoint("adaptive:slow?synchronous=true").createExchange();
         e.getMessage().setBody("x");
-        // The route runs on this thread and waits until the exchange has ended: only the timeout
-        // can end it, from a timer, while this thread is still inside the route.
+        // The route runs on this thread and on this exchange, and stays in until the timeout has
+        // freed its slot: the exchange ends only once the route has returned.
         producer.process(e, doneSync -> release.countDown());
         assertThat(routeSawInterrupt.get()).as("the route's thread was interrupted").isFalse();
         assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        assertThat(slotFreedWhileInRoute.get()).as("the timeout freed the slot while the route ran").isTrue();
+        assertThat(calledBackWhileInRoute.get()).as("the exchange ended while the route still wrote it").isFalse();
+        assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
         assertThat(e.getException()).isInstanceOf(TaskTimeoutException.class);
+        assertThat(e.getMessage().getBody(String.class)).as("the caller's exchange as sent").isEqualTo("x");
         producer.stop();
     }
 }

@@ -39,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  * the attempt (so that a retry never sees a half-done attempt), and a hand-off of the attempt to
  * the pool's worker thread, which the sending thread, blocked in {@code sendBody}, waits for.
  * The {@code adaptiveSync} rows send to {@code adaptive:x?synchronous=true}, which runs a first
- * attempt admitted at once on the sending thread, as {@code direct:} does.
+ * attempt admitted at once on the sending thread and on the sent exchange itself, as
+ * {@code direct:} does: no hand-off and no copy, only what a retry would start from is kept.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar CamelProducerBenchmark -prof gc -rf json -rff benchmarks/results/jmh-camel.json
