@@ -8,6 +8,7 @@ import org.apache.camel.support.DefaultExchange;
 import org.apache.camel.support.DefaultMessage;
 import org.apache.camel.trait.message.MessageTrait;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -46,6 +47,8 @@ final class SentExchange {
     private final Map<String, Object> variables;
     /** The internal properties that were set, as key, value, key, value...; {@code null} if none. */
     private final Object[] internal;
+    /** How much of {@link #internal} is set. */
+    private final int internalLength;
 
     private SentExchange(Exchange exchange) {
         this.exchange = exchange;
@@ -66,26 +69,24 @@ final class SentExchange {
         }
         this.properties = exchange.hasProperties() ? new HashMap<>(exchange.getProperties()) : null;
         this.variables = exchange.hasVariables() ? new HashMap<>(exchange.getVariables()) : null;
+        // One pass over the keys (Camel keeps internal properties in an EnumMap it does not
+        // show): this loop is most of what keeping the exchange costs.
+        Object[] set = null;
         int n = 0;
         for (ExchangePropertyKey key : KEYS) {
-            if (exchange.getProperty(key) != null) {
-                n++;
-            }
-        }
-        Object[] set = null;
-        if (n > 0) {
-            // Counted first: one array of the size it needs, for the one or two a route usually has.
-            set = new Object[2 * n];
-            int i = 0;
-            for (ExchangePropertyKey key : KEYS) {
-                Object value = exchange.getProperty(key);
-                if (value != null && i < set.length) {
-                    set[i++] = key;
-                    set[i++] = value;
+            Object value = exchange.getProperty(key);
+            if (value != null) {
+                if (set == null) {
+                    set = new Object[8];
+                } else if (n == set.length) {
+                    set = Arrays.copyOf(set, 2 * n);
                 }
+                set[n++] = key;
+                set[n++] = value;
             }
         }
         this.internal = set;
+        this.internalLength = n;
     }
 
     /**
@@ -137,7 +138,7 @@ final class SentExchange {
         }
         target.removeProperties("*");
         if (internal != null) {
-            for (int i = 0; i < internal.length; i += 2) {
+            for (int i = 0; i < internalLength; i += 2) {
                 target.setProperty((ExchangePropertyKey) internal[i], internal[i + 1]);
             }
         }
