@@ -1,17 +1,41 @@
 package dev.adaptive;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The engine's {@link Cancellation}, one per attempt: a future that fires once. Callbacks registered with {@link #onCancel(Runnable)} run once, on
+ * The engine's {@link Cancellation}, one per attempt: a signal that fires once. Callbacks registered with {@link #onCancel(Runnable)} run once, on
  * the thread that fires it (at once if it already fired); one that throws does not stop the
  * others.
  *
- * <p>Thread-safe.
+ * <p>Most attempts are never cancelled and nobody listens: the future that carries callbacks is
+ * made only for the first {@link #onCancel} or {@link #asFuture()}, so such an attempt's signal is
+ * one small object.
+ *
+ * <p>Thread-safe: {@link #fire} writes the reason, then looks for the future; the future's maker
+ * publishes it, then looks at the reason; so one of them always completes it.
  */
 final class CancellationSignal implements Cancellation {
 
-    private final CompletableFuture<Throwable> fired = new CompletableFuture<>();
+    private static final VarHandle REASON;
+    private static final VarHandle FUTURE;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            REASON = lookup.findVarHandle(CancellationSignal.class, "reason", Throwable.class);
+            FUTURE = lookup.findVarHandle(CancellationSignal.class, "future", CompletableFuture.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Why it fired; {@code null} until then. */
+    private volatile Throwable reason;
+    /** Completes with the reason when it fires; made on demand. */
+    private volatile CompletableFuture<Throwable> future;
 
     /** A signal that has not fired. */
     CancellationSignal() {
@@ -20,26 +44,34 @@ final class CancellationSignal implements Cancellation {
     /**
      * Fires the signal, unless it already fired.
      *
-     * @param reason why; what {@link #reason()} returns from now on
+     * @param reason why; what {@link #reason()} returns from now on; not {@code null}
      * @return {@code true} if this call fired it
      */
     boolean fire(Throwable reason) {
-        return fired.complete(reason);
+        Objects.requireNonNull(reason, "reason");
+        if (!REASON.compareAndSet(this, null, reason)) {
+            return false;
+        }
+        CompletableFuture<Throwable> f = future;
+        if (f != null) {
+            f.complete(reason);
+        }
+        return true;
     }
 
     @Override
     public boolean isCancelled() {
-        return fired.isDone();
+        return reason != null;
     }
 
     @Override
     public Throwable reason() {
-        return fired.getNow(null);
+        return reason;
     }
 
     @Override
     public void onCancel(Runnable callback) {
-        fired.thenRun(() -> {
+        future().thenRun(() -> {
             try {
                 callback.run();
             } catch (Throwable ignored) {
@@ -51,6 +83,20 @@ final class CancellationSignal implements Cancellation {
     @Override
     public CompletableFuture<Throwable> asFuture() {
         // A copy, so that a caller completing it cannot fire the signal.
-        return fired.copy();
+        return future().copy();
+    }
+
+    private CompletableFuture<Throwable> future() {
+        CompletableFuture<Throwable> f = future;
+        if (f == null) {
+            CompletableFuture<Throwable> made = new CompletableFuture<>();
+            f = FUTURE.compareAndSet(this, null, made) ? made : future;
+            Throwable r = reason;
+            if (r != null) {
+                // Fired before it saw the future: complete it here (complete is idempotent).
+                f.complete(r);
+            }
+        }
+        return f;
     }
 }

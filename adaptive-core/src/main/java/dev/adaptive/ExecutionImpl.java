@@ -12,6 +12,7 @@ import dev.adaptive.trace.TraceEvent;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -81,6 +82,7 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     @Override
     public boolean cancel(Throwable reason) {
+        Objects.requireNonNull(reason, "reason");
         if (result.isDone()) {
             return false;
         }
@@ -152,6 +154,12 @@ final class ExecutionImpl<R> implements Execution<R> {
     /** @param retry whether this is a retry, which queues ahead of fresh acquisitions if the hooks say so */
     private void acquireAndRun(boolean retry) {
         if (result.isDone()) {
+            return;
+        }
+        LeaseImpl now = core.grantNow();
+        if (now != null) {
+            // A free slot, the common case: no future to carry the lease.
+            runAttempt(now);
             return;
         }
         awaitLease(core.acquire(retry && hooks.retriesFirst(), retry));

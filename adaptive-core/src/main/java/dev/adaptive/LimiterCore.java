@@ -291,15 +291,30 @@ final class LimiterCore {
         if (s == LimiterState.STOPPED || s == LimiterState.ABORTED) {
             return CompletableFuture.failedFuture(closed(s));
         }
-        if (!throughDrain() && s == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
-            int n = tryIncrement();
-            if (n >= 0) {
-                return CompletableFuture.completedFuture(new LeaseImpl(this, ticker.nanoTime(), n));
-            }
+        LeaseImpl now = grantNow();
+        if (now != null) {
+            return CompletableFuture.completedFuture(now);
         }
         CompletableFuture<Lease> w = enqueue(ahead, retry);
         drain();
         return w;
+    }
+
+    /**
+     * A lease at once, when {@link #acquire(boolean, boolean)} would grant one without queueing:
+     * running, no pause, nobody waiting, no gate to drain through, and a free slot.
+     *
+     * @return the lease, or {@code null} if the acquisition must queue (or fail: the caller
+     *         then goes through {@link #acquire(boolean, boolean)}, which says why)
+     */
+    LeaseImpl grantNow() {
+        if (!throughDrain() && state == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
+            int n = tryIncrement();
+            if (n >= 0) {
+                return new LeaseImpl(this, ticker.nanoTime(), n);
+            }
+        }
+        return null;
     }
 
     /** Queues an acquisition without draining: the caller drains, or frees a slot that drains. */
