@@ -591,7 +591,7 @@ public final class PoolEngine<T, R> {
         // callers too, but not what it counted before the run.
         return new PoolStats(ls.limit(), performance.maxLimit(ls.limit()),
                 ls.congestionEvents() - base.congestionEvents(), ls.rateLimitEvents() - base.rateLimitEvents(),
-                retries.sum(), attempts.sum(), accepted, succeeded.sum(), failed.sum(),
+                ls.outages() - base.outages(), retries.sum(), attempts.sum(), accepted, succeeded.sum(), failed.sum(),
                 Duration.ofNanos(Math.max(0, nowNanos - startNanos)), performance.segments(nowNanos),
                 performance.truncated(nowNanos), performance.totals(nowNanos), callbackFailures.sum(),
                 Optional.ofNullable(s != null ? s.cause() : inputFailure));

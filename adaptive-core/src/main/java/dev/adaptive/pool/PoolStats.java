@@ -15,6 +15,8 @@ import java.util.TreeMap;
  * @param maxConcurrencyReached    the highest limit during the run (the initial one counts)
  * @param congestionEvents         drops the limiter saw: failed attempts and task timeouts
  * @param rateLimitEvents          rate-limited attempts (429, or whatever the classifier calls so)
+ * @param outages                  outages the limiter began during the run: runs of failures that
+ *                                 held it to one probe at a time (see the limiter's outage rule)
  * @param totalRetries             attempts beyond the first, over all items, both budgets
  * @param totalAttempts            attempts started, over all items
  * @param accepted                 items taken from the input (see {@link ItemPool} for which
@@ -37,7 +39,7 @@ import java.util.TreeMap;
  *                                 the whole input
  */
 public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long congestionEvents, long rateLimitEvents,
-                        long totalRetries, long totalAttempts, long accepted, long succeeded, long failed,
+                        long outages, long totalRetries, long totalAttempts, long accepted, long succeeded, long failed,
                         Duration elapsed, List<ConcurrencySegment> performanceData, boolean performanceDataTruncated,
                         SortedMap<Integer, Duration> timeAtConcurrency, long callbackFailures,
                         Optional<PoolAbortedException> stopCause) {
@@ -55,6 +57,7 @@ public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long co
      * @param maxConcurrencyReached    the highest limit during the run
      * @param congestionEvents         drops the limiter saw
      * @param rateLimitEvents          rate-limited attempts
+     * @param outages                  outages the limiter began during the run
      * @param totalRetries             attempts beyond the first
      * @param totalAttempts            attempts started
      * @param accepted                 items taken from the input

@@ -236,10 +236,11 @@ public abstract class PoolContract {
         AdaptiveResult<Integer, Integer> r = run.await();
 
         assertThat(r.successes()).hasSize(60).allSatisfy(s -> assertThat(s.attempts()).isEqualTo(2));
-        // Plus one: every first attempt failing at once is an outage to the limiter (five drops in
-        // a row, nothing else in flight), whose first probe takes one item beyond the bound; the
-        // second probe is a retry, which succeeds and ends it.
+        // Plus one: every first attempt failing at once is an outage to the limiter (five drops and
+        // no success), whose first probe takes one item beyond the bound; a later probe's success
+        // ends it, and the next first attempts begin another.
         assertThat(maxAhead.get()).as("items accepted and not ended").isLessThanOrEqualTo(2 * 3 + 1);
+        assertThat(r.stats().outages()).as("the run's stats count the outages").isPositive();
     }
 
     @Test

@@ -25,6 +25,7 @@ public class AdaptivePoolStats extends JsonDataObject {
     private int maxConcurrencyReached;
     private long congestionEvents;
     private long rateLimitEvents;
+    private long outages;
     private long totalRetries;
     private long totalAttempts;
     private long accepted;
@@ -67,7 +68,7 @@ public class AdaptivePoolStats extends JsonDataObject {
         stats.timeAtConcurrency().forEach((limit, d) -> atLimit.put(String.valueOf(limit), d.toMillis()));
         AdaptivePoolStats out = new AdaptivePoolStats().setFinalConcurrency(stats.finalConcurrency())
                 .setMaxConcurrencyReached(stats.maxConcurrencyReached()).setCongestionEvents(stats.congestionEvents())
-                .setRateLimitEvents(stats.rateLimitEvents()).setTotalRetries(stats.totalRetries())
+                .setRateLimitEvents(stats.rateLimitEvents()).setOutages(stats.outages()).setTotalRetries(stats.totalRetries())
                 .setTotalAttempts(stats.totalAttempts()).setAccepted(stats.accepted()).setSucceeded(stats.succeeded())
                 .setFailed(stats.failed()).setElapsedMs(stats.elapsed().toMillis()).setPerformanceData(segments)
                 .setPerformanceDataTruncated(stats.performanceDataTruncated()).setTimeAtConcurrencyMs(atLimit)
@@ -130,6 +131,20 @@ public class AdaptivePoolStats extends JsonDataObject {
      */
     public AdaptivePoolStats setRateLimitEvents(long rateLimitEvents) {
         this.rateLimitEvents = rateLimitEvents;
+        return this;
+    }
+
+    /** @return outages the limiter began during the run (held to one probe at a time) */
+    public long getOutages() {
+        return outages;
+    }
+
+    /**
+     * @param outages outages the limiter began during the run
+     * @return this
+     */
+    public AdaptivePoolStats setOutages(long outages) {
+        this.outages = outages;
         return this;
     }
 

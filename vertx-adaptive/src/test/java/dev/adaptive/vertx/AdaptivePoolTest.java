@@ -248,7 +248,7 @@ class AdaptivePoolTest {
         assertThat(json.getJsonArray("performanceData")).hasSize(stats.performanceData().size());
         assertThat(json.getLong("succeeded")).isEqualTo(399);
         assertThat(json.fieldNames()).contains("finalConcurrency", "maxConcurrencyReached", "congestionEvents",
-                "rateLimitEvents", "totalRetries", "totalAttempts", "elapsedMs", "timeAtConcurrencyMs")
+                "rateLimitEvents", "outages", "totalRetries", "totalAttempts", "elapsedMs", "timeAtConcurrencyMs")
                 .doesNotContain("stopReason");
         assertThat(new JsonObject(json.encode())).isEqualTo(json);
     }
