@@ -225,6 +225,44 @@ class LimiterTest {
         assertThat(limiter.inflight()).isZero();
     }
 
+    /**
+     * The fleet's hints: a move of the local limit is told even while a ceiling binds (the
+     * effective limit does not move), and a waiter only when none waited before.
+     */
+    @Test
+    void localLimitAndQueueListenersAreToldOfMovesAndOfTheFirstWaiterOnly() {
+        Limiter limiter = Limiter.builder().limit(new StepLimit()).time(time).build();
+        List<String> told = new ArrayList<>();
+        LimitChangeListener moved = (from, to) -> told.add(from + "->" + to);
+        Runnable waits = () -> told.add("waits");
+        limiter.addLocalLimitListener(moved);
+        limiter.addQueueListener(waits);
+        limiter.ceiling(1);
+        Lease first = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> second = limiter.acquire();
+        CompletableFuture<Lease> third = limiter.acquire(); // a second waiter: nothing new
+        first.release(Outcome.SUCCESS); // local 1 -> 2, effective still 1
+        assertThat(limiter.limit()).isEqualTo(1);
+        assertThat(told).containsExactly("waits", "1->2");
+        second.join().release(Outcome.SUCCESS);
+        assertThat(limiter.waiting()).isZero();
+        CompletableFuture<Lease> fourth = limiter.acquire(); // the queue starts again
+        assertThat(told).containsExactly("waits", "1->2", "2->3", "waits");
+        assertThat(limiter.removeLocalLimitListener(moved)).isTrue();
+        assertThat(limiter.removeQueueListener(waits)).isTrue();
+        assertThat(limiter.removeQueueListener(waits)).isFalse();
+        limiter.addQueueListener(() -> {
+            throw new IllegalStateException("listener bug");
+        });
+        third.join().release(Outcome.SUCCESS);
+        limiter.acquire(); // told a throwing listener: counted, the call still waits its turn
+        assertThat(told).hasSize(4);
+        assertThat(limiter.stats().listenerFailures()).isEqualTo(1);
+        assertThat(limiter.waiting()).isEqualTo(1);
+        fourth.join().release(Outcome.SUCCESS);
+        assertThat(limiter.waiting()).isZero();
+    }
+
     @Test
     void raisedLimitWakesWaiters() {
         Limiter limiter = Limiter.builder().limit(new StepLimit()).time(time).build();
