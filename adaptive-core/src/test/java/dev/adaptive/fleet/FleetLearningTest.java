@@ -236,6 +236,37 @@ class FleetLearningTest {
         assertThat(sim.time.uncaught()).isEmpty();
     }
 
+    /**
+     * A fleet cap below the number of nodes (every node on {@code FixedLimit.of(2)}, three
+     * nodes): the two slots go to the nodes with work. By order alone, the two idle nodes first
+     * in order kept them, and the busy one waited for ever, since a fixed {@code G} never grows.
+     */
+    @Test
+    void withFewerSlotsThanNodesABusyNodeIsNotStarvedByIdleOnes() {
+        sim.ceiling = 2;
+        FleetSim.Node a = sim.node("a", 2).join();
+        FleetSim.Node b = sim.node("b", 2).join();
+        FleetSim.Node c = sim.node("c", 2).join();
+        sim.advance(BEAT);
+        assertThat(List.of(a.member.share(), b.member.share(), c.member.share())).containsExactly(1, 1, 0);
+        long[] served = {0};
+        for (int i = 0; i < 20; i++) {
+            c.limiter.acquire().thenAccept(lease -> {
+                sim.checkAdmission(c);
+                served[0]++;
+                sim.time.schedule(lease::release, Duration.ofMillis(40));
+            });
+        }
+        // c waits for an idle node to give its slot back: at that node's next heartbeat.
+        sim.advance(BEAT.plus(SYNC.multipliedBy(2)));
+        assertThat(served[0]).isPositive();
+        assertThat(c.member.share()).isEqualTo(1);
+        sim.advance(BEAT);
+        assertThat(served[0]).isEqualTo(20);
+        assertThat(sim.violations).isEmpty();
+        assertThat(sim.maxTotal).isLessThanOrEqualTo(2);
+    }
+
     /** A limit that rises by ten on every success, so that a test moves it one call at a time. */
     private static final class TenPerSuccess implements Limit {
         private record State(int limit) implements LimitState {
