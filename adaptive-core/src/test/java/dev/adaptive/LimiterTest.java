@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -359,46 +358,5 @@ class LimiterTest {
         c.release(Outcome.DROPPED); // errors off: not folded
         assertThat(rtts).containsExactly(Duration.ofMillis(10).toNanos(), Duration.ofMillis(10).toNanos());
         assertThat(limiter.stats().congestionEvents()).isEqualTo(1);
-    }
-
-    /** Starts at 1 and grows by one on every success; enough to drive the limiter's reactions. */
-    static class StepLimit implements Limit {
-        record State(int limit) implements LimitState {
-            @Override
-            public Map<String, Double> metrics() {
-                return Map.of();
-            }
-        }
-
-        @Override
-        public int initialLimit() {
-            return 1;
-        }
-
-        @Override
-        public int minLimit() {
-            return 1;
-        }
-
-        @Override
-        public int maxLimit() {
-            return 100;
-        }
-
-        @Override
-        public String name() {
-            return "step";
-        }
-
-        @Override
-        public LimitState initialState() {
-            return new State(1);
-        }
-
-        @Override
-        public LimitState update(LimitState state, Sample sample) {
-            int l = state.limit();
-            return new State(sample.isSuccess() ? Math.min(100, l + 1) : Math.max(1, l / 2));
-        }
     }
 }

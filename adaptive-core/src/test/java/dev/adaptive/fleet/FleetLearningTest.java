@@ -2,11 +2,9 @@ package dev.adaptive.fleet;
 
 import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
+import dev.adaptive.StepLimit;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.FixedLimit;
-import dev.adaptive.limit.Limit;
-import dev.adaptive.limit.LimitState;
-import dev.adaptive.limit.Sample;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.trace.TraceEvent;
 import org.junit.jupiter.api.Test;
@@ -14,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -204,7 +201,7 @@ class FleetLearningTest {
      */
     @Test
     void aLocalLimitThatMovesIsReportedAtOnceAndAtMostOnceBetweenTwoSyncs() {
-        FleetSim.Node a = sim.new Node("a", Limiter.builder().name("a").limit(new TenPerSuccess()).time(sim.time)
+        FleetSim.Node a = sim.new Node("a", Limiter.builder().name("a").limit(new StepLimit(10, 10)).time(sim.time)
                 .build(), OutagePolicy.FAIL_CLOSED);
         sim.nodes.put("a", a);
         a.join();
@@ -265,47 +262,6 @@ class FleetLearningTest {
         assertThat(served[0]).isEqualTo(20);
         assertThat(sim.violations).isEmpty();
         assertThat(sim.maxTotal).isLessThanOrEqualTo(2);
-    }
-
-    /** A limit that rises by ten on every success, so that a test moves it one call at a time. */
-    private static final class TenPerSuccess implements Limit {
-        private record State(int limit) implements LimitState {
-            @Override
-            public Map<String, Double> metrics() {
-                return Map.of();
-            }
-        }
-
-        @Override
-        public int initialLimit() {
-            return 10;
-        }
-
-        @Override
-        public int minLimit() {
-            return 1;
-        }
-
-        @Override
-        public int maxLimit() {
-            return 1000;
-        }
-
-        @Override
-        public String name() {
-            return "ten-per-success";
-        }
-
-        @Override
-        public LimitState initialState() {
-            return new State(10);
-        }
-
-        @Override
-        public LimitState update(LimitState state, Sample sample) {
-            int limit = state.limit();
-            return sample.outcome() == Outcome.SUCCESS ? new State(Math.min(maxLimit(), limit + 10)) : state;
-        }
     }
 
     @Test
