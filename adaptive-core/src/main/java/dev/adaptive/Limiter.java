@@ -222,6 +222,54 @@ public final class Limiter {
     }
 
     /**
+     * Adds, at run time, a listener told when a call starts to wait for a slot while none was
+     * waiting, on the thread that queued it: the limiter's demand grew past what it admits. For
+     * fleet members, which then report their demand at once rather than at their next sync.
+     * Must be fast; a listener that throws is counted in {@link LimiterStats#listenerFailures()}.
+     * Adding one listener twice registers it twice. Without listeners nothing is done.
+     *
+     * @param listener the listener
+     */
+    public void addQueueListener(Runnable listener) {
+        core.addQueueListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Removes one registration of a listener added by {@link #addQueueListener(Runnable)}.
+     *
+     * @param listener the listener, compared by identity
+     * @return whether it was registered
+     */
+    public boolean removeQueueListener(Runnable listener) {
+        return core.removeQueueListener(listener);
+    }
+
+    /**
+     * Adds, at run time, a listener told when the local limit ({@link #localLimit()}, the
+     * algorithm's limit before any {@link #ceiling(int)}) moves, on the thread whose sample (or
+     * fold) moved it, whether or not the ceiling binds. For fleet members, which then report it
+     * at once rather than at their next sync. A hint, not a count: folds racing on several
+     * threads may report one move twice or two moves as one. Must be fast; a listener that
+     * throws is counted in {@link LimiterStats#listenerFailures()}. Adding one listener twice
+     * registers it twice. Without listeners nothing is done.
+     *
+     * @param listener told the old and the new local limit
+     */
+    public void addLocalLimitListener(LimitChangeListener listener) {
+        core.addLocalLimitListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Removes one registration of a listener added by {@link #addLocalLimitListener(LimitChangeListener)}.
+     *
+     * @param listener the listener, compared by identity
+     * @return whether it was registered
+     */
+    public boolean removeLocalLimitListener(LimitChangeListener listener) {
+        return core.removeLocalLimitListener(listener);
+    }
+
+    /**
      * Adds, at run time, a listener told of every Retry-After pause this limiter opens or
      * extends: after a rate-limited release, {@link #pauseFor(Duration)} or
      * {@link #pauseUntil(long)}. For fleet members, which attach to a limiter after it is built

@@ -96,6 +96,9 @@ final class LimiterCore {
     private final LimitChangeListener[] limitListeners;
     // Added at run time (fleet members attach after build); pauses are rare, so copy-on-write.
     private final List<Consumer<TraceEvent.RatePause>> pauseListeners = new CopyOnWriteArrayList<>();
+    // Fleet members' hints to report at once: the local limit moved, calls began to wait.
+    private final List<LimitChangeListener> localLimitListeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> queueListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<TraceEvent.Outage>> outageListeners = new CopyOnWriteArrayList<>();
 
     private static final VarHandle PAUSE;
@@ -160,6 +163,7 @@ final class LimiterCore {
     private final CallbackFailures traceFailures;
     private final CallbackFailures limitListenerFailures;
     private final CallbackFailures pauseListenerFailures;
+    private final CallbackFailures queueListenerFailures;
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
@@ -213,6 +217,7 @@ final class LimiterCore {
         this.traceFailures = new CallbackFailures(LOG, name, "trace listener", listenerFailures);
         this.limitListenerFailures = new CallbackFailures(LOG, name, "limit-change listener", listenerFailures);
         this.pauseListenerFailures = new CallbackFailures(LOG, name, "rate-pause listener", listenerFailures);
+        this.queueListenerFailures = new CallbackFailures(LOG, name, "queue listener", listenerFailures);
         this.outageListenerFailures = new CallbackFailures(LOG, name, "outage listener", listenerFailures);
         this.algorithmFailures = new CallbackFailures(LOG, name, "limit algorithm ('" + algorithm.name() + "')",
                 limitFailures);
@@ -325,8 +330,11 @@ final class LimiterCore {
                     "limiter '" + name + "' has " + maxWaiters + " waiters queued (maxQueueSize=" + maxWaiters + ")"));
         }
         Waiter w = new Waiter(retry);
-        waiting.incrementAndGet();
+        boolean first = waiting.incrementAndGet() == 1;
         (ahead ? aheadWaiters : waiters).offer(w);
+        if (first && !queueListeners.isEmpty()) {
+            Listeners.tellAll(queueListeners, w, (l, x) -> l.run(), queueListenerFailures);
+        }
         if (waitTimeoutNanos > 0) {
             w.timeout = scheduler.schedule(() -> w.completeExceptionally(new AcquireTimeoutException(
                     "limiter '" + name + "': no slot within waitTimeout=" + Duration.ofNanos(waitTimeoutNanos))),
@@ -794,6 +802,7 @@ final class LimiterCore {
         // Publish the newest state's limit, not necessarily ours: another thread may have
         // folded a later sample between our CAS and this line.
         int oldEffective = effectiveLimit;
+        int oldLocal = localLimit;
         int local;
         int bound;
         int newEffective;
@@ -812,6 +821,11 @@ final class LimiterCore {
             effectiveLimit = newEffective;
         } while (limitState.get() != read || ceiling != bound);
         maxLimitReached.accumulateAndGet(newEffective, Math::max);
+        if (local != oldLocal && !localLimitListeners.isEmpty()) {
+            int from = oldLocal;
+            int to = local;
+            Listeners.tellAll(localLimitListeners, to, (l, t) -> l.onChange(from, t), limitListenerFailures);
+        }
         if (newEffective != oldEffective) {
             (newEffective > oldEffective ? limitIncreases : limitDecreases).increment();
             if (LOG.isLoggable(Level.DEBUG)) {
@@ -846,6 +860,22 @@ final class LimiterCore {
 
     int ceilingValue() {
         return ceiling;
+    }
+
+    void addQueueListener(Runnable listener) {
+        queueListeners.add(listener);
+    }
+
+    boolean removeQueueListener(Runnable listener) {
+        return Listeners.removeOne(queueListeners, listener);
+    }
+
+    void addLocalLimitListener(LimitChangeListener listener) {
+        localLimitListeners.add(listener);
+    }
+
+    boolean removeLocalLimitListener(LimitChangeListener listener) {
+        return Listeners.removeOne(localLimitListeners, listener);
     }
 
     void addRatePauseListener(Consumer<TraceEvent.RatePause> listener) {

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -225,6 +224,44 @@ class LimiterTest {
         assertThat(limiter.inflight()).isZero();
     }
 
+    /**
+     * The fleet's hints: a move of the local limit is told even while a ceiling binds (the
+     * effective limit does not move), and a waiter only when none waited before.
+     */
+    @Test
+    void localLimitAndQueueListenersAreToldOfMovesAndOfTheFirstWaiterOnly() {
+        Limiter limiter = Limiter.builder().limit(new StepLimit()).time(time).build();
+        List<String> told = new ArrayList<>();
+        LimitChangeListener moved = (from, to) -> told.add(from + "->" + to);
+        Runnable waits = () -> told.add("waits");
+        limiter.addLocalLimitListener(moved);
+        limiter.addQueueListener(waits);
+        limiter.ceiling(1);
+        Lease first = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> second = limiter.acquire();
+        CompletableFuture<Lease> third = limiter.acquire(); // a second waiter: nothing new
+        first.release(Outcome.SUCCESS); // local 1 -> 2, effective still 1
+        assertThat(limiter.limit()).isEqualTo(1);
+        assertThat(told).containsExactly("waits", "1->2");
+        second.join().release(Outcome.SUCCESS);
+        assertThat(limiter.waiting()).isZero();
+        CompletableFuture<Lease> fourth = limiter.acquire(); // the queue starts again
+        assertThat(told).containsExactly("waits", "1->2", "2->3", "waits");
+        assertThat(limiter.removeLocalLimitListener(moved)).isTrue();
+        assertThat(limiter.removeQueueListener(waits)).isTrue();
+        assertThat(limiter.removeQueueListener(waits)).isFalse();
+        limiter.addQueueListener(() -> {
+            throw new IllegalStateException("listener bug");
+        });
+        third.join().release(Outcome.SUCCESS);
+        limiter.acquire(); // told a throwing listener: counted, the call still waits its turn
+        assertThat(told).hasSize(4);
+        assertThat(limiter.stats().listenerFailures()).isEqualTo(1);
+        assertThat(limiter.waiting()).isEqualTo(1);
+        fourth.join().release(Outcome.SUCCESS);
+        assertThat(limiter.waiting()).isZero();
+    }
+
     @Test
     void raisedLimitWakesWaiters() {
         Limiter limiter = Limiter.builder().limit(new StepLimit()).time(time).build();
@@ -321,46 +358,5 @@ class LimiterTest {
         c.release(Outcome.DROPPED); // errors off: not folded
         assertThat(rtts).containsExactly(Duration.ofMillis(10).toNanos(), Duration.ofMillis(10).toNanos());
         assertThat(limiter.stats().congestionEvents()).isEqualTo(1);
-    }
-
-    /** Starts at 1 and grows by one on every success; enough to drive the limiter's reactions. */
-    static class StepLimit implements Limit {
-        record State(int limit) implements LimitState {
-            @Override
-            public Map<String, Double> metrics() {
-                return Map.of();
-            }
-        }
-
-        @Override
-        public int initialLimit() {
-            return 1;
-        }
-
-        @Override
-        public int minLimit() {
-            return 1;
-        }
-
-        @Override
-        public int maxLimit() {
-            return 100;
-        }
-
-        @Override
-        public String name() {
-            return "step";
-        }
-
-        @Override
-        public LimitState initialState() {
-            return new State(1);
-        }
-
-        @Override
-        public LimitState update(LimitState state, Sample sample) {
-            int l = state.limit();
-            return new State(sample.isSuccess() ? Math.min(100, l + 1) : Math.max(1, l / 2));
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.adaptive.fleet;
 
+import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
 import dev.adaptive.internal.Listeners;
 import dev.adaptive.time.Cancellable;
@@ -39,7 +40,9 @@ import java.util.concurrent.atomic.LongAdder;
  * reported), so each local limit, and the global ceiling, estimates what the backend takes in
  * total; another member's Retry-After is folded into the local limit; a node with calls in
  * flight or waiting reports every sync interval (default a tenth of the heartbeat), an idle one
- * once a heartbeat or when its claim or demand changed; shares follow each node's reported
+ * once a heartbeat or when its claim or demand changed; a node whose local limit moved, or
+ * whose calls began to wait while its last report said it needed no more, reports at once (at
+ * most once between two syncs) rather than at its next sync; shares follow each node's reported
  * demand, an idle node keeping one slot; a node's ceiling never exceeds the room the others'
  * claims leave; and members resume from a fleet pause one after another, over one sync
  * interval. None of these raises a ceiling without the claim check below.
@@ -122,6 +125,8 @@ public final class FleetMember implements AutoCloseable {
     private boolean beating;
     private long beatSeq;
     private int followUps;
+    // An early report was sent since the last regular sync: at most one between two syncs.
+    private boolean earlyReportSent;
     private boolean hasGoodBeat;
     private long lastGoodSendNanos;
     private long beatSentNanos;
@@ -140,6 +145,9 @@ public final class FleetMember implements AutoCloseable {
     private final Map<String, Instant> otherIncarnations = new HashMap<>();
     private final Set<String> clashes = new HashSet<>();
     private final LongAdder listenerFailures = new LongAdder();
+    // Hints from the limiter that this node has news for the fleet (learnCapacity only).
+    private final LimitChangeListener limitMoved = (from, to) -> reportSoon();
+    private final Runnable callsWait = this::demandGrew;
 
     private FleetMember(Builder b) {
         this.limiter = b.limiter;
@@ -192,6 +200,10 @@ public final class FleetMember implements AutoCloseable {
             limiter.ceiling(before);
             throw e;
         }
+        if (learn) {
+            limiter.addLocalLimitListener(limitMoved);
+            limiter.addQueueListener(callsWait);
+        }
         Beat first;
         synchronized (lock) {
             followUps = 1;
@@ -232,6 +244,7 @@ public final class FleetMember implements AutoCloseable {
                 return;
             } else {
                 followUps = 1;
+                earlyReportSent = false;
                 beat = prepareBeat();
             }
         }
@@ -240,6 +253,51 @@ public final class FleetMember implements AutoCloseable {
         } else {
             dispatch(beat);
         }
+    }
+
+    /**
+     * Calls began to wait: news for the fleet if the last report said this node needed no more
+     * than it had (an idle node holding its one slot, a node whose work had shrunk).
+     */
+    private void demandGrew() {
+        synchronized (lock) {
+            NodeReport last = lastReport;
+            if (last == null || last.demand() == NodeReport.UNBOUNDED_DEMAND) {
+                return;
+            }
+        }
+        reportSoon();
+    }
+
+    /**
+     * The local limit moved, or the demand grew: report now rather than at the next sync, so
+     * that the global ceiling and the shares move at the pace of the limit's own decisions (a
+     * slow start step is one round trip; a sync is several). On the scheduler, never inside the
+     * limiter's fold or admission that told us. At most one early report between two regular
+     * syncs, and never while a report is outstanding (the next sync carries the news): however
+     * often the limit moves (an AIMD limit moves on every sample), a busy node's reports at
+     * most double.
+     */
+    private void reportSoon() {
+        synchronized (lock) {
+            if (closed || leaving || beating || earlyReportSent) {
+                return;
+            }
+            earlyReportSent = true;
+        }
+        scheduler.schedule(this::sendEarlyReport, 0);
+    }
+
+    private void sendEarlyReport() {
+        Beat beat;
+        synchronized (lock) {
+            if (closed || leaving || beating) {
+                return;
+            }
+            followUps = 1;
+            beat = prepareBeat();
+        }
+        dispatch(beat);
     }
 
     /**
@@ -492,6 +550,8 @@ public final class FleetMember implements AutoCloseable {
             now = !beating && limiter.inflight() == 0;
         }
         limiter.othersInflight(0);
+        limiter.removeLocalLimitListener(limitMoved);
+        limiter.removeQueueListener(callsWait);
         pauses.close();
         if (now) {
             finishLeaving();

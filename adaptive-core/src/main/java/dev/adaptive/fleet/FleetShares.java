@@ -29,8 +29,8 @@ import java.util.Objects;
  *       it at its next report, without waiting for the others to give it back (parked on idle
  *       nodes, it would come back only at their reports). With every node's demand unbounded
  *       (or unreported) this is the even split of {@code G}. The shares sum to at most
- *       {@code G}; when {@code G < N} the first {@code G} nodes get
- *       one slot and the others 0.</li>
+ *       {@code G}; when {@code G < N}, {@code G} nodes get one slot and the others 0: first the
+ *       nodes with work (a demand above 0), in order, then the idle ones.</li>
  *   <li><b>Claims</b>: each report carries the most its node may have in flight until its next
  *       report. A node may raise its ceiling only to a value it has already published as its
  *       claim, and only if, in the list its heartbeat returned, the claims sum to at most
@@ -132,8 +132,17 @@ record FleetShares(int globalCeiling, List<NodeReport> nodes, long claimed) {
             return shares;
         }
         if (globalCeiling < n) {
-            for (int i = 0; i < globalCeiling; i++) {
-                shares[i] = 1;
+            // Fewer slots than nodes: one each to the nodes with work first, in order, then to the
+            // idle ones. By order alone, idle nodes ahead of a busy one could hold every slot while
+            // it waited for ever (a fleet on one FixedLimit below its node count never grows G).
+            int given = 0;
+            for (int pass = 0; pass < 2 && given < globalCeiling; pass++) {
+                for (int i = 0; i < n && given < globalCeiling; i++) {
+                    if (shares[i] == 0 && (pass == 1 || nodes.get(i).demand() > 0)) {
+                        shares[i] = 1;
+                        given++;
+                    }
+                }
             }
             return shares;
         }

@@ -2,6 +2,7 @@ package dev.adaptive.fleet;
 
 import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
+import dev.adaptive.StepLimit;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Vegas;
@@ -163,6 +164,104 @@ class FleetLearningTest {
                 .orElseThrow().timeNanos();
         assertThat(evenAt - busyAt).isLessThanOrEqualTo(BEAT.toNanos());
         assertThat(sim.violations).isEmpty();
+    }
+
+    /**
+     * An idle node holds one slot and reports that it needs no more. When calls start to wait it
+     * says so at once, not at its next sync: the others read its demand at their next sync
+     * rather than a sync later. (Before this rule every node that joined idle and then got work,
+     * as every client of the fleet benchmark does, ran on one slot for up to a sync interval.)
+     */
+    @Test
+    void workArrivingAtAnIdleNodeIsReportedAtOnceNotAtItsNextSync() {
+        sim.ceiling = 30;
+        FleetSim.Node a = sim.node("a", 30).join();
+        FleetSim.Node b = sim.node("b", 30).join();
+        a.call(10_000, Duration.ofMillis(40));
+        sim.advance(SYNC.multipliedBy(5).plus(SYNC.dividedBy(2))); // half-way between two syncs
+        assertThat(List.of(a.member.share(), b.member.share())).containsExactly(29, 1);
+        long before = b.member.stats().heartbeats();
+        b.call(10_000, Duration.ofMillis(40));
+        sim.advance(Duration.ofMillis(1));
+        assertThat(b.member.stats().heartbeats()).isGreaterThan(before);
+        assertThat(b.member.stats().targetShare()).isEqualTo(15);
+        // a reads b's demand at its next sync: its share halves, and b's follows once a's calls drain.
+        sim.advance(SYNC);
+        assertThat(a.member.stats().targetShare()).isEqualTo(15);
+        sim.advance(SYNC.multipliedBy(2));
+        assertThat(List.of(a.member.share(), b.member.share())).containsExactly(15, 15);
+        assertThat(sim.violations).isEmpty();
+    }
+
+    /**
+     * A node whose local limit moves reports it at once, so the global ceiling follows the
+     * limit's own decisions (a slow-start step is one round trip) rather than the sync pace;
+     * the others read it at their next sync. At most one such early report between two syncs,
+     * however often the limit moves: the next move waits for the sync.
+     */
+    @Test
+    void aLocalLimitThatMovesIsReportedAtOnceAndAtMostOnceBetweenTwoSyncs() {
+        FleetSim.Node a = sim.new Node("a", Limiter.builder().name("a").limit(new StepLimit(10, 10)).time(sim.time)
+                .build(), OutagePolicy.FAIL_CLOSED);
+        sim.nodes.put("a", a);
+        a.join();
+        FleetSim.Node b = sim.node("b", 10).join();
+        a.hold(5);
+        b.hold(5);
+        sim.advance(SYNC.multipliedBy(3).plus(SYNC.dividedBy(2))); // half-way between two syncs
+        assertThat(a.member.stats().globalCeiling()).isEqualTo(10);
+        assertThat(List.of(a.limiter.inflight(), b.limiter.inflight())).containsExactly(5, 5);
+        a.release(1); // a's limit: 10 -> 20; the ceiling, the upper median of 20 and 10, is 20
+        sim.advance(Duration.ofMillis(1));
+        assertThat(a.limiter.localLimit()).isEqualTo(20);
+        assertThat(a.member.stats().globalCeiling()).isEqualTo(20);
+        assertThat(b.member.stats().globalCeiling()).isEqualTo(10);
+        long early = a.member.stats().heartbeats();
+        a.release(1); // 20 -> 30 within the same sync interval: reported at the next sync
+        sim.advance(Duration.ofMillis(1));
+        assertThat(a.limiter.localLimit()).isEqualTo(30);
+        assertThat(a.member.stats().heartbeats()).isEqualTo(early);
+        assertThat(a.member.stats().globalCeiling()).isEqualTo(20);
+        sim.advance(SYNC);
+        assertThat(a.member.stats().globalCeiling()).isEqualTo(30);
+        assertThat(b.member.stats().globalCeiling()).isEqualTo(30);
+        a.member.close();
+        b.member.close();
+        a.release(3);
+        b.release(5);
+        sim.advance(SYNC);
+        assertThat(sim.time.uncaught()).isEmpty();
+    }
+
+    /**
+     * A fleet cap below the number of nodes (every node on {@code FixedLimit.of(2)}, three
+     * nodes): the two slots go to the nodes with work. By order alone, the two idle nodes first
+     * in order kept them, and the busy one waited for ever, since a fixed {@code G} never grows.
+     */
+    @Test
+    void withFewerSlotsThanNodesABusyNodeIsNotStarvedByIdleOnes() {
+        sim.ceiling = 2;
+        FleetSim.Node a = sim.node("a", 2).join();
+        FleetSim.Node b = sim.node("b", 2).join();
+        FleetSim.Node c = sim.node("c", 2).join();
+        sim.advance(BEAT);
+        assertThat(List.of(a.member.share(), b.member.share(), c.member.share())).containsExactly(1, 1, 0);
+        long[] served = {0};
+        for (int i = 0; i < 20; i++) {
+            c.limiter.acquire().thenAccept(lease -> {
+                sim.checkAdmission(c);
+                served[0]++;
+                sim.time.schedule(lease::release, Duration.ofMillis(40));
+            });
+        }
+        // c waits for an idle node to give its slot back: at that node's next heartbeat.
+        sim.advance(BEAT.plus(SYNC.multipliedBy(2)));
+        assertThat(served[0]).isPositive();
+        assertThat(c.member.share()).isEqualTo(1);
+        sim.advance(BEAT);
+        assertThat(served[0]).isEqualTo(20);
+        assertThat(sim.violations).isEmpty();
+        assertThat(sim.maxTotal).isLessThanOrEqualTo(2);
     }
 
     @Test

@@ -55,8 +55,12 @@ class FleetSharesTest {
         // Every demand unbounded (or unreported): the even split.
         assertThat(shares(FleetShares.of(List.of(busy("a", 20, more), busy("b", 20, more), busy("c", 20, more))),
                 "a", "b", "c")).containsExactly(7, 7, 6);
-        // Fewer slots than nodes: one slot each to the first, whatever the demands.
+        // Fewer slots than nodes: one slot each, to the nodes with work first, then in order.
         assertThat(shares(FleetShares.of(List.of(busy("a", 2, 0), busy("b", 2, more), busy("c", 2, more))),
+                "a", "b", "c")).containsExactly(0, 1, 1);
+        assertThat(shares(FleetShares.of(List.of(busy("a", 2, 0), busy("b", 2, 0), busy("c", 2, 3))),
+                "a", "b", "c")).containsExactly(1, 0, 1);
+        assertThat(shares(FleetShares.of(List.of(busy("a", 2, more), busy("b", 2, more), busy("c", 2, more))),
                 "a", "b", "c")).containsExactly(1, 1, 0);
     }
 
