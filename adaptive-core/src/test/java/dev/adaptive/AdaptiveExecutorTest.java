@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The signal contract, row by row, in virtual time. */
 class AdaptiveExecutorTest {
@@ -230,6 +231,27 @@ class AdaptiveExecutorTest {
         assertThat(running.cancel(new IllegalStateException("stop"))).isTrue();
         assertThat(inflightSeen).containsExactly(0);
         assertThat(running.cancel(new IllegalStateException("again"))).isFalse();
+    }
+
+    @Test
+    void cancelWithoutAReasonIsRefusedAndLeavesTheAttemptRunning() {
+        // Regression: a null reason used to stop the attempt and free its slot, then fail on
+        // completing the result, leaving an execution that never ended.
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).build();
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        List<Boolean> cancelled = new ArrayList<>();
+        Execution<String> running = ex.start(0, ctx -> {
+            ctx.cancellation().onCancel(() -> cancelled.add(true));
+            return answer;
+        }, null);
+        assertThatThrownBy(() -> running.cancel(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("reason");
+        assertThat(limiter.inflight()).as("the slot is still the attempt's").isEqualTo(1);
+        assertThat(cancelled).isEmpty();
+        answer.complete("ok");
+        assertThat(running.result()).isCompletedWithValue("ok");
+        assertThat(limiter.inflight()).isZero();
     }
 
     @Test

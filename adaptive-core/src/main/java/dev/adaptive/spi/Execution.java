@@ -36,6 +36,7 @@ public interface Execution<R> {
      *
      * @param reason the failure the result completes with
      * @return {@code true} if this call ended it
+     * @throws NullPointerException if {@code reason} is {@code null}, before anything is stopped
      */
     boolean cancel(Throwable reason);
 }
