@@ -162,7 +162,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             runAttempt(now);
             return;
         }
-        awaitLease(core.acquire(retry && hooks.retriesFirst(), retry));
+        awaitLease(core.queue(retry && hooks.retriesFirst(), retry));
     }
 
     /** Runs the next attempt when {@code f} grants its lease. */

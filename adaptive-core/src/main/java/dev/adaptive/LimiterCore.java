@@ -292,13 +292,22 @@ final class LimiterCore {
      * @param retry whether it is for a retry: in an outage, probes are first attempts where any wait
      */
     CompletableFuture<Lease> acquire(boolean ahead, boolean retry) {
+        LeaseImpl now = grantNow();
+        return now != null ? CompletableFuture.completedFuture(now) : queue(ahead, retry);
+    }
+
+    /**
+     * What {@link #acquire(boolean, boolean)} does when {@link #grantNow()} found no slot: fails
+     * if the limiter is closed, else queues (and drains, so a slot freed since is granted).
+     *
+     * @param ahead see {@link #acquire(boolean, boolean)}
+     * @param retry see {@link #acquire(boolean, boolean)}
+     * @return the acquisition
+     */
+    CompletableFuture<Lease> queue(boolean ahead, boolean retry) {
         LimiterState s = state;
         if (s == LimiterState.STOPPED || s == LimiterState.ABORTED) {
             return CompletableFuture.failedFuture(closed(s));
-        }
-        LeaseImpl now = grantNow();
-        if (now != null) {
-            return CompletableFuture.completedFuture(now);
         }
         CompletableFuture<Lease> w = enqueue(ahead, retry);
         drain();
@@ -310,7 +319,7 @@ final class LimiterCore {
      * running, no pause, nobody waiting, no gate to drain through, and a free slot.
      *
      * @return the lease, or {@code null} if the acquisition must queue (or fail: the caller
-     *         then goes through {@link #acquire(boolean, boolean)}, which says why)
+     *         then goes through {@link #queue(boolean, boolean)}, which says why)
      */
     LeaseImpl grantNow() {
         if (!throughDrain() && state == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
