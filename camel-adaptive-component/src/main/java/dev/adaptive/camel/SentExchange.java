@@ -26,9 +26,11 @@ import java.util.Map;
  * and, only when the exchange has any, copies of its maps: far less than the exchange copy an
  * attempt of its own would take.
  *
- * <p>Immutable once built; {@link #newAttempt()} and {@link #restore(Exchange)} may run on any
- * thread, even while the first attempt still runs on the caller's exchange (after a task
- * timeout): they read nothing of it but its identity, origin and pattern.
+ * <p>Immutable once built; {@link #newAttempt(boolean)} and {@link #restore(Exchange)} may run on
+ * any thread, even while the first attempt still runs on the caller's exchange (after a task
+ * timeout): they read nothing of it then but its identity, origin and pattern. Its safe-copy
+ * properties (a tracer's or a session's context) are not kept: a retry copies them from the
+ * caller's exchange once its first attempt's route has returned.
  */
 final class SentExchange {
 
@@ -98,14 +100,24 @@ final class SentExchange {
     }
 
     /**
+     * @param callerQuiet whether nothing writes the caller's exchange now: its first attempt's
+     *                    route has returned
      * @return a new exchange as the caller's was sent, correlated to it as an attempt's copy
      *         is ({@link ExchangePropertyKey#CORRELATION_ID}), with no unit of work: the
      *         consumer route gives it its own
      */
-    Exchange newAttempt() {
+    Exchange newAttempt(boolean callerQuiet) {
         DefaultExchange attempt = new DefaultExchange(exchange);
         attempt.getExchangeExtension().setUnitOfWork(null);
         restore(attempt);
+        if (callerQuiet) {
+            // A tracer's or a session's context, which a copy of the exchange carries (each one
+            // copied by its own safeCopy()): read from the caller's exchange as it is, since Camel
+            // shows no way to keep it aside without an exchange to hold it. Not while a first
+            // attempt abandoned by a task timeout may still write it: Camel's map of them is not
+            // thread-safe, and such a retry starts without them.
+            exchange.getExchangeExtension().copySafeCopyPropertiesTo(attempt.getExchangeExtension());
+        }
         attempt.getIn().setMessageId(null);
         // Read only now: most exchanges are never retried, and an id nobody reads is never
         // generated. Only a retry that starts while a timed-out first attempt's route still runs

@@ -210,7 +210,8 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             return run;
         }
         SentExchange s = sent;
-        Run run = attempt(target, s == null ? ExchangeHelper.createCorrelatedCopy(original, false) : s.newAttempt(), ctx);
+        Run run = attempt(target, s == null ? ExchangeHelper.createCorrelatedCopy(original, false)
+                : s.newAttempt((int) IN_PLACE.getVolatile(this) == NONE), ctx);
         FutureTask<Void> job = new FutureTask<>(run);
         running = run;
         try {

@@ -6,6 +6,7 @@ import dev.adaptive.trace.TraceListener;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePropertyKey;
+import org.apache.camel.SafeCopyProperty;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,14 @@ class SynchronousTest extends CamelTestSupport {
                     }
                     e.getMessage().setBody("done by " + attempt);
                 });
+                from("adaptive:carry?retries=1&minDelay=10ms&jitter=0").process(e -> {
+                    Integer attempt = e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class);
+                    Context c = e.getExchangeExtension().getSafeCopyProperty(Context.KEY, Context.class);
+                    seen.add(attempt + ":" + (c == null ? "none" : c.name));
+                    if (attempt == 1) {
+                        throw new IllegalStateException("first attempt fails");
+                    }
+                });
                 from("adaptive:always?retries=1&minDelay=10ms&jitter=0").process(e -> {
                     e.getMessage().setHeader("left", "by attempt " + e.getProperty(AdaptiveConstants.ATTEMPT));
                     throw new IllegalStateException("attempt fails");
@@ -134,6 +143,31 @@ class SynchronousTest extends CamelTestSupport {
         // The retry is correlated to the caller's exchange, as every attempt's copy is.
         assertThat(e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class)).isEqualTo(2);
         assertThat(e.getProperty(ExchangePropertyKey.CORRELATION_ID)).isEqualTo(e.getExchangeId());
+    }
+
+    /** A safe-copy property (a tracer's or a session's context): copied into each attempt's exchange. */
+    private record Context(String name) implements SafeCopyProperty {
+        static final String KEY = "test.context";
+
+        @Override
+        public SafeCopyProperty safeCopy() {
+            return new Context(name + "'");
+        }
+    }
+
+    @Test
+    void aRetryGetsTheCallersSafeCopyPropertiesAsWithoutTheOption() {
+        for (String uri : List.of("adaptive:carry", "adaptive:carry?synchronous=true")) {
+            seen.clear();
+            Exchange e = template.request(uri, x -> x.getExchangeExtension().setSafeCopyProperty(Context.KEY, new Context("sent")));
+            assertThat(e.getException()).as(uri).isNull();
+            if (uri.endsWith("true")) {
+                // The first attempt runs on the caller's exchange itself; the retry on a copy.
+                assertThat(seen).as(uri).containsExactly("1:sent", "2:sent'");
+            } else {
+                assertThat(seen).as(uri).containsExactly("1:sent'", "2:sent'");
+            }
+        }
     }
 
     @Test
