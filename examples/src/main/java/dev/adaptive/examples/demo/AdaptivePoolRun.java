@@ -41,7 +41,8 @@ public final class AdaptivePoolRun implements DemoRun {
 
     @Override
     public RunCounts run(Target target, int items, TraceRecorder trace) {
-        ExecutorService io = Executors.newFixedThreadPool(2, Threads.daemon("pool-http"));
+        // The pool's work runs on the client's threads too: several, not two (docs/core-pool.md, Threads).
+        ExecutorService io = Executors.newFixedThreadPool(8, Threads.daemon("pool-http"));
         try {
             HttpClient client = HttpClient.newBuilder().executor(io).connectTimeout(Duration.ofSeconds(5)).build();
             List<Integer> indices = IntStream.range(0, items).boxed().toList();

@@ -57,7 +57,8 @@ public final class FixedConcurrencyRun implements DemoRun {
 
     @Override
     public RunCounts run(Target target, int items, TraceRecorder trace) {
-        ExecutorService io = Executors.newFixedThreadPool(2, Threads.daemon("fixed-http"));
+        // As many client threads as the adaptive run's, so the two differ only in how they send.
+        ExecutorService io = Executors.newFixedThreadPool(8, Threads.daemon("fixed-http"));
         ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(Threads.daemon("fixed-timer"));
         try {
             HttpClient client = HttpClient.newBuilder().executor(io).connectTimeout(Duration.ofSeconds(5)).build();
