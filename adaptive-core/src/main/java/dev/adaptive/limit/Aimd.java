@@ -15,6 +15,13 @@ import java.util.Objects;
  * last level found unloaded as fast after a decrease, and otherwise by {@link #increaseStep()}.
  * A rate limit, or drops beyond {@link #dropTolerance()} of recent attempts, decrease it at once.
  *
+ * <p>A window that ends slow start or decreases the limit must say so beyond the jitter of its
+ * few answers: a first such window whose median is not above the baseline answers' median by
+ * three standard errors (read from their spread) holds the limit, and only the next window, if
+ * it has risen too, acts. A downstream without jitter has no spread, so there every rise acts at
+ * once. The first window, which has no past to be judged against, neither ends slow start nor
+ * decreases the limit.
+ *
  * <p>Why windows take only attempts admitted since the last change: answers admitted before a
  * decrease are the overload itself, and judged again they would cut the limit again and again;
  * answers admitted before a raise are the old level's, and would raise it again before the new
@@ -46,6 +53,13 @@ public final class Aimd extends BoundedLimit {
 
     private static final Aimd DEFAULTS = builder().build();
 
+    /** The interquartile range of a normal distribution, in standard deviations. */
+    private static final double IQR_PER_SD = 1.349;
+    /** A sample median's standard error, in standard deviations over the root of the count: sqrt(pi / 2). */
+    private static final double MEDIAN_ERROR_PER_SD = 1.2533;
+    /** How many standard errors a rise must exceed to be acted on without a second window. */
+    private static final double NOISE_ERRORS = 3;
+
     private final int increaseStep;
     private final double decreaseFactor;
     private final double congestionThreshold;
@@ -64,7 +78,7 @@ public final class Aimd extends BoundedLimit {
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY,
-                Integer.MAX_VALUE, 0, 0, 0, 0, false, 0, false, 1, true, Wall.NONE, 0, 0, 0);
+                Integer.MAX_VALUE, 0, 0, 0, 0, false, 0, false, 1, true, Wall.NONE, 0, 0, 0, false);
     }
 
     /** @return a new builder with the defaults listed on {@link Aimd}; not thread-safe */
@@ -160,15 +174,30 @@ public final class Aimd extends BoundedLimit {
         // slower now, the downstream itself got slower), feed the baseline: a client that sits
         // near the threshold must not feed its own queueing back into it, or the baseline creeps
         // up and the limit with it, past the knee and into a hard cap.
-        boolean unloaded = ratio < 1 + (congestionThreshold - 1) / 2;
-        boolean known = s.history.isEmpty() || unloaded || s.limit <= s.baseLevel;
+        // The first window is judged against itself: its median over its own low quantile is its
+        // spread, not a rise (about 1.2 for four answers with a jitter of 30%), so it cannot end
+        // slow start or cut the limit.
+        boolean first = s.history.isEmpty();
+        boolean unloaded = first || ratio < 1 + (congestionThreshold - 1) / 2;
+        boolean known = first || unloaded || s.limit <= s.baseLevel;
         RttHistory history = known ? s.history.plus(window) : s.history;
         int baseLevel = unloaded ? Math.max(s.baseLevel, s.limit) : known ? s.limit : s.baseLevel;
         long now = Samples.decreaseTime(sample);
-        if (ratio >= congestionThreshold) {
+        boolean congested = !first && ratio >= congestionThreshold;
+        if (!unloaded && !s.rose && (congested || s.slowStart) && !risenBeyondNoise(window, s.history)) {
+            // A rise that the jitter of a few answers could make: the median of four answers with
+            // a jitter of 30% reads 1.3 to 1.5 times a thin baseline now and then with no load at
+            // all, and each such window ended slow start or halved the limit. Hold the limit (no
+            // growth, so no risk of running past a knee) and let the next window confirm or clear
+            // it; a rise beyond the noise (a knee passed by a step, a queue) acts at once.
+            return new State(s.limit, history, RttBatch.EMPTY, Integer.MAX_VALUE, baselineRtt, recentRtt, ratio,
+                    s.lastDecreaseNanos, s.decreased, s.changedNanos, s.changed, s.floor, s.slowStart, s.wall,
+                    s.proven, baseLevel, dropRate, true);
+        }
+        if (congested) {
             int next = bounds.floor(s.limit * decreaseFactor);
             return new State(next, history, RttBatch.EMPTY, Integer.MAX_VALUE, baselineRtt, recentRtt, ratio, now, true,
-                    now, true, next, false, s.wall, s.proven, baseLevel, dropRate);
+                    now, true, next, false, s.wall, s.proven, baseLevel, dropRate, false);
         }
         // Slow start grows by half per window while the downstream is unloaded: once latency has
         // risen halfway to the threshold the knee is near, and growth is additive.
@@ -187,7 +216,26 @@ public final class Aimd extends BoundedLimit {
         return new State(next, history, RttBatch.EMPTY, Integer.MAX_VALUE, baselineRtt, recentRtt, ratio,
                 s.lastDecreaseNanos, s.decreased, moved ? now : s.changedNanos, s.changed || moved,
                 moved ? next : s.floor, slowStart, wall, Math.max(s.proven, Math.min(floor, s.limit)), baseLevel,
-                dropRate);
+                dropRate, !unloaded);
+    }
+
+    /**
+     * Whether the window's median is above the baseline answers' median by more than three
+     * standard errors of the difference: each median's error is about 1.25 standard deviations
+     * over the square root of its count, the deviation read robustly from the larger
+     * interquartile range of the two (0.74 of it), so that one slow tail answer does not widen
+     * it. A downstream without jitter has no spread, and every rise is beyond it.
+     */
+    private static boolean risenBeyondNoise(long[] window, RttHistory history) {
+        long[] w = RttHistory.sortedCopy(window);
+        long[] h = history.isEmpty() ? w : history.sorted();
+        double sd = Math.max(iqr(w), iqr(h)) / IQR_PER_SD;
+        double se = MEDIAN_ERROR_PER_SD * sd * Math.sqrt(1.0 / w.length + 1.0 / h.length);
+        return Samples.median(w) - Samples.median(h) > NOISE_ERRORS * se;
+    }
+
+    private static double iqr(long[] sorted) {
+        return RttHistory.quantileOfSorted(sorted, 0.75) - RttHistory.quantileOfSorted(sorted, 0.25);
     }
 
     private State onCongestion(State s, Sample sample) {
@@ -198,7 +246,7 @@ public final class Aimd extends BoundedLimit {
                 if (!wall.equals(s.wall)) {
                     return new State(s.limit, s.history, s.recent, s.windowFloor, s.baselineRttNanos,
                             s.recentRttNanos, s.ratio, s.lastDecreaseNanos, s.decreased, s.changedNanos, s.changed,
-                            s.floor, s.slowStart, wall, s.proven, s.baseLevel, s.dropRate);
+                            s.floor, s.slowStart, wall, s.proven, s.baseLevel, s.dropRate, s.rose);
                 }
             }
             return s;
@@ -218,7 +266,7 @@ public final class Aimd extends BoundedLimit {
                 : s.wall;
         int next = bounds.floor(s.limit * decreaseFactor);
         return new State(next, s.history, RttBatch.EMPTY, Integer.MAX_VALUE, s.baselineRttNanos, s.recentRttNanos,
-                s.ratio, now, true, now, true, next, false, wall, 0, s.baseLevel, dropRate);
+                s.ratio, now, true, now, true, next, false, wall, 0, s.baseLevel, dropRate, false);
     }
 
 
@@ -261,15 +309,18 @@ public final class Aimd extends BoundedLimit {
      * @param baseLevel         the highest level found unloaded: windows at or below it feed the
      *                          baseline
      * @param dropRate          the recent share of failed attempts
+     * @param rose              whether the last window had risen halfway to the threshold or more:
+     *                          a rise within the noise then acts instead of holding
      */
     record State(int limit, RttHistory history, RttBatch recent, int windowFloor, double baselineRttNanos,
                         double recentRttNanos, double ratio, long lastDecreaseNanos, boolean decreased,
                         long changedNanos, boolean changed, int floor, boolean slowStart, Wall wall, int proven,
-                        int baseLevel, double dropRate) implements LimitState {
+                        int baseLevel, double dropRate, boolean rose) implements LimitState {
 
         State with(RttBatch nextRecent, int nextWindowFloor, double rate) {
             return new State(limit, history, nextRecent, nextWindowFloor, baselineRttNanos, recentRttNanos, ratio,
-                    lastDecreaseNanos, decreased, changedNanos, changed, floor, slowStart, wall, proven, baseLevel, rate);
+                    lastDecreaseNanos, decreased, changedNanos, changed, floor, slowStart, wall, proven, baseLevel, rate,
+                    rose);
         }
 
         State withDropRate(double rate) {

@@ -49,6 +49,27 @@ class AimdTest extends AdaptiveLimitContract {
         return fold;
     }
 
+    private static Fold answers(Fold fold, double... rttMillis) {
+        for (double rtt : rttMillis) {
+            fold.success(rtt);
+        }
+        return fold;
+    }
+
+    /** Slow start from 10 to 23 on answers of 8 to 12 ms: a baseline (0.3 quantile) of 9 ms with a spread. */
+    private static Fold jittered() {
+        Fold fold = new Fold(Aimd.builder().initialLimit(10).maxLimit(1_000).build());
+        answers(fold, 8, 9, 10, 11, 12);
+        assertThat(fold.limit()).isEqualTo(15);
+        answers(fold, 8, 9, 10, 11, 12, 10, 9, 11);
+        assertThat(fold.limit()).isEqualTo(23);
+        assertThat(fold.metric("baselineRtt")).isEqualTo(9.0);
+        return fold;
+    }
+
+    /** Twelve answers, median 12 ms: 1.33 times the baseline, but only 2 ms over its median of 10. */
+    private static final double[] RISEN_WITHIN_THE_JITTER = {9, 10, 12, 12, 13, 11, 14, 12, 10, 12, 13, 12};
+
     @Test
     void defaults() {
         Aimd a = Aimd.defaults();
@@ -80,6 +101,69 @@ class AimdTest extends AdaptiveLimitContract {
         assertThat(fold.state().metrics()).containsOnlyKeys("baselineRtt", "recentRtt", "ratio", "limit", "wall",
                 "held", "slowStart");
         assertThat(fold.metric("ratio")).isEqualTo(1.0);
+    }
+
+    /**
+     * Regression: the first window was judged against its own low quantile, so its spread alone
+     * (median 12 over 9 here) ended slow start before anything had been compared with a past.
+     */
+    @Test
+    void theFirstWindowHasNoPastAndDoesNotEndSlowStart() {
+        Fold fold = new Fold(Aimd.builder().initialLimit(10).maxLimit(1_000).build());
+        answers(fold, 7, 9, 12, 13, 13);
+        assertThat(fold.metric("ratio")).isCloseTo(12.0 / 9, within(1e-9));
+        assertThat(fold.limit()).isEqualTo(15);
+        assertThat(fold.metric("slowStart")).isEqualTo(1.0);
+    }
+
+    /**
+     * Regression: one window of a few jittered answers read a third over a thin baseline with no
+     * load and ended slow start at once (S2 with its knee at 24 sat at 5 to 12). Such a rise holds
+     * the limit; the next window decides.
+     */
+    @Test
+    void aRiseWithinTheJitterHoldsSlowStartAndTheNextWindowDecides() {
+        Fold cleared = jittered();
+        answers(cleared, RISEN_WITHIN_THE_JITTER);
+        assertThat(cleared.metric("ratio")).isCloseTo(12.0 / 9, within(1e-9));
+        assertThat(cleared.limit()).isEqualTo(23);
+        assertThat(cleared.metric("slowStart")).isEqualTo(1.0);
+        answers(cleared, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10);
+        assertThat(cleared.limit()).isEqualTo(35);
+        assertThat(cleared.metric("slowStart")).isEqualTo(1.0);
+
+        Fold confirmed = jittered();
+        answers(confirmed, RISEN_WITHIN_THE_JITTER);
+        answers(confirmed, RISEN_WITHIN_THE_JITTER);
+        assertThat(confirmed.limit()).isEqualTo(25);
+        assertThat(confirmed.metric("slowStart")).isZero();
+    }
+
+    @Test
+    void aRiseBeyondTheJitterDecreasesAtOnce() {
+        Fold fold = jittered();
+        answers(fold, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18);
+        assertThat(fold.limit()).isEqualTo(12);
+        assertThat(fold.metric("slowStart")).isZero();
+    }
+
+    /**
+     * Regression: past slow start, four jittered answers with no load read 1.4 to 1.5 times a
+     * thin baseline about one window in twenty, and each halved the limit. A congested window
+     * within the noise holds; a second one in a row decreases.
+     */
+    @Test
+    void aCongestedWindowWithinTheJitterDecreasesOnlyWhenTheNextOneConfirmsIt() {
+        Fold fold = jittered();
+        answers(fold, RISEN_WITHIN_THE_JITTER);
+        answers(fold, RISEN_WITHIN_THE_JITTER);
+        answers(fold, 9, 10, 10, 11);
+        assertThat(fold.limit()).isEqualTo(27);
+        answers(fold, 11, 13, 14, 15);
+        assertThat(fold.metric("ratio")).isCloseTo(13.5 / 9, within(1e-9));
+        assertThat(fold.limit()).isEqualTo(27);
+        answers(fold, 11, 13, 14, 15);
+        assertThat(fold.limit()).isEqualTo(14);
     }
 
     @Test
