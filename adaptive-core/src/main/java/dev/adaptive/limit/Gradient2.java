@@ -2,6 +2,7 @@ package dev.adaptive.limit;
 
 import dev.adaptive.internal.OptionChecks;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 
@@ -18,7 +19,8 @@ import java.util.Objects;
  * </pre>
  * {@code longRtt} is an exponential average with weight {@code 2 / (longWindow + 1)} (a plain
  * running mean until enough samples make that weight the smaller one) of the downstream's normal
- * latency: it takes only windows within {@link #rttTolerance()} of it. Fed with every answer, it
+ * latency: it takes only windows within {@link #rttTolerance()} of it, each answer counting as its
+ * window's median (a slow-tail answer that the median ignores stays out of it too). Fed with every answer, it
  * would follow the client's own queueing up, the gradient would stay at 1 and the limit would
  * drift up into the downstream's hard cap (seen on every server with a knee). So that it can
  * follow a downstream that got slower for good, it also takes a window that is still slow at half
@@ -27,9 +29,17 @@ import java.util.Objects;
  * twice {@code shortRtt} it is lowered by 5% per window, so that after a slow episode it does not
  * hide the next one.
  *
- * <p><b>Slow start.</b> Until a window is slower than the tolerance, or a decrease, the limit
- * grows by a quarter slot per success instead ({@code x1.25} per round trip, spread over the
- * answers): from the initial limit to a knee at 64 within a few dozen round trips, not hundreds.
+ * <p><b>Slow start.</b> Until the median of the last four windows' answers is slower than the
+ * tolerance (a single window of three is too noisy: with 30% jitter one in six reads 15% slow with
+ * no load), or a decrease, the limit grows by a quarter slot per success instead ({@code x1.25}
+ * per round trip, spread over the answers): from the initial limit to a knee at 64 within a few
+ * dozen round trips, not hundreds. A slow start that ended on a rise resumes when a window is
+ * still within the tolerance at twice the level it ended at: a downstream's own queueing does not
+ * shrink as load grows, so that rise was noise.
+ *
+ * <p><b>Growth past slow start</b> depends on how clearly the window says the downstream has
+ * room: a window as fast as {@code longRtt} grows the limit at slow start's pace, one at the
+ * tolerance by {@code queueSize * smoothing}, one in between by the same share of each.
  *
  * <p>Unlike Netflix's Gradient2, rate limits and drops are signals: a rate limit, or drops beyond
  * {@link #dropTolerance()} of recent attempts (a single transient error is no overload), multiply
@@ -54,6 +64,10 @@ public final class Gradient2 extends BoundedLimit {
 
     private static final double MIN_GRADIENT = 0.5;
     private static final double LONG_RTT_DECAY = 0.95;
+    /** Slow start ends on the median of this many windows' answers, not on one window's. */
+    private static final int SLOW_START_WINDOWS = 4;
+    /** Slow start resumes at this multiple of the level it ended at, if latency is still normal there. */
+    private static final int RESUME_FACTOR = 2;
 
     private static final Gradient2 DEFAULTS = builder().build();
 
@@ -76,7 +90,7 @@ public final class Gradient2 extends BoundedLimit {
         this.probeWindow = OptionChecks.atLeast("probeWindow", b.probeWindow, 1);
         this.queueSize = OptionChecks.atLeast("queueSize", b.queueSize, 0);
         this.longWeight = 2.0 / (longWindow + 1.0);
-        this.initialState = new State(bounds.initial(), 0, 0, 0, RttBatch.EMPTY, 0, 1.0, 0, false, Wall.NONE, 0, 0, true);
+        this.initialState = new State(bounds.initial(), 0, 0, 0, RttBatch.EMPTY, 0, 1.0, 0, false, Wall.NONE, 0, 0, true, RttBatch.EMPTY, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Gradient2}; not thread-safe */
@@ -114,7 +128,10 @@ public final class Gradient2 extends BoundedLimit {
         return probeWindow;
     }
 
-    /** @return the headroom added to the limit at each decision, in calls; default 2 */
+    /**
+     * @return the headroom added to the limit at each decision past slow start, in calls, when the
+     *         window is at the tolerance (more when it is faster); default 2
+     */
     public int queueSize() {
         return queueSize;
     }
@@ -154,7 +171,7 @@ public final class Gradient2 extends BoundedLimit {
         RttBatch window = s.window.plus(Samples.successRtt(sample));
         if (window.count() < probeWindow) {
             return new State(s.estimate, s.longRttNanos, s.longRttCount, s.longLevel, window, s.shortRttNanos, s.gradient,
-                    s.lastDecreaseNanos, s.decreased, s.wall, s.proven, dropRate, s.slowStart);
+                    s.lastDecreaseNanos, s.decreased, s.wall, s.proven, dropRate, s.slowStart, s.recent, s.slowStartEnd);
         }
         long[] rtts = window.toArray();
         double shortRtt = Samples.median(rtts);
@@ -172,20 +189,51 @@ public final class Gradient2 extends BoundedLimit {
             if (longCount == 0 || rise >= 1) {
                 longLevel = level;
             }
-            for (long rtt : rtts) {
+            for (int i = 0; i < rtts.length; i++) {
                 // Past longWindow samples the count no longer changes the weight; capping it avoids overflow.
                 longCount = Math.min(longCount + 1, longWindow + 1);
-                longRtt += Math.max(1.0 / longCount, longWeight) * (rtt - longRtt);
+                // Each answer counts as the window's median: a slow-tail answer the median ignores
+                // would otherwise enter the average (one six-fold answer in a thin average raised
+                // it by 40%), and the tail's share of it let the limit drift up past every knee.
+                longRtt += Math.max(1.0 / longCount, longWeight) * (shortRtt - longRtt);
             }
         }
         if (longRtt > 2 * shortRtt) {
             longRtt *= LONG_RTT_DECAY;
         }
         double gradient = Math.max(MIN_GRADIENT, Math.min(1.0, rttTolerance * longRtt / shortRtt));
-        boolean slowStart = s.slowStart && rttTolerance * longRtt / shortRtt >= 1;
-        // Slow start, until a window slower than the tolerance or a decrease: a quarter slot per
-        // answer (x1.25 per round trip, spread over the answers), instead of queueSize per window.
-        double newLimit = slowStart ? s.estimate + probeWindow / (4 * smoothing) : s.estimate * gradient + queueSize;
+        boolean slow = rttTolerance * longRtt < shortRtt;
+        RttBatch recent = RttBatch.EMPTY;
+        int slowStartEnd = s.slowStartEnd;
+        boolean slowStart = s.slowStart;
+        if (slowStart) {
+            // One window of three answers in six reads 15% slow with no load at all (30% jitter):
+            // slow start ends on the median of the last few windows' answers, which a real rise
+            // moves and noise does not.
+            long[] recentRtts = concat(s.recent.toArray(), rtts);
+            slow = rttTolerance * longRtt < Samples.median(recentRtts);
+            recent = slow ? RttBatch.EMPTY : newest(recentRtts, (SLOW_START_WINDOWS - 1) * probeWindow);
+            slowStart = !slow;
+            slowStartEnd = slow ? level : 0;
+        } else if (!slow && slowStartEnd > 0 && level >= (long) RESUME_FACTOR * slowStartEnd) {
+            // Latency still normal at twice the level slow start ended at: the rise it ended on
+            // was noise, since a downstream's own queueing does not shrink as load grows.
+            slowStart = true;
+            slowStartEnd = 0;
+        }
+        // Slow start, until a rise or a decrease: a quarter slot per answer (x1.25 per round trip,
+        // spread over the answers), instead of queueSize per window.
+        double slowStartLimit = s.estimate + probeWindow / (4 * smoothing);
+        double newLimit;
+        if (slowStart) {
+            newLimit = slowStartLimit;
+        } else {
+            // Past slow start, a window as fast as the long average says the downstream has room
+            // as clearly as in slow start, and grows as fast; one at the tolerance adds queueSize.
+            double room = rttTolerance == 1 ? (shortRtt <= longRtt ? 1 : 0)
+                    : Math.max(0, Math.min(1, (rttTolerance * longRtt / shortRtt - 1) / (rttTolerance - 1)));
+            newLimit = room * slowStartLimit + (1 - room) * (s.estimate * gradient + queueSize);
+        }
         double estimate = bounds.clamp(s.estimate * (1 - smoothing) + newLimit * smoothing);
         long now = Samples.decreaseTime(sample);
         // A window admitted with this many in flight ended without a refusal: the downstream held it.
@@ -198,7 +246,22 @@ public final class Gradient2 extends BoundedLimit {
             estimate = Math.min(estimate, bound + (estimate - Math.floor(estimate)));
         }
         return new State(estimate, longRtt, longCount, longLevel, RttBatch.EMPTY, shortRtt, gradient,
-                s.lastDecreaseNanos, s.decreased, wall, Math.max(s.proven, held), dropRate, slowStart);
+                s.lastDecreaseNanos, s.decreased, wall, Math.max(s.proven, held), dropRate, slowStart, recent,
+                slowStartEnd);
+    }
+
+    private static long[] concat(long[] older, long[] newer) {
+        long[] all = Arrays.copyOf(older, older.length + newer.length);
+        System.arraycopy(newer, 0, all, older.length, newer.length);
+        return all;
+    }
+
+    private static RttBatch newest(long[] rtts, int count) {
+        RttBatch batch = RttBatch.EMPTY;
+        for (int i = Math.max(0, rtts.length - count); i < rtts.length; i++) {
+            batch = batch.plus(rtts[i]);
+        }
+        return batch;
     }
 
     private State onCongestion(State s, Sample sample) {
@@ -217,7 +280,7 @@ public final class Gradient2 extends BoundedLimit {
             // One transient error is not an overload: halving on every one kept the limit near 10
             // where the knee was at 64 (1% of transient 500s).
             return new State(s.estimate, s.longRttNanos, s.longRttCount, s.longLevel, s.window, s.shortRttNanos, s.gradient, s.lastDecreaseNanos, s.decreased, s.wall, s.proven, dropRate,
-                    s.slowStart);
+                    s.slowStart, s.recent, s.slowStartEnd);
         }
         long now = Samples.decreaseTime(sample);
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
@@ -225,7 +288,7 @@ public final class Gradient2 extends BoundedLimit {
                         r.retryAfter(), bounds.min())
                 : s.wall;
         return new State(bounds.clamp(s.estimate * decreaseFactor), s.longRttNanos, s.longRttCount, s.longLevel, RttBatch.EMPTY,
-                s.shortRttNanos, s.gradient, now, true, wall, 0, dropRate, false);
+                s.shortRttNanos, s.gradient, now, true, wall, 0, dropRate, false, RttBatch.EMPTY, 0);
     }
 
     @Override
@@ -259,20 +322,25 @@ public final class Gradient2 extends BoundedLimit {
      *                          last decrease
      * @param dropRate          the recent share of failed attempts
      * @param slowStart         whether slow start goes on
+     * @param recent            the answers of the last completed windows of slow start, which
+     *                          judge its end with the window in progress (internal)
+     * @param slowStartEnd      the level at which slow start last ended on a rise, or 0 if it
+     *                          goes on, resumed, or ended on a decrease
      */
     record State(double estimate, double longRttNanos, int longRttCount, int longLevel, RttBatch window,
                         double shortRttNanos, double gradient, long lastDecreaseNanos,
-                        boolean decreased, Wall wall, int proven, double dropRate, boolean slowStart)
+                        boolean decreased, Wall wall, int proven, double dropRate, boolean slowStart,
+                        RttBatch recent, int slowStartEnd)
             implements LimitState {
 
         State withDropRate(double rate) {
             return rate == dropRate ? this : new State(estimate, longRttNanos, longRttCount, longLevel, window, shortRttNanos,
-                    gradient, lastDecreaseNanos, decreased, wall, proven, rate, slowStart);
+                    gradient, lastDecreaseNanos, decreased, wall, proven, rate, slowStart, recent, slowStartEnd);
         }
 
         State withWall(Wall nextWall) {
             return new State(estimate, longRttNanos, longRttCount, longLevel, window, shortRttNanos,
-                    gradient, lastDecreaseNanos, decreased, nextWall, proven, dropRate, slowStart);
+                    gradient, lastDecreaseNanos, decreased, nextWall, proven, dropRate, slowStart, recent, slowStartEnd);
         }
 
         /** @return the floor of {@link #estimate()} */
@@ -357,7 +425,8 @@ public final class Gradient2 extends BoundedLimit {
         }
 
         /**
-         * @param queueSize headroom added at each decision, in calls, at least 0; default 2
+         * @param queueSize headroom added at each decision past slow start when the window is at
+         *                  the tolerance, in calls, at least 0; default 2
          * @return this builder
          */
         public Builder queueSize(int queueSize) {
