@@ -203,16 +203,15 @@ public final class Gradient2 extends BoundedLimit {
         }
         double gradient = Math.max(MIN_GRADIENT, Math.min(1.0, rttTolerance * longRtt / shortRtt));
         boolean slow = rttTolerance * longRtt < shortRtt;
-        RttBatch recent = RttBatch.EMPTY;
         int slowStartEnd = s.slowStartEnd;
         boolean slowStart = s.slowStart;
+        // One window of three answers in six reads 15% slow with no load at all (30% jitter):
+        // slow start ends on the median of the last few windows' answers, which a real rise moves
+        // and noise does not. Kept past slow start, so that a resumed one is judged the same way.
+        long[] recentRtts = concat(s.recent.toArray(), rtts);
+        RttBatch recent = newest(recentRtts, (SLOW_START_WINDOWS - 1) * probeWindow);
         if (slowStart) {
-            // One window of three answers in six reads 15% slow with no load at all (30% jitter):
-            // slow start ends on the median of the last few windows' answers, which a real rise
-            // moves and noise does not.
-            long[] recentRtts = concat(s.recent.toArray(), rtts);
             slow = rttTolerance * longRtt < Samples.median(recentRtts);
-            recent = slow ? RttBatch.EMPTY : newest(recentRtts, (SLOW_START_WINDOWS - 1) * probeWindow);
             slowStart = !slow;
             slowStartEnd = slow ? level : 0;
         } else if (!slow && slowStartEnd > 0 && level >= (long) RESUME_FACTOR * slowStartEnd) {
@@ -322,8 +321,8 @@ public final class Gradient2 extends BoundedLimit {
      *                          last decrease
      * @param dropRate          the recent share of failed attempts
      * @param slowStart         whether slow start goes on
-     * @param recent            the answers of the last completed windows of slow start, which
-     *                          judge its end with the window in progress (internal)
+     * @param recent            the answers of the last completed windows, which judge the end of
+     *                          slow start with the window in progress (internal)
      * @param slowStartEnd      the level at which slow start last ended on a rise, or 0 if it
      *                          goes on, resumed, or ended on a decrease
      */

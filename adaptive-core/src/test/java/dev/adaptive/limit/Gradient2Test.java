@@ -145,6 +145,9 @@ class Gradient2Test extends AdaptiveLimitContract {
         double before = state(fold).estimate();
         fold.successes(3, 11);
         assertThat(state(fold).estimate()).isCloseTo(before + 0.75, within(1e-9));
+        // And its end is judged on the last four windows' answers, as before it ended.
+        fold.successes(3, 13);
+        assertThat(fold.metric("slowStart")).isEqualTo(1.0);
     }
 
     @Test
