@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 /**
@@ -80,30 +79,30 @@ public final class AdaptiveJdkFace extends AdaptiveFace {
         try {
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(io)
                     .connectTimeout(Duration.ofSeconds(5)).build();
-            // 429s this client has read, sent with each attempt so the server can tell arrivals it
-            // could not have prevented from those it could.
-            AtomicLong read429s = new AtomicLong();
+            // 429s the pool had read when it granted each attempt its slot, sent with the attempt so
+            // the server can tell arrivals the client could not have prevented from those it could:
+            // read as the other two faces read them, when the pool took the answer (and paused),
+            // not when this task's own stage saw it, which another of the client's threads may
+            // follow with a grant the pool had made before it knew.
+            GrantReads reads = new GrantReads();
             ItemPool<Integer> pool = ItemPool.of(IntStream.range(0, scenario.items()).boxed().toList())
                     .withName("s3")
                     .withRetryPolicy(RetryPolicy.builder().retries(scenario.retries()).build())
                     .withRetryBudget(retryBudget ? RetryBudget.defaults() : RetryBudget.unlimited())
-                    .withClassifier((value, error) -> value instanceof HttpResponse<?> r ? classify(r) : null);
+                    .withClassifier((value, error) -> value instanceof HttpResponse<?> r ? classify(r) : null)
+                    .withTraceListener(reads);
             if (trace != null) {
                 pool = pool.withTraceListener(trace);
             }
             long t0 = System.nanoTime();
             AdaptiveResult<Integer, HttpResponse<String>> result = pool.process((item, ctx) -> client.sendAsync(
                                     HttpRequest.newBuilder(server).timeout(Duration.ofSeconds(30)).GET()
-                                            .header(FlakyHttpServer.READ_429S_HEADER, Long.toString(read429s.get()))
+                                            .header(FlakyHttpServer.READ_429S_HEADER,
+                                                    Long.toString(reads.atGrant(ctx.index(), ctx.attempt())))
                                             .header(FlakyHttpServer.ATTEMPT_HEADER, Integer.toString(ctx.attempt())).build(),
-                                    HttpResponse.BodyHandlers.ofString())
-                            .thenApply(response -> {
-                                if (response.statusCode() == 429) {
-                                    read429s.incrementAndGet();
-                                }
-                                return response;
-                            }))
+                                    HttpResponse.BodyHandlers.ofString()))
                     .join();
+            reads.checkComplete();
             return new Tally(result.successes().size(), result.errors().size(), System.nanoTime() - t0);
         } finally {
             io.shutdownNow();

@@ -13,14 +13,10 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 
-import dev.adaptive.limit.Outcome;
-import dev.adaptive.trace.TraceEvent;
 import dev.adaptive.trace.TraceListener;
 
 import java.net.URI;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -102,37 +98,10 @@ public final class VertxFace extends AdaptiveFace {
             int ok = (int) sent.stream().filter(f -> f.succeeded() && f.result().statusCode() == 200).count();
             limiter.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             web.close();
+            reads.checkComplete();
             return new Tally(ok, scenario.items() - ok, wall);
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        }
-    }
-
-    /**
-     * How many 429s the limiter had read (rate-limited attempt ends) when it granted each
-     * attempt its slot; the attempt's task may run later, after a hop onto the caller's
-     * context. Thread-safe.
-     */
-    private static final class GrantReads implements TraceListener {
-        private final AtomicLong read = new AtomicLong();
-        private final Map<Long, Long> atGrant = new ConcurrentHashMap<>();
-
-        @Override
-        public void onEvent(TraceEvent event) {
-            if (event instanceof TraceEvent.TaskEnd end && end.outcome() instanceof Outcome.RateLimited) {
-                read.incrementAndGet();
-            } else if (event instanceof TraceEvent.TaskStart start) {
-                atGrant.put(key(start.index(), start.attempt()), read.get());
-            }
-        }
-
-        long atGrant(long index, int attempt) {
-            Long n = atGrant.remove(key(index, attempt));
-            return n == null ? -1 : n;
-        }
-
-        private static long key(long index, int attempt) {
-            return index * 1_000 + attempt;
         }
     }
 }
