@@ -229,13 +229,9 @@ public final class Aimd extends BoundedLimit {
     private static boolean risenBeyondNoise(long[] window, RttHistory history) {
         long[] w = RttHistory.sortedCopy(window);
         long[] h = history.isEmpty() ? w : history.sorted();
-        double sd = Math.max(iqr(w), iqr(h)) / IQR_PER_SD;
+        double sd = Math.max(Samples.interquartileRange(w), Samples.interquartileRange(h)) / IQR_PER_SD;
         double se = MEDIAN_ERROR_PER_SD * sd * Math.sqrt(1.0 / w.length + 1.0 / h.length);
         return Samples.median(w) - Samples.median(h) > NOISE_ERRORS * se;
-    }
-
-    private static double iqr(long[] sorted) {
-        return RttHistory.quantileOfSorted(sorted, 0.75) - RttHistory.quantileOfSorted(sorted, 0.25);
     }
 
     private State onCongestion(State s, Sample sample) {

@@ -43,6 +43,14 @@ final class Samples {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0);
     }
 
+    /**
+     * The spread of a sorted sample that its slow tail does not widen: the noise both Vegas's and
+     * Aimd's tests of a rise read.
+     */
+    static double interquartileRange(long[] sorted) {
+        return RttHistory.quantileOfSorted(sorted, 0.75) - (double) RttHistory.quantileOfSorted(sorted, 0.25);
+    }
+
     static double millis(double nanos) {
         return nanos / 1_000_000.0;
     }

@@ -414,8 +414,7 @@ public final class Vegas extends BoundedLimit {
 
     private static double relativeSpread(long[] sorted) {
         double median = RttHistory.quantileOfSorted(sorted, 0.5);
-        double iqr = RttHistory.quantileOfSorted(sorted, 0.75) - (double) RttHistory.quantileOfSorted(sorted, 0.25);
-        return median > 0 ? iqr / 1.35 / median : 0;
+        return median > 0 ? Samples.interquartileRange(sorted) / 1.35 / median : 0;
     }
 
     @Override
