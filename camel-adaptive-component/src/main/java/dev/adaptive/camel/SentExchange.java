@@ -8,7 +8,9 @@ import org.apache.camel.support.DefaultExchange;
 import org.apache.camel.support.DefaultMessage;
 import org.apache.camel.trait.message.MessageTrait;
 
-import java.util.Arrays;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -35,6 +37,15 @@ import java.util.Map;
 final class SentExchange {
 
     private static final ExchangePropertyKey[] KEYS = ExchangePropertyKey.values();
+    /**
+     * Camel's own map of an exchange's internal properties (the field {@code internalProperties}
+     * that {@link DefaultExchange} inherits), or {@code null} if this Camel has no such field or
+     * does not let it be read. Camel shows internal properties only key by key, and asking for
+     * each of its ~70 keys was most of what keeping an exchange cost (a tenth of a synchronous
+     * exchange's time); copying the map is one array copy. Without it, key by key.
+     */
+    private static final Class<?> INTERNAL_HOLDER = internalPropertiesHolder();
+    private static final VarHandle INTERNAL = internalPropertiesHandle(INTERNAL_HOLDER);
 
     private final Exchange exchange;
     /** A copy of the message as sent, if it is of a kind of its own; {@code null} for a plain one. */
@@ -47,12 +58,10 @@ final class SentExchange {
     private final Map<String, Object> headers;
     private final Map<String, Object> properties;
     private final Map<String, Object> variables;
-    /** The internal properties that were set, as key, value, key, value...; {@code null} if none. */
-    private final Object[] internal;
-    /** How much of {@link #internal} is set. */
-    private final int internalLength;
+    /** The internal properties that were set; {@code null} if none. */
+    private final EnumMap<ExchangePropertyKey, Object> internal;
 
-    private SentExchange(Exchange exchange) {
+    private SentExchange(Exchange exchange, boolean fromMap) {
         this.exchange = exchange;
         Message in = exchange.getIn();
         if (in.getClass() == DefaultMessage.class && in.getPayloadForTrait(MessageTrait.ATTACHMENTS) == null) {
@@ -71,24 +80,62 @@ final class SentExchange {
         }
         this.properties = exchange.hasProperties() ? new HashMap<>(exchange.getProperties()) : null;
         this.variables = exchange.hasVariables() ? new HashMap<>(exchange.getVariables()) : null;
-        // One pass over the keys (Camel keeps internal properties in an EnumMap it does not
-        // show): this loop is most of what keeping the exchange costs.
-        Object[] set = null;
-        int n = 0;
+        this.internal = fromMap && INTERNAL_HOLDER.isInstance(exchange) ? copyOfMap(exchange) : keyByKey(exchange);
+    }
+
+    private static EnumMap<ExchangePropertyKey, Object> copyOfMap(Exchange exchange) {
+        @SuppressWarnings("unchecked")
+        EnumMap<ExchangePropertyKey, Object> map = (EnumMap<ExchangePropertyKey, Object>) INTERNAL.get(exchange);
+        return map.isEmpty() ? null : new EnumMap<>(map);
+    }
+
+    private static EnumMap<ExchangePropertyKey, Object> keyByKey(Exchange exchange) {
+        EnumMap<ExchangePropertyKey, Object> set = null;
         for (ExchangePropertyKey key : KEYS) {
             Object value = exchange.getProperty(key);
             if (value != null) {
                 if (set == null) {
-                    set = new Object[8];
-                } else if (n == set.length) {
-                    set = Arrays.copyOf(set, 2 * n);
+                    set = new EnumMap<>(ExchangePropertyKey.class);
                 }
-                set[n++] = key;
-                set[n++] = value;
+                set.put(key, value);
             }
         }
-        this.internal = set;
-        this.internalLength = n;
+        return set;
+    }
+
+    /** @return the class of Camel's exchanges that declares their map of internal properties, or {@code null} */
+    private static Class<?> internalPropertiesHolder() {
+        for (Class<?> c = DefaultExchange.class; c != null; c = c.getSuperclass()) {
+            try {
+                if (c.getDeclaredField("internalProperties").getType() == EnumMap.class) {
+                    return c;
+                }
+                return null;
+            } catch (NoSuchFieldException notHere) {
+                // Declared higher up, if anywhere.
+            } catch (RuntimeException notReadable) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    private static VarHandle internalPropertiesHandle(Class<?> holder) {
+        if (holder == null) {
+            return null;
+        }
+        try {
+            return MethodHandles.privateLookupIn(holder, MethodHandles.lookup())
+                    .findVarHandle(holder, "internalProperties", EnumMap.class);
+        } catch (ReflectiveOperationException | RuntimeException notReadable) {
+            // A module layer that does not open camel-support to this one: key by key.
+            return null;
+        }
+    }
+
+    /** @return whether internal properties are read from Camel's own map rather than key by key */
+    static boolean readsInternalMap() {
+        return INTERNAL != null;
     }
 
     /**
@@ -96,7 +143,16 @@ final class SentExchange {
      * @return what it is now
      */
     static SentExchange of(Exchange exchange) {
-        return new SentExchange(exchange);
+        return new SentExchange(exchange, INTERNAL != null);
+    }
+
+    /**
+     * @param exchange the caller's exchange
+     * @return what it is now, its internal properties asked for key by key as when Camel's map
+     *         cannot be read
+     */
+    static SentExchange readKeyByKey(Exchange exchange) {
+        return new SentExchange(exchange, false);
     }
 
     /**
@@ -150,9 +206,7 @@ final class SentExchange {
         }
         target.removeProperties("*");
         if (internal != null) {
-            for (int i = 0; i < internalLength; i += 2) {
-                target.setProperty((ExchangePropertyKey) internal[i], internal[i + 1]);
-            }
+            internal.forEach(target::setProperty);
         }
         if (properties != null) {
             target.getProperties().putAll(properties);
