@@ -190,7 +190,8 @@ final class ExchangePool {
      * @param callback completed when the exchange ends
      * @param consumerTimeout how long to wait for a consumer route if none is started; zero fails at once
      * @param onCaller whether the first attempt runs on this thread when a slot is free at once
-     * @return {@code true} if it ended at once (refused) and the callback was already called
+     * @return {@code true} if it ended before this returned (refused, or done on this thread) and
+     *         the callback was already called, with {@code doneSync}
      */
     boolean submit(Exchange exchange, AsyncCallback callback, Duration consumerTimeout, boolean onCaller) {
         if (closed) {
@@ -219,10 +220,11 @@ final class ExchangePool {
         pending.incrementAndGet();
         active.add(s);
         if (t != null) {
-            s.start();
-        } else {
-            awaitConsumer(s, consumerTimeout);
+            // true: it ended on this thread (a first attempt on it, whose route was synchronous),
+            // and Camel goes on without waiting.
+            return s.start(true);
         }
+        awaitConsumer(s, consumerTimeout);
         return false;
     }
 
@@ -246,7 +248,7 @@ final class ExchangePool {
         }, timeout);
         // The consumer may have arrived between the check in submit() and the add above.
         if (target != null && awaitingConsumer.remove(s)) {
-            s.start();
+            s.start(false);
         }
     }
 
@@ -272,7 +274,7 @@ final class ExchangePool {
         }
         Submission s;
         while ((s = awaitingConsumer.poll()) != null) {
-            s.start();
+            s.start(false);
         }
     }
 

@@ -87,6 +87,15 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     private final boolean onCaller;
     /** The thread inside {@link #start()} while it runs, for {@link #onCaller}. */
     private volatile Thread starting;
+    /**
+     * The thread in {@link #start(boolean)} from the producer's {@code process}, or {@code null}:
+     * an end on it comes before {@code process} returns, and is told to Camel as synchronous.
+     * Plain, not volatile: only that thread ever writes it, and any other thread that reads it,
+     * whatever it sees, sees a thread other than itself.
+     */
+    private Thread submitting;
+    /** Set by {@link #complete()} on {@link #submitting}: the callback is left to {@code start}. */
+    private boolean endedInSubmit;
     /** The first attempt's route, left by call() for start() to run on the caller's thread. */
     private Run onCallerJob;
     /**
@@ -109,11 +118,36 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         this.onCaller = onCaller;
     }
 
-    /** Hands the exchange to the engine: from here on it waits for slots without a thread. */
-    void start() {
+    /**
+     * Hands the exchange to the engine: from here on it waits for slots without a thread.
+     *
+     * @param inSubmit whether the producer's {@code process} calls it, on the caller's thread
+     * @return {@code true} if the exchange ended before this returned, on this thread, and the
+     *         callback was called with {@code doneSync} (only {@code inSubmit}): Camel then goes
+     *         on without waiting for it, as after {@code direct:}
+     */
+    boolean start(boolean inSubmit) {
         if (ended != 0) {
-            return;
+            return false;
         }
+        if (!inSubmit) {
+            run();
+            return false;
+        }
+        submitting = Thread.currentThread();
+        try {
+            run();
+        } finally {
+            submitting = null;
+        }
+        if (endedInSubmit) {
+            callback.done(true);
+            return true;
+        }
+        return false;
+    }
+
+    private void run() {
         if (onCaller) {
             starting = Thread.currentThread();
         }
@@ -385,6 +419,11 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
 
     /** Completes the caller's callback, never on the timers' thread. */
     private void complete() {
+        if (submitting == Thread.currentThread()) {
+            // Still in the producer's process(): it calls the callback, as synchronous.
+            endedInSubmit = true;
+            return;
+        }
         if (ExecutorScheduler.onSchedulerThread()) {
             // Ended by a timer (a task or consumer timeout): the caller's route goes on from here,
             // and must not do so on the one thread every pool's timers share.

@@ -202,6 +202,50 @@ class SynchronousTest extends CamelTestSupport {
         batch.stop();
     }
 
+    /**
+     * An exchange whose first attempt ran on the caller's thread and whose route was synchronous
+     * has ended when the producer returns: it says so to Camel, which then goes on as after
+     * {@code direct:} instead of parking the thread on a latch it will find already open. One
+     * that ends on another thread (a retry on a worker) says it is asynchronous. Either way the
+     * callback comes once and says what {@code process} returned, as Camel requires.
+     */
+    @Test
+    void anExchangeThatEndsOnTheCallersThreadIsDoneSynchronously() throws Exception {
+        assertThat(sendWithProducer("adaptive:where?synchronous=true")).as("synchronous, ended on this thread")
+                .containsExactly("returned true", "done true");
+        // By default the attempt runs on a worker, which may end it before process() returns
+        // (then as synchronous) or after: either way the callback says what process() returned.
+        assertThat(sendWithProducer("adaptive:where")).as("by default, on a worker")
+                .isIn(List.of("returned false", "done false"), List.of("returned true", "done true"));
+        assertThat(sendWithProducer("adaptive:flaky?synchronous=true")).as("synchronous, retried on a worker")
+                .containsExactly("returned false", "done false");
+    }
+
+    /** @return what process() returned and what its callback heard, in order of return, then callback */
+    private List<String> sendWithProducer(String uri) throws Exception {
+        AsyncProducer producer = context.getEndpoint(uri).createAsyncProducer();
+        producer.start();
+        try {
+            Exchange e = context.getEndpoint(uri).createExchange();
+            e.getMessage().setBody("x");
+            List<Boolean> heard = new CopyOnWriteArrayList<>();
+            CountDownLatch done = new CountDownLatch(1);
+            boolean returned = producer.process(e, doneSync -> {
+                heard.add(doneSync);
+                done.countDown();
+            });
+            assertThat(done.await(30, TimeUnit.SECONDS)).as("called back").isTrue();
+            assertThat(e.getException()).isNull();
+            assertThat(e.getMessage().getHeader(AdaptiveConstants.ATTEMPTS, Integer.class)).isPositive();
+            List<String> seenHere = new java.util.ArrayList<>();
+            seenHere.add("returned " + returned);
+            heard.forEach(d -> seenHere.add("done " + d));
+            return seenHere;
+        } finally {
+            producer.stop();
+        }
+    }
+
     @Test
     void aTaskTimeoutFailsTheExchangeButDoesNotInterruptTheCallersThread() throws Exception {
         AsyncProducer producer = context.getEndpoint("adaptive:slow?synchronous=true").createAsyncProducer();
