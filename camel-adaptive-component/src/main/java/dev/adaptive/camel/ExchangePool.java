@@ -218,14 +218,34 @@ final class ExchangePool {
         Submission s = new Submission(this, exchange, callback, sequence.getAndIncrement(), onCaller);
         accepted.increment();
         pending.incrementAndGet();
-        active.add(s);
-        if (t != null) {
-            // true: it ended on this thread (a first attempt on it, whose route was synchronous),
-            // and Camel goes on without waiting.
-            return s.start(true);
+        if (t == null) {
+            active.add(s);
+            awaitConsumer(s, consumerTimeout);
+            return false;
         }
-        awaitConsumer(s, consumerTimeout);
+        if (s.start(true)) {
+            // It ended on this thread (a first attempt on it, whose route was synchronous): Camel
+            // goes on without waiting, and a stop had nothing to find.
+            return true;
+        }
+        // It goes on elsewhere (a worker, a queue, a backoff): from here a stop must find it. Not
+        // added before the start, which costs every exchange that ends in it a put and a
+        // remove; a stop meanwhile still ends it, through the closed limiter or this add.
+        track(s);
         return false;
+    }
+
+    /**
+     * Adds a started exchange to the live set. It may have ended on another thread since its
+     * start returned, before the add: then it is taken out again, as its own end could not.
+     * The add writes the set and then reads the end's flag, the end writes its flag and then
+     * takes the exchange out of the set: one of the two sees the other.
+     */
+    private void track(Submission s) {
+        active.add(s);
+        if (s.hasEnded()) {
+            active.remove(s);
+        }
     }
 
     private int queued(Limiter limiter) {
@@ -387,9 +407,9 @@ final class ExchangePool {
     }
 
     void onEnd(Submission s, boolean success) {
-        if (active.remove(s)) {
-            pending.decrementAndGet();
-        }
+        // Once per exchange; one that ended in its start was never in the set.
+        active.remove(s);
+        pending.decrementAndGet();
         (success ? completed : failed).increment();
     }
 
@@ -452,6 +472,11 @@ final class ExchangePool {
     /** @return exchanges accepted and not yet ended: what Camel's shutdown must wait for */
     int pending() {
         return pending.get();
+    }
+
+    /** @return the exchanges a stop would fail now: those that went on past their start and have not ended */
+    int live() {
+        return active.size();
     }
 
     long classifierFailures() {

@@ -193,6 +193,11 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         return this == other;
     }
 
+    /** @return whether the exchange has ended (its end may still wait for a route on the caller's exchange) */
+    boolean hasEnded() {
+        return ended != 0;
+    }
+
     /** @return whether an attempt of this exchange is running in the consumer route now */
     boolean attemptRunning() {
         Run r = running;
