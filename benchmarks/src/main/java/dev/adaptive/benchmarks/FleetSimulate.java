@@ -41,7 +41,11 @@ import java.util.stream.Collectors;
  *
  * Options: {@code --scenarios=S2,S6,F12}, {@code --clients=2,4,8}, {@code --seeds=9},
  * {@code --first-seed=1}, {@code --threads=<cores>}, {@code --max-total=40} (the fixed totals
- * swept are K..max-total), {@code --out=benchmarks/results}.
+ * swept are K..max-total), {@code --out=benchmarks/results}. With {@code --trace=<seed>} it writes
+ * nothing: it runs the independent and the coordinated clients (the defaults) of the first
+ * scenario and the first K with that seed and prints, every 10 ms of virtual time, the server's in
+ * flight and every client's items done, local limit, ceiling, in flight, waiting calls and target
+ * share, then each run's result.
  */
 public final class FleetSimulate {
 
@@ -63,7 +67,8 @@ public final class FleetSimulate {
      * @throws IOException if the results cannot be written
      */
     public static void main(String[] args) throws IOException {
-        Map<String, String> opts = Options.parse(args, "scenarios", "clients", "seeds", "first-seed", "threads", "max-total", "out");
+        Map<String, String> opts = Options.parse(args, "scenarios", "clients", "seeds", "first-seed", "threads",
+                "max-total", "out", "trace");
         List<Scenario> scenarios = opts.containsKey("scenarios")
                 ? Options.list(opts.get("scenarios")).stream().map(Scenario::byId).toList() : Scenario.fleet();
         List<Integer> ks = Options.list(opts.getOrDefault("clients", "2,4,8")).stream().map(Integer::parseInt).toList();
@@ -72,6 +77,15 @@ public final class FleetSimulate {
         int threads = Options.positive(opts, "threads", Runtime.getRuntime().availableProcessors());
         int maxTotal = Options.positive(opts, "max-total", 40);
         Path out = Path.of(opts.getOrDefault("out", "benchmarks/results"));
+        if (opts.containsKey("trace")) {
+            long seed = Options.positive(opts, "trace", 1);
+            for (FleetPolicy p : List.of(FleetPolicy.independent(), FleetPolicy.learning(FleetMember.DEFAULT_HEARTBEAT))) {
+                System.out.println("# " + p.name() + ", " + scenarios.get(0).id() + " K=" + ks.get(0) + " seed " + seed);
+                FleetRunResult r = FleetRun.run(p, scenarios.get(0), ks.get(0), seed, System.out::println);
+                System.out.println(r);
+            }
+            return;
+        }
 
         long started = System.nanoTime();
         List<Cell> cells = new ArrayList<>();

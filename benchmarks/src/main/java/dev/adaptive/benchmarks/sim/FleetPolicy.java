@@ -171,7 +171,25 @@ public final class FleetPolicy {
         return new Fleet(ceiling, kind == Kind.COORDINATED ? () -> overCeiling[0] : () -> -1, () -> {
             members.forEach(FleetMember::close);
             limiters.forEach(Limiter::stop);
-        });
+        }, () -> state(clients, limiters, members));
+    }
+
+    /** Each client's items done, its local limit, its ceiling, its in flight and its waiting calls. */
+    private static String state(List<Run> clients, List<Limiter> limiters, List<FleetMember> members) {
+        StringBuilder sb = new StringBuilder();
+        if (!members.isEmpty()) {
+            sb.append("G=").append(globalCeiling(members)).append(' ');
+        }
+        for (int i = 0; i < limiters.size(); i++) {
+            Limiter l = limiters.get(i);
+            sb.append(String.format(java.util.Locale.ROOT, "| c%d done=%d local=%d ceil=%s in=%d wait=%d ", i,
+                    clients.get(i).done(), l.localLimit(),
+                    l.ceiling() == Integer.MAX_VALUE ? "-" : Integer.toString(l.ceiling()), l.inflight(), l.waiting()));
+            if (!members.isEmpty()) {
+                sb.append("target=").append(members.get(i).stats().targetShare()).append(' ');
+            }
+        }
+        return sb.toString();
     }
 
     /** The highest global ceiling any member holds now: the bound the fleet's in flight is checked against. */
@@ -196,7 +214,9 @@ public final class FleetPolicy {
      * @param overCeiling admissions so far that took the fleet's in flight above the global
      *                    ceiling; -1 when there is none to check against
      * @param close       leaves the fleet once every item has ended
+     * @param state       one line on every client's limits, in flight and queue, for tracing
      */
-    record Fleet(IntSupplier ceiling, java.util.function.LongSupplier overCeiling, Runnable close) {
+    record Fleet(IntSupplier ceiling, java.util.function.LongSupplier overCeiling, Runnable close,
+                 java.util.function.Supplier<String> state) {
     }
 }

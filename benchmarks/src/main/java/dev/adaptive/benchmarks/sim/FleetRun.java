@@ -6,7 +6,9 @@ import dev.adaptive.time.VirtualTime;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * K clients, each with its own queue of {@code items / K} items (the first {@code items mod K}
@@ -41,19 +43,32 @@ public final class FleetRun {
      * @return the run's figures
      */
     public static FleetRunResult run(FleetPolicy policy, Scenario scenario, int k, long seed) {
+        return run(policy, scenario, k, seed, null);
+    }
+
+    /**
+     * @param policy   how the clients share the server
+     * @param scenario the server and the fleet's items
+     * @param k        the number of clients
+     * @param seed     seeds the server and, with each client's index, the clients' jitter
+     * @param trace    told, at every sample (10 ms of virtual time), the time in ms, the server's
+     *                 in flight and every client's state; {@code null} for none
+     * @return the run's figures
+     */
+    public static FleetRunResult run(FleetPolicy policy, Scenario scenario, int k, long seed, Consumer<String> trace) {
         if (k < 1 || scenario.items() < k) {
             throw new IllegalArgumentException("clients must be within [1, items]: " + k);
         }
         FleetRun run = new FleetRun(scenario, k, seed);
-        return run.drive(policy, scenario, k, seed);
+        return run.drive(policy, scenario, k, seed, trace);
     }
 
-    private FleetRunResult drive(FleetPolicy policy, Scenario scenario, int k, long seed) {
+    private FleetRunResult drive(FleetPolicy policy, Scenario scenario, int k, long seed, Consumer<String> trace) {
         FleetPolicy.Fleet fleet = policy.start(this);
         CompletableFuture<Void> all = CompletableFuture.allOf(clients.stream().map(Run::finished)
                 .toArray(CompletableFuture[]::new));
         double[] sums = new double[3];
-        sample(fleet, all, sums);
+        sample(fleet, all, sums, trace);
         all.thenRun(fleet.close());
         time.runUntilIdle();
         if (!time.uncaught().isEmpty()) {
@@ -82,14 +97,18 @@ public final class FleetRun {
         return new FleetRunResult(total, k, sums[0] / n, sums[1] / n, lastFirst, fleet.overCeiling().getAsLong());
     }
 
-    private void sample(FleetPolicy.Fleet fleet, CompletableFuture<Void> all, double[] sums) {
+    private void sample(FleetPolicy.Fleet fleet, CompletableFuture<Void> all, double[] sums, Consumer<String> trace) {
         if (all.isDone()) {
             return;
         }
         sums[0] += fleet.ceiling().getAsInt();
         sums[1] += server.stats().inflight();
         sums[2]++;
-        time.schedule(() -> sample(fleet, all, sums), SAMPLE_NANOS);
+        if (trace != null) {
+            trace.accept(String.format(Locale.ROOT, "%6.0f ms server=%2d %s", time.nanoTime() / 1e6,
+                    server.stats().inflight(), fleet.state().get()));
+        }
+        time.schedule(() -> sample(fleet, all, sums, trace), SAMPLE_NANOS);
     }
 
     List<Run> clients() {

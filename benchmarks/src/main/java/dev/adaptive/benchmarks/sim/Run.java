@@ -141,6 +141,11 @@ public final class Run {
         }
     }
 
+    /** @return the items that have ended so far */
+    public synchronized int done() {
+        return done;
+    }
+
     /** @return completes when every item has ended */
     public CompletableFuture<Void> finished() {
         return finished;
