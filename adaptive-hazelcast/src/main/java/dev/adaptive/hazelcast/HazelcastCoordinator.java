@@ -37,9 +37,11 @@ import java.util.function.Supplier;
  *       its expiry ({@code now + ttl} by the writer's wall clock). A heartbeat is one entry
  *       processor on that entry (drop the expired reports, replace this node's, store, return
  *       the array), so the list it returns is the store right after its write. The stamp
- *       decides what is live; the map's own TTL on the entry (the latest stamp, plus a whole
- *       second, in whole seconds, as Hazelcast keeps them) only clears a key whose nodes all
- *       stopped;</li>
+ *       alone decides what is live: the entry has no map TTL (a split-brain merge gives the
+ *       kept entry the merging one's expiration, which would end live reports early), and the
+ *       last leave removes it; a key whose nodes all died keeps one small entry of expired
+ *       reports until a node of that key reports again. Configure no TTL or max-idle on this
+ *       map;</li>
  *   <li>the {@code IMap<String, String>} {@code p + "pauses"} holds the latest pause per key,
  *       as JSON, until it ends: a pause never replaces one that ends later, and a node that
  *       subscribes late still learns of it. Subscribers listen to their key's entry, so a pause
@@ -141,7 +143,7 @@ public final class HazelcastCoordinator implements Coordinator {
         long expiresAt = saturatedAdd(now, Math.max(1, saturatedMillis(ttl)));
         long seq = writes.incrementAndGet();
         HeartbeatProcessor step = new HeartbeatProcessor(ReportCodec.encode(report, expiresAt, writer, seq),
-                report.nodeId(), report.incarnation(), writer, seq, now, expiresAt);
+                report.nodeId(), report.incarnation(), writer, seq, now);
         return bounded("heartbeat", key, () -> reports.submitToKey(key, step))
                 .thenApply(array -> ReportCodec.live(array, now));
     }

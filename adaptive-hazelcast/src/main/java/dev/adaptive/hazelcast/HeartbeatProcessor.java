@@ -11,7 +11,7 @@ import java.util.Map;
  * the reports whose stamped expiry is past, replace this node's report, store, and return the
  * array as it now stands. Runs on the key's partition thread, so no other write to the key
  * comes between this write and this read; the backup replicas run it again with the same
- * fields and reach the same value.
+ * fields and reach the same value. The entry has no map TTL ({@link StoredEntry#storeReports}).
  *
  * <p>A report never replaces a later one of the same writer: a heartbeat that the caller gave
  * up on may still land after the next one, and its claim may be lower than what the node has
@@ -26,17 +26,15 @@ import java.util.Map;
  * @param writer      the coordinator that wrote it
  * @param seq         its order among that coordinator's writes
  * @param nowMillis   the caller's wall clock: expiry is judged by the node that reads
- * @param expiresAt   the report's stamped expiry
  */
 record HeartbeatProcessor(String report, String nodeId, String incarnation, String writer, long seq,
-                          long nowMillis, long expiresAt) implements EntryProcessor<String, String, String> {
+                          long nowMillis) implements EntryProcessor<String, String, String> {
 
     private static final long serialVersionUID = 1L;
 
     @Override
     public String process(Map.Entry<String, String> entry) {
         List<String> kept = new ArrayList<>();
-        long latest = nowMillis;
         boolean superseded = false;
         for (FleetJson.Element e : StoredEntry.elements(entry.getValue())) {
             long expiry;
@@ -54,14 +52,12 @@ record HeartbeatProcessor(String report, String nodeId, String incarnation, Stri
             }
             superseded |= later;
             kept.add(e.text());
-            latest = Math.max(latest, expiry);
         }
         if (!superseded) {
             kept.add(report);
-            latest = Math.max(latest, expiresAt);
         }
         String value = FleetJson.array(kept);
-        StoredEntry.store(entry, value, latest - nowMillis);
+        StoredEntry.storeReports(entry, value);
         return value;
     }
 }

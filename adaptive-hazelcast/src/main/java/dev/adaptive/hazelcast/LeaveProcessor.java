@@ -24,13 +24,11 @@ record LeaveProcessor(String nodeId, long nowMillis) implements EntryProcessor<S
             return null;
         }
         List<String> kept = new ArrayList<>();
-        long latest = nowMillis;
         for (FleetJson.Element e : StoredEntry.elements(entry.getValue())) {
             try {
                 long expiry = e.number(StoredEntry.EXPIRES_AT);
                 if (expiry > nowMillis && !e.string(StoredEntry.NODE_ID).equals(nodeId)) {
                     kept.add(e.text());
-                    latest = Math.max(latest, expiry);
                 }
             } catch (IllegalArgumentException unreadable) {
                 // dropped with the leaver
@@ -39,7 +37,7 @@ record LeaveProcessor(String nodeId, long nowMillis) implements EntryProcessor<S
         if (kept.isEmpty()) {
             entry.setValue(null);
         } else {
-            StoredEntry.store(entry, FleetJson.array(kept), latest - nowMillis);
+            StoredEntry.storeReports(entry, FleetJson.array(kept));
         }
         return null;
     }

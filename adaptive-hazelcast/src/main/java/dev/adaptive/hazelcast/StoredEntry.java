@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * What the entry processors share about the entries they write: how a stored value is read
  * (unreadable text counts as empty: it can only come from something else writing into these
- * maps, and one bad value must not stop the fleet) and how long the map keeps an entry.
+ * maps, and one bad value must not stop the fleet) and how long the map keeps an entry (reports
+ * until removed, a pause until it ends).
  */
 final class StoredEntry {
 
@@ -31,7 +32,7 @@ final class StoredEntry {
     static final String ORIGIN = "origin";
     static final String UNTIL = "until";
 
-    /** The longest the map keeps an entry: far beyond any report's TTL or any pause worth obeying. */
+    /** The longest the map keeps a pause: far beyond any pause worth obeying. */
     private static final long MAX_STORE_SECONDS = Duration.ofDays(3_650).toSeconds();
 
     private StoredEntry() {
@@ -62,11 +63,26 @@ final class StoredEntry {
     }
 
     /**
-     * Writes {@code value} so that the map keeps it at least {@code liveMillis}. The stamped
-     * expiries inside the value decide what is live; the map's TTL only clears what nobody
-     * removes, so it is a whole second longer, rounded up to whole seconds: Hazelcast keeps
-     * expiry times in seconds, and a TTL rounded down could drop a report before the reader
-     * that should still see it.
+     * Writes a key's reports with no map TTL: they stay until a leave removes the last of them.
+     * Their stamps decide what is live. A map TTL here would not be the reports' own: after a
+     * split, Hazelcast's merge keeps the larger side's value of a key both sides hold (the
+     * default {@code PutIfAbsentMergePolicy}) but gives it the merging entry's expiration, so a
+     * TTL that followed the smaller side's latest stamp would end the larger side's entry, and
+     * every live claim in it, early. Written as TTL 0 (none), whatever the map's default.
+     */
+    static void storeReports(Map.Entry<String, String> entry, String value) {
+        if (entry instanceof ExtendedMapEntry<String, String> timed) {
+            timed.setValue(value, 0, TimeUnit.SECONDS);
+        } else {
+            entry.setValue(value);
+        }
+    }
+
+    /**
+     * Writes {@code value} so that the map keeps it at least {@code liveMillis} (a pause, which
+     * ends by itself). The map's TTL is a whole second longer, rounded up to whole seconds:
+     * Hazelcast keeps expiry times in seconds, and a TTL rounded down could drop a pause before
+     * the reader that should still see it.
      */
     static void store(Map.Entry<String, String> entry, String value, long liveMillis) {
         long seconds = liveMillis <= 0 ? 1

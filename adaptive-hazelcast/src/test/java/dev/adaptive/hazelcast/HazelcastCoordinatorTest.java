@@ -78,7 +78,7 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
     }
 
     @Test
-    void theStoreIsOnePlainJsonStringPerKeyThatTheMapKeepsAWholeSecondPastTheLatestStamp() {
+    void theStoreIsOnePlainJsonStringPerKeyWithNoMapTtlOfItsOwn() {
         VirtualTime time = new VirtualTime();
         Clock clock = time.clock(EPOCH);
         String prefix = prefix();
@@ -90,8 +90,9 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
         assertThat(reports.get("api")).startsWith("[{\"nodeId\":\"a\",\"incarnation\":\"a1\",\"localLimit\":5")
                 .contains("\"expiresAt\":" + (EPOCH.toEpochMilli() + 1_500));
         EntryView<String, String> view = reports.getEntryView("api");
-        // Latest stamp 1.5 s ahead: 2 s in whole seconds, plus one.
-        assertThat(view.getTtl()).isEqualTo(3_000);
+        // The stamps decide what is live; a map TTL would be replaced by a split-brain merge's.
+        assertThat(view.getTtl()).as("TTL").isEqualTo(Long.MAX_VALUE);
+        assertThat(view.getExpirationTime()).as("expiration").isEqualTo(Long.MAX_VALUE);
     }
 
     @Test
@@ -139,16 +140,16 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
         NodeReport older = new NodeReport("a", "a1", 5, 0, 0, EPOCH);
         NodeReport newer = new NodeReport("a", "a1", 5, 3, 3, EPOCH);
         HeartbeatProcessor second = new HeartbeatProcessor(ReportCodec.encode(newer, now + 2_000, "w", 2),
-                "a", "a1", "w", 2, now, now + 2_000);
+                "a", "a1", "w", 2, now);
         HeartbeatProcessor first = new HeartbeatProcessor(ReportCodec.encode(older, now + 2_000, "w", 1),
-                "a", "a1", "w", 1, now, now + 2_000);
+                "a", "a1", "w", 1, now);
         Map.Entry<String, String> entry = new AbstractMap.SimpleEntry<>("api", null);
         second.process(entry);
         String returned = first.process(entry);
         assertThat(ReportCodec.live(returned, now)).containsExactly(newer);
         assertThat(ReportCodec.live(entry.getValue(), now)).containsExactly(newer);
         HeartbeatProcessor otherWriter = new HeartbeatProcessor(ReportCodec.encode(older, now + 2_000, "v", 1),
-                "a", "a1", "v", 1, now, now + 2_000);
+                "a", "a1", "v", 1, now);
         otherWriter.process(entry);
         assertThat(ReportCodec.live(entry.getValue(), now)).as("another writer's report replaces it").containsExactly(older);
     }

@@ -1,0 +1,93 @@
+package dev.adaptive.hazelcast;
+
+import com.hazelcast.core.LifecycleEvent;
+import dev.adaptive.fleet.NodeReport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What Hazelcast's split-brain merge does to the store, on a real three-member cluster split
+ * into {0, 1} and {2} and healed ({@link TestCluster#split}).
+ *
+ * <p>The merge sends the smaller side's live entries to the larger side under the map's merge
+ * policy. The default {@code PutIfAbsentMergePolicy} keeps the larger side's value of a key
+ * that both sides hold, but Hazelcast 5 then gives that kept entry the merging entry's
+ * expiration. A reports entry whose map TTL followed its latest stamp would take the smaller
+ * side's shorter life and vanish with every live report in it: the fleet's claims gone, each
+ * node free to raise into room the others still hold.
+ */
+@Timeout(value = 100, unit = TimeUnit.SECONDS)
+class SplitBrainMergeTest {
+
+    private static TestCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.start(3);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static List<NodeReport> beat(HazelcastCoordinator c, String node, Duration ttl) {
+        return c.heartbeat("api", new NodeReport(node, node + "-1", 6, 0, Instant.now()), ttl).toCompletableFuture()
+                .orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    @Test
+    void theLargerSidesReportsOutliveTheMergeOfTheSmallerSidesShorterLivedCopy() {
+        String prefix = "merge" + UUID.randomUUID() + ".";
+        HazelcastCoordinator larger = HazelcastCoordinator.builder(cluster.member(0)).prefix(prefix).build();
+        HazelcastCoordinator smaller = HazelcastCoordinator.builder(cluster.member(2)).prefix(prefix).build();
+        AtomicLong merging = new AtomicLong();
+        AtomicLong merged = new AtomicLong();
+        cluster.member(2).getLifecycleService().addLifecycleListener(e -> {
+            if (e.getState() == LifecycleEvent.LifecycleState.MERGING) {
+                merging.compareAndSet(0, System.currentTimeMillis());
+            } else if (e.getState() == LifecycleEvent.LifecycleState.MERGED) {
+                merged.compareAndSet(0, System.currentTimeMillis());
+            }
+        });
+
+        cluster.split(new int[] {0, 1}, new int[] {2});
+        cluster.awaitSize(2, 1);
+        cluster.awaitSize(0, 2);
+        cluster.awaitSize(1, 2);
+        // Each side now holds its own copy of the key: a report that lives two minutes on the
+        // larger side, one that lives 8 s on the smaller.
+        assertThat(beat(larger, "a", Duration.ofMinutes(2))).extracting(NodeReport::nodeId).containsExactly("a");
+        long written = System.currentTimeMillis();
+        assertThat(beat(smaller, "b", Duration.ofSeconds(8))).extracting(NodeReport::nodeId).containsExactly("b");
+
+        cluster.heal();
+        Until.met("member 2 merged into {0, 1}", Duration.ofSeconds(60), () -> merged.get() != 0);
+        for (int i = 0; i < 3; i++) {
+            cluster.awaitSize(i, 3);
+        }
+        // The smaller side's copy was live when the merge took it (its 8 s, and the map kept it
+        // a whole second longer), so the merge applied it to the larger side's entry.
+        assertThat(merging.get() - written).as("ms from the smaller side's write to the merge").isLessThan(8_000);
+
+        // Nobody writes until that copy would have ended; then the larger side's report is
+        // still there, as its stamp says.
+        Until.met("the smaller side's copy would have ended", Duration.ofSeconds(30),
+                () -> System.currentTimeMillis() > written + 10_000);
+        assertThat(beat(larger, "c", Duration.ofMinutes(2))).extracting(NodeReport::nodeId)
+                .as("the live reports after the merge").containsExactly("a", "c");
+    }
+}
