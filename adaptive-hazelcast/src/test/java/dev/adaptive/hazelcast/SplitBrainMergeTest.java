@@ -79,8 +79,9 @@ class SplitBrainMergeTest {
         for (int i = 0; i < 3; i++) {
             cluster.awaitSize(i, 3);
         }
-        // The smaller side's copy was live when the merge took it (its 8 s, and the map kept it
-        // a whole second longer), so the merge applied it to the larger side's entry.
+        // The smaller side's copy was live when the merge took it, even with a map TTL that
+        // followed its stamp (8 s, and a second more), so the merge applied it to the larger
+        // side's entry.
         assertThat(merging.get() - written).as("ms from the smaller side's write to the merge").isLessThan(8_000);
 
         // Nobody writes until that copy would have ended; then the larger side's report is
