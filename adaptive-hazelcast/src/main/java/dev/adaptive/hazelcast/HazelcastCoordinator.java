@@ -83,6 +83,8 @@ public final class HazelcastCoordinator implements Coordinator {
     /** Default bound on waiting for Hazelcast to answer one operation: 5 s. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
 
+    /** The longest TTL a prune after a leave waits for: a report's, at most a year. */
+    private static final long MAX_TTL_MILLIS = Duration.ofDays(365).toMillis();
     /** How long after a failed listener registration it is tried again. */
     private static final long RESUBSCRIBE_NANOS = Duration.ofSeconds(1).toNanos();
 
@@ -97,6 +99,7 @@ public final class HazelcastCoordinator implements Coordinator {
     private final IMap<String, String> pauses;
     private final String writer = UUID.randomUUID().toString();
     private final AtomicLong writes = new AtomicLong();
+    private final AtomicLong longestTtlMillis = new AtomicLong(1);
     private final LongAdder listenerFailures = new LongAdder();
     private final LongAdder subscriptionFailures = new LongAdder();
 
@@ -140,7 +143,9 @@ public final class HazelcastCoordinator implements Coordinator {
             throw new IllegalArgumentException("ttl must be positive: " + ttl);
         }
         long now = clock.millis();
-        long expiresAt = saturatedAdd(now, Math.max(1, saturatedMillis(ttl)));
+        long ttlMillis = Math.max(1, saturatedMillis(ttl));
+        longestTtlMillis.accumulateAndGet(ttlMillis, Math::max);
+        long expiresAt = saturatedAdd(now, ttlMillis);
         long seq = writes.incrementAndGet();
         HeartbeatProcessor step = new HeartbeatProcessor(ReportCodec.encode(report, expiresAt, writer, seq),
                 report.nodeId(), report.incarnation(), writer, seq, now);
@@ -153,7 +158,23 @@ public final class HazelcastCoordinator implements Coordinator {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(nodeId, "nodeId");
         LeaveProcessor step = new LeaveProcessor(nodeId, clock.millis());
-        return bounded("leave", key, () -> reports.submitToKey(key, step));
+        return bounded("leave", key, () -> reports.submitToKey(key, step)).whenComplete((done, error) -> pruneLater(key));
+    }
+
+    /**
+     * The entry has no map TTL, so nothing else would clear a report of ours that lands after
+     * the leave (a heartbeat given up on, still on its way): once it can no longer land and its
+     * stamp has passed, the key is pruned of expired reports again, and removed if none is live.
+     */
+    private void pruneLater(String key) {
+        long ttlNanos = Duration.ofMillis(Math.min(longestTtlMillis.get(), MAX_TTL_MILLIS)).toNanos();
+        scheduler.schedule(() -> {
+            try {
+                reports.submitToKey(key, new LeaveProcessor(null, clock.millis()));
+            } catch (RuntimeException stopped) {
+                // The instance is shutting down: nothing left to tidy.
+            }
+        }, timeoutNanos + ttlNanos);
     }
 
     @Override

@@ -8,10 +8,11 @@ import java.util.Map;
 
 /**
  * A graceful leave on one fleet key's entry: removes every report of the node (all its
- * incarnations) and those already expired; removes the entry when nothing is left. Needs only
- * the JDK and Hazelcast on the member that runs it.
+ * incarnations) and those already expired; removes the entry when nothing is left. With no
+ * node, only prunes the expired reports. Needs only the JDK and Hazelcast on the member that
+ * runs it.
  *
- * @param nodeId    the leaving node
+ * @param nodeId    the leaving node, or {@code null} to remove only what has expired
  * @param nowMillis the caller's wall clock
  */
 record LeaveProcessor(String nodeId, long nowMillis) implements EntryProcessor<String, String, Void> {

@@ -96,6 +96,26 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
     }
 
     @Test
+    void aReportOfOursThatLandsAfterTheLeaveIsPrunedOnceItCanNoLongerMatter() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        HazelcastCoordinator c = HazelcastCoordinator.builder(hz).prefix(prefix).clock(clock).scheduler(time)
+                .operationTimeout(Duration.ofSeconds(1)).build();
+        IMap<String, String> reports = hz.getMap(prefix + "reports");
+        await(c.heartbeat("api", report("a", "a1", 5, clock), TTL));
+        await(c.leave("api", "a"));
+        assertThat(reports.containsKey("api")).as("the last leave removes the entry").isFalse();
+        // A heartbeat the node had given up on, landing after its leave: the entry has no map TTL.
+        await(c.heartbeat("api", report("a", "a1", 5, clock), TTL));
+        time.advance(Duration.ofMillis(2_999)); // the operation timeout and the TTL, less 1 ms
+        assertThat(reports.containsKey("api")).as("not pruned yet").isTrue();
+        time.advance(Duration.ofMillis(1));
+        Until.met("the late report pruned and the entry removed", Duration.ofSeconds(10),
+                () -> !reports.containsKey("api"));
+    }
+
+    @Test
     void unreadableValuesAreSkippedNeverFatal() {
         VirtualTime time = new VirtualTime();
         Clock clock = time.clock(EPOCH);
