@@ -30,6 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 100, unit = TimeUnit.SECONDS)
 class SplitBrainMergeTest {
 
+    /** What a report says of its own time: data only, the coordinator stamps expiry by its clock. */
+    private static final Instant REPORTED_AT = Instant.parse("2030-01-01T00:00:00Z");
+
     private static TestCluster cluster;
 
     @BeforeAll
@@ -45,7 +48,7 @@ class SplitBrainMergeTest {
     }
 
     private static List<NodeReport> beat(HazelcastCoordinator c, String node, Duration ttl) {
-        return c.heartbeat("api", new NodeReport(node, node + "-1", 6, 0, Instant.now()), ttl).toCompletableFuture()
+        return c.heartbeat("api", new NodeReport(node, node + "-1", 6, 0, REPORTED_AT), ttl).toCompletableFuture()
                 .orTimeout(10, TimeUnit.SECONDS).join();
     }
 
@@ -58,9 +61,9 @@ class SplitBrainMergeTest {
         AtomicLong merged = new AtomicLong();
         cluster.member(2).getLifecycleService().addLifecycleListener(e -> {
             if (e.getState() == LifecycleEvent.LifecycleState.MERGING) {
-                merging.compareAndSet(0, System.currentTimeMillis());
+                merging.compareAndSet(0, System.nanoTime());
             } else if (e.getState() == LifecycleEvent.LifecycleState.MERGED) {
-                merged.compareAndSet(0, System.currentTimeMillis());
+                merged.compareAndSet(0, System.nanoTime());
             }
         });
 
@@ -72,7 +75,7 @@ class SplitBrainMergeTest {
         // larger side, one that lives 20 s on the smaller (long enough that a merge slowed by a
         // loaded machine still takes it while it lives).
         assertThat(beat(larger, "a", Duration.ofMinutes(2))).extracting(NodeReport::nodeId).containsExactly("a");
-        long written = System.currentTimeMillis();
+        long written = System.nanoTime();
         assertThat(beat(smaller, "b", Duration.ofSeconds(20))).extracting(NodeReport::nodeId).containsExactly("b");
 
         cluster.heal();
@@ -83,12 +86,12 @@ class SplitBrainMergeTest {
         // The smaller side's copy was live when the merge took it, even with a map TTL that
         // followed its stamp (20 s, and a second more), so the merge applied it to the larger
         // side's entry.
-        assertThat(merging.get() - written).as("ms from the smaller side's write to the merge").isLessThan(20_000);
+        assertThat((merging.get() - written) / 1_000_000).as("ms from the smaller side's write to the merge").isLessThan(20_000);
 
         // Nobody writes until that copy would have ended; then the larger side's report is
         // still there, as its stamp says.
         Until.met("the smaller side's copy would have ended", Duration.ofSeconds(60),
-                () -> System.currentTimeMillis() > written + 22_000);
+                () -> System.nanoTime() - written > 22_000_000_000L);
         assertThat(beat(larger, "c", Duration.ofMinutes(2))).extracting(NodeReport::nodeId)
                 .as("the live reports after the merge").containsExactly("a", "c");
     }
