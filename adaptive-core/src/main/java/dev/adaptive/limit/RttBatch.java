@@ -3,26 +3,34 @@ package dev.adaptive.limit;
 import java.util.Arrays;
 
 /**
- * The success RTTs of the probe window in progress, newest first. An immutable cons list, so
- * that folding one sample allocates one small node instead of copying an array; the batch is
- * turned into an array once, when the window completes.
+ * The success RTTs of the probe window in progress, newest first, each with the number of
+ * calls in flight its attempt was admitted at (0 where the caller does not keep it). An
+ * immutable cons list, so that folding one sample allocates one small node instead of copying
+ * an array; the batch is turned into an array once, when the window completes.
  */
 final class RttBatch {
 
-    static final RttBatch EMPTY = new RttBatch(0, null, 0);
+    static final RttBatch EMPTY = new RttBatch(0, 0, null, 0);
 
     private final long rttNanos;
+    private final int inflight;
     private final RttBatch older;
     private final int count;
 
-    private RttBatch(long rttNanos, RttBatch older, int count) {
+    private RttBatch(long rttNanos, int inflight, RttBatch older, int count) {
         this.rttNanos = rttNanos;
+        this.inflight = inflight;
         this.older = older;
         this.count = count;
     }
 
     RttBatch plus(long rttNanos) {
-        return new RttBatch(rttNanos, this, count + 1);
+        return plus(rttNanos, 0);
+    }
+
+    /** The node fits in the same 32 bytes as one without the count (object alignment). */
+    RttBatch plus(long rttNanos, int inflight) {
+        return new RttBatch(rttNanos, inflight, this, count + 1);
     }
 
     int count() {
@@ -35,6 +43,17 @@ final class RttBatch {
         RttBatch node = this;
         for (int i = count - 1; i >= 0; i--) {
             out[i] = node.rttNanos;
+            node = node.older;
+        }
+        return out;
+    }
+
+    /** @return the in-flight counts the RTTs' attempts were admitted at, oldest first */
+    int[] inflights() {
+        int[] out = new int[count];
+        RttBatch node = this;
+        for (int i = count - 1; i >= 0; i--) {
+            out[i] = node.inflight;
             node = node.older;
         }
         return out;
@@ -53,7 +72,7 @@ final class RttBatch {
             return false;
         }
         while (a != b && a.count > 0) {
-            if (a.rttNanos != b.rttNanos) {
+            if (a.rttNanos != b.rttNanos || a.inflight != b.inflight) {
                 return false;
             }
             a = a.older;
@@ -66,7 +85,7 @@ final class RttBatch {
     public int hashCode() {
         int h = 1;
         for (RttBatch node = this; node.count > 0; node = node.older) {
-            h = 31 * h + Long.hashCode(node.rttNanos);
+            h = 31 * (31 * h + Long.hashCode(node.rttNanos)) + node.inflight;
         }
         return h;
     }

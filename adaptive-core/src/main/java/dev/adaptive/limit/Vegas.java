@@ -23,6 +23,16 @@ import java.util.Objects;
  * two quantiles differ by more than twice their sampling noise (read from the interquartile
  * ranges), so that small probes of a jittery downstream are not taken for congestion.
  *
+ * <p><b>The first window</b> has no baseline to be judged by, and judges itself: it reads no
+ * queue. But its attempts were admitted at every concurrency from one call up to the initial
+ * limit, so it carries a gradient of its own ({@code FirstCohort}): when the answers admitted
+ * with more calls in flight came back slower in an order chance rarely gives (Kendall's test,
+ * one-sided 5 %), and the line through them puts the limit past the band (a queue above beta'
+ * against the answers admitted at up to half the limit), the initial limit is already past the
+ * downstream's knee. Those answers then start the baseline, the level they ran at is the
+ * unloaded one, and the limit steps back into the band instead of growing into a hard cap (a
+ * downstream of two or three workers behind the default initial limit of 5).
+ *
  * <p><b>Decisions.</b> With {@code alpha' = max(alpha, alphaShare * limit)} and
  * {@code beta' = max(beta, betaShare * limit)} (one call of queue is a lot at a limit of 5 and
  * nothing at 100):
@@ -226,11 +236,11 @@ public final class Vegas extends BoundedLimit {
             // this limit. The common case changes nothing at all, and then allocates nothing.
             return dropRate == s.dropRate ? s : s.with(s.probe, dropRate);
         }
-        RttBatch probe = s.probe.plus(Samples.successRtt(sample));
+        RttBatch probe = s.probe.plus(Samples.successRtt(sample), sample.inflight());
         if (probe.count() < Math.max(probeWindow, (s.limit + 1) / 2)) {
             return s.with(probe, dropRate);
         }
-        return decide(s, probe.toArray(), dropRate, Samples.decreaseTime(sample));
+        return decide(s, probe, dropRate, Samples.decreaseTime(sample));
     }
 
     private State onCongestion(State s, Sample sample) {
@@ -263,8 +273,19 @@ public final class Vegas extends BoundedLimit {
                 now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);
     }
 
-    private State decide(State s, long[] fresh, double dropRate, long now) {
+    private State decide(State s, RttBatch batch, double dropRate, long now) {
+        long[] fresh = batch.toArray();
         RttHistory history = s.history;
+        // The first window has no baseline, but its answers were admitted at every concurrency up
+        // to the limit: if those admitted with more in flight came back surely slower, the initial
+        // limit is past the knee already, and the others are its baseline.
+        FirstCohort cohort = history.isEmpty() ? FirstCohort.of(fresh, batch.inflights(), s.limit) : null;
+        if (cohort != null && s.limit * (1 - quantile(cohort.unloaded()) / cohort.limitRttNanos())
+                <= Math.max(beta, betaShare * s.limit)) {
+            // Past the knee by no more than the band allows: a small gradient in five answers may
+            // well be chance, and it would hold slow start back for nothing.
+            cohort = null;
+        }
         long[] window = pooled(s.level, fresh);
         // A whole probe at or past the refused level without a refusal: the cap has moved.
         Wall wall = s.wall.afterQuietProbeAt(s.limit, now);
@@ -287,8 +308,12 @@ public final class Vegas extends BoundedLimit {
         }
         // The baseline comes from calls that could not have queued, never from this window's
         // own level; only before any baseline exists does the window judge itself.
-        long[] sortedHistory = history.isEmpty() ? sortedWindow : history.sorted();
+        long[] sortedHistory = cohort != null ? RttHistory.sortedCopy(cohort.unloaded())
+                : history.isEmpty() ? sortedWindow : history.sorted();
         double baseRtt = RttHistory.quantileOfSorted(sortedHistory, baseRttQuantile);
+        if (cohort != null) {
+            probeRtt = Math.max(baseRtt, cohort.limitRttNanos());
+        }
         // A probe faster than the baseline means no queue, not a negative one.
         double queue = Math.max(0, s.limit * (1 - baseRtt / probeRtt));
         double alphaNow = Math.max(alpha, alphaShare * s.limit);
@@ -298,7 +323,7 @@ public final class Vegas extends BoundedLimit {
         // would make them; a queue only counts when the two quantiles are further apart than
         // their sampling noise allows. A downstream without jitter is judged exactly.
         double noise = Z * standardError(sortedWindow, sortedHistory);
-        boolean significant = Math.log(probeRtt / baseRtt) > noise;
+        boolean significant = cohort != null || Math.log(probeRtt / baseRtt) > noise;
         // A probe surely faster than the baseline means the baseline is stale: taken while the
         // client was warming up (new connections, a cold JIT) or before the downstream got faster.
         boolean faster = !history.isEmpty() && Math.log(baseRtt / probeRtt) > noise;
@@ -321,6 +346,11 @@ public final class Vegas extends BoundedLimit {
         } else if (history.isEmpty() || faster || s.limit <= Math.max(baseLevel, bounds.min())) {
             history = history.plus(fresh);
             baseLevel = Math.min(baseLevel, s.limit);
+        }
+
+        if (cohort != null) {
+            history = RttHistory.empty(history.capacity()).plus(cohort.unloaded());
+            baseLevel = cohort.level();
         }
 
         long next = s.limit;
@@ -376,6 +406,10 @@ public final class Vegas extends BoundedLimit {
      * downstream would be mostly luck. Unless the two differ beyond their sampling noise: then
      * the downstream changed, and the newer probe alone says how.
      */
+    private double quantile(long[] rtts) {
+        return RttHistory.quantileOfSorted(RttHistory.sortedCopy(rtts), baseRttQuantile);
+    }
+
     private long[] pooled(RttHistory level, long[] fresh) {
         if (level.isEmpty()) {
             return fresh;

@@ -135,6 +135,47 @@ class VegasTest extends AdaptiveLimitContract {
         }
     }
 
+    /**
+     * The first cohort of a downstream whose knee is at two calls (5 ms up to two, quadratic
+     * growth past it): each answer admitted with one call more in flight came back slower. The
+     * initial limit is past the knee already; judged against itself, the window read no queue
+     * and slow start went to 8.
+     */
+    @Test
+    void aFirstCohortSlowerWithEachCallMoreInFlightIsNotTakenForRoom() {
+        Fold fold = new Fold(Vegas.defaults());
+        long start = fold.now();
+        double[] rtts = {5, 5, 6.25, 10, 16.25};
+        for (int i = 0; i < rtts.length; i++) {
+            fold.apply(new Sample(start, Fold.nanos(rtts[i]), i + 1, Outcome.SUCCESS));
+        }
+
+        assertThat(fold.limit()).isLessThan(5);
+        assertThat(fold.metric("baseRtt")).isEqualTo(5.0);
+        assertThat(fold.metric("slowStart")).isZero();
+        // The baseline is the answers admitted at one and two calls: the limit's own answers,
+        // at 10 ms, keep reading a queue rather than becoming the baseline.
+        fold.advance(20);
+        for (int i = 0; i < 4; i++) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isLessThanOrEqualTo(4);
+        }
+        assertThat(fold.metric("baseRtt")).isEqualTo(5.0);
+    }
+
+    /** The same cohort in an order chance gives: one level, judged against itself, as before. */
+    @Test
+    void aFirstCohortWithoutOrderIsOneLevel() {
+        Fold fold = new Fold(Vegas.defaults());
+        long start = fold.now();
+        double[] rtts = {10, 16.25, 5, 6.25, 5};
+        for (int i = 0; i < rtts.length; i++) {
+            fold.apply(new Sample(start, Fold.nanos(rtts[i]), i + 1, Outcome.SUCCESS));
+        }
+
+        assertThat(fold.limit()).isEqualTo(8);
+    }
+
     @Test
     void slowStartTakesAShorterStepAsTheQueueNearsAlpha() {
         Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
