@@ -117,8 +117,9 @@ public final class Simulate {
             case "robustness" -> Scenario.robustness();
             case "flat-cap" -> Scenario.flatCap();
             case "held-out" -> Scenario.heldOut();
+            case "random" -> Scenario.random(24);
             default -> throw new IllegalArgumentException(
-                    "set must be simulation, robustness, flat-cap or held-out: " + name);
+                    "set must be simulation, robustness, flat-cap, held-out or random: " + name);
         };
     }
 

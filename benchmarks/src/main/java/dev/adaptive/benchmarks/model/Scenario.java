@@ -184,6 +184,45 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     }
 
     /**
+     * A family of servers drawn at random from the model, none of which the engine was tuned on:
+     * the check that what holds on the named scenarios holds on shapes nobody chose. Deterministic
+     * (one fixed seed), so a result can be regenerated and compared. Each draw, independently:
+     * base latency log-uniform in 5-300 ms; a knee log-uniform in 2-80 in flight; four in ten
+     * flat (the cap at the knee), the others a cap at 1-3 times the knee; jitter 0-0.5; half with
+     * a slow tail (1-4 % × 2-8); half with transient errors (0.5-3 %); a tenth of over-cap
+     * refusals a 500 in half of them; Retry-After 1, 2 or 5 s; as many items as the cap serves
+     * in 2-12 s of unloaded latency (at least 100, at most 4,000); a retry budget of 3 or 5.
+     *
+     * @param count how many servers
+     * @return the servers R1..R{count}
+     */
+    public static List<Scenario> random(int count) {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(20261202L);
+        List<Scenario> out = new java.util.ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            double base = Math.exp(Math.log(5) + r.nextDouble() * (Math.log(300) - Math.log(5)));
+            int soft = (int) Math.round(Math.exp(Math.log(2) + r.nextDouble() * (Math.log(80) - Math.log(2))));
+            boolean flat = r.nextDouble() < 0.4;
+            int hard = flat ? soft : Math.max(soft + 1, (int) Math.round(soft * (1 + 2 * r.nextDouble())));
+            double jitter = Math.round(r.nextDouble() * 50) / 100.0;
+            boolean tail = r.nextBoolean();
+            double tailP = tail ? 0.01 + 0.03 * r.nextDouble() : 0;
+            double tailF = tail ? 2 + 6 * r.nextDouble() : 1;
+            double trans = r.nextBoolean() ? 0.005 + 0.025 * r.nextDouble() : 0;
+            double overCap = r.nextBoolean() ? 0.10 : 0;
+            long ra = new long[] {1, 2, 5}[r.nextInt(3)];
+            double seconds = 2 + 10 * r.nextDouble();
+            int items = (int) Math.max(100, Math.min(4000, Math.round(hard * seconds * 1000 / base)));
+            int retries = r.nextBoolean() ? 3 : 5;
+            int cap = Math.max(1, hard);
+            out.add(new Scenario("R" + i, "random-" + i, items, Math.round(base * 10) / 10.0, soft, hard,
+                    Duration.ofSeconds(ra), jitter, tailP, tailF, trans, overCap, retries,
+                    List.of(Math.max(1, cap / 2), cap, cap * 2), UNBOUNDED));
+        }
+        return List.copyOf(out);
+    }
+
+    /**
      * @param id a scenario id, case-insensitive
      * @return the scenario
      * @throws IllegalArgumentException if there is no such scenario
@@ -194,7 +233,12 @@ public record Scenario(String id, String name, int items, double baseMillis, int
                 return s;
             }
         }
-        throw new IllegalArgumentException("scenario must be one of "
+        for (Scenario s : random(24)) {
+            if (s.id.equalsIgnoreCase(id)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("scenario must be one of R1..R24, "
                 + ALL.stream().map(Scenario::id).collect(java.util.stream.Collectors.joining(", ")) + ": " + id);
     }
 
