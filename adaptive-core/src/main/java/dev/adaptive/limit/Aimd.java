@@ -235,15 +235,16 @@ public final class Aimd extends BoundedLimit {
     }
 
     private State onCongestion(State s, Sample sample) {
-        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
-            // One decrease per overload; but each refusal of the burst says more about the wall.
-            if (sample.outcome() instanceof Outcome.RateLimited) {
-                Wall wall = s.wall.alsoRefusedAt(sample.inflight(), bounds.min());
-                if (!wall.equals(s.wall)) {
-                    return new State(s.limit, s.history, s.recent, s.windowFloor, s.baselineRttNanos,
-                            s.recentRttNanos, s.ratio, s.lastDecreaseNanos, s.decreased, s.changedNanos, s.changed,
-                            s.floor, s.slowStart, wall, s.proven, s.baseLevel, s.dropRate, s.rose);
-                }
+        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos, s.limit)) {
+            // One decrease per overload; but each refusal of the burst (or failure as fast) says
+            // more about the wall.
+            Wall wall = sample.outcome() instanceof Outcome.RateLimited
+                    ? s.wall.alsoRefusedAt(sample.inflight(), bounds.min())
+                    : s.wall.alsoDroppedAt(sample.inflight(), sample.rttNanos(), bounds.min());
+            if (!wall.equals(s.wall)) {
+                return new State(s.limit, s.history, s.recent, s.windowFloor, s.baselineRttNanos,
+                        s.recentRttNanos, s.ratio, s.lastDecreaseNanos, s.decreased, s.changedNanos, s.changed,
+                        s.floor, s.slowStart, wall, s.proven, s.baseLevel, s.dropRate, s.rose);
             }
             return s;
         }
@@ -258,7 +259,7 @@ public final class Aimd extends BoundedLimit {
         // growth does not walk into the same cap again one Retry-After later. Drops do not: a run
         // of errors may be an outage that has nothing to do with concurrency.
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(), bounds.min())
+                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(), sample.rttNanos(), bounds.min())
                 : s.wall;
         int next = bounds.floor(s.limit * decreaseFactor);
         return new State(next, s.history, RttBatch.EMPTY, Integer.MAX_VALUE, s.baselineRttNanos, s.recentRttNanos,

@@ -163,7 +163,7 @@ public final class Gradient2 extends BoundedLimit {
             return s;
         }
         double dropRate = drops.after(s.dropRate, false);
-        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
+        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos, s.limit())) {
             // Admitted before the last decrease, it ran under the limit the decrease replaced: its
             // latency is the overload's, and judged again it would cut the new limit again.
             return s.withDropRate(dropRate);
@@ -264,13 +264,14 @@ public final class Gradient2 extends BoundedLimit {
     }
 
     private State onCongestion(State s, Sample sample) {
-        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
-            // One decrease per overload; but each refusal of the burst says more about the wall.
-            if (sample.outcome() instanceof Outcome.RateLimited) {
-                Wall wall = s.wall.alsoRefusedAt(sample.inflight(), bounds.min());
-                if (!wall.equals(s.wall)) {
-                    return s.withWall(wall);
-                }
+        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos, s.limit())) {
+            // One decrease per overload; but each refusal of the burst (or failure as fast) says
+            // more about the wall.
+            Wall wall = sample.outcome() instanceof Outcome.RateLimited
+                    ? s.wall.alsoRefusedAt(sample.inflight(), bounds.min())
+                    : s.wall.alsoDroppedAt(sample.inflight(), sample.rttNanos(), bounds.min());
+            if (!wall.equals(s.wall)) {
+                return s.withWall(wall);
             }
             return s;
         }
@@ -284,7 +285,7 @@ public final class Gradient2 extends BoundedLimit {
         long now = Samples.decreaseTime(sample);
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
                 ? Wall.refusedAt(Math.min(sample.inflight(), (int) Math.floor(s.estimate)), s.proven, now,
-                        r.retryAfter(), bounds.min())
+                        r.retryAfter(), sample.rttNanos(), bounds.min())
                 : s.wall;
         return new State(bounds.clamp(s.estimate * decreaseFactor), s.longRttNanos, s.longRttCount, s.longLevel, RttBatch.EMPTY,
                 s.shortRttNanos, s.gradient, now, true, wall, 0, dropRate, false, RttBatch.EMPTY, 0);

@@ -30,9 +30,19 @@ final class Samples {
      * A congestion sample that started before the last multiplicative decrease says that the old,
      * higher limit was too high, which the decrease already acted on. Counting it again would
      * turn one overload, seen by all the attempts in flight at once, into a collapse to min.
+     * An attempt admitted at the very instant of the decrease (a virtual clock, or a coarse
+     * one) is placed by its concurrency: admitted with more in flight than the decreased limit
+     * allows, it was admitted before the decrease (a retry of a dropped attempt, sent while the
+     * refusal that caused the decrease was on its way, is refused with the same burst).
+     *
+     * @param limit the limit now, after the last decrease and anything since
      */
-    static boolean isStale(Sample sample, boolean decreased, long lastDecreaseNanos) {
-        return decreased && sample.startNanos() - lastDecreaseNanos < 0;
+    static boolean isStale(Sample sample, boolean decreased, long lastDecreaseNanos, double limit) {
+        if (!decreased) {
+            return false;
+        }
+        long since = sample.startNanos() - lastDecreaseNanos;
+        return since < 0 || since == 0 && sample.inflight() > limit;
     }
 
     /** The median: one slow answer in a window (a slow tail is common) is not congestion. */

@@ -244,15 +244,14 @@ public final class Vegas extends BoundedLimit {
     }
 
     private State onCongestion(State s, Sample sample) {
-        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos)) {
+        if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos, s.limit)) {
             // No second decrease for the same overload; but every refusal of the burst tells
             // more about the wall: one admitted at fewer in flight lowers the refused level, and
             // each one more means one fewer that the server held.
-            if (sample.outcome() instanceof Outcome.RateLimited) {
-                Wall wall = s.wall.alsoRefusedAt(sample.inflight(), bounds.min());
-                return wall.equals(s.wall) ? s : s.withWall(wall);
-            }
-            return s;
+            Wall wall = sample.outcome() instanceof Outcome.RateLimited
+                    ? s.wall.alsoRefusedAt(sample.inflight(), bounds.min())
+                    : s.wall.alsoDroppedAt(sample.inflight(), sample.rttNanos(), bounds.min());
+            return wall.equals(s.wall) ? s : s.withWall(wall);
         }
         double dropRate = drops.after(s.dropRate, true);
         boolean overload = sample.outcome() instanceof Outcome.RateLimited || drops.exceeded(dropRate);
@@ -267,7 +266,7 @@ public final class Vegas extends BoundedLimit {
         // wall. Drops do not: a run of errors may be an outage that has nothing to do with
         // concurrency, and a wall left by it would hold the limit down after the recovery.
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(), bounds.min())
+                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(), sample.rttNanos(), bounds.min())
                 : s.wall;
         return new State(next, s.history, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos, s.probeRttNanos,
                 now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);

@@ -12,7 +12,10 @@ import java.time.Duration;
  * in the client's HTTP stack), and a leap of the limit sends many requests at once. What the
  * server did hold is read from the whole burst: after {@code k} refusals with up to {@code n}
  * in flight, about {@code n - k} were admitted; and a level at which a whole probe ended without
- * a refusal was held too. The larger of the two is {@link #held()}.
+ * a refusal was held too. The larger of the two is {@link #held()}. A failure of the same burst
+ * that came back about as fast as its refusals (a 500 or 503 a server answers past its cap as
+ * well as 429s) was not held either, and counts among the {@code k}; it does not lower the
+ * refused level, which only a rate limit proves.
  *
  * <p>Growth with a wall: up to the held level as fast as the algorithm grows; from there one
  * slot per decision up to one below the refused level, where it stops; the refused level
@@ -29,14 +32,19 @@ import java.time.Duration;
  * @param proven        the highest level a whole probe ended at without a refusal before the burst
  * @param sinceNanos    when the burst began (the end of its first refusal)
  * @param waitNanos     the Retry-After the burst's first refusal announced, 0 if none
+ * @param refusalRttNanos how long the burst's first refusal took to come back
  */
-record Wall(int refused, int held, int refusals, int top, int proven, long sinceNanos, long waitNanos) {
+record Wall(int refused, int held, int refusals, int top, int proven, long sinceNanos, long waitNanos,
+            long refusalRttNanos) {
+
+    /** A failure of the burst no slower than this many times its first refusal was refused too. */
+    private static final int AS_FAST = 2;
 
     /** The wall stands for at least this many Retry-Afters before a slot past it is probed. */
     private static final int MIN_PATIENCE = 30;
 
     /** No wall: nothing was refused, or the last wall was disproved. */
-    static final Wall NONE = new Wall(Integer.MAX_VALUE, 0, 0, 0, 0, 0, 0);
+    static final Wall NONE = new Wall(Integer.MAX_VALUE, 0, 0, 0, 0, 0, 0, 0);
 
     /** @return whether there is a wall */
     boolean standing() {
@@ -50,11 +58,30 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
      * @param proven     the highest level a whole probe ended at without a refusal
      * @param nowNanos   when the refusal ended
      * @param retryAfter what the refusal announced (zero when nothing)
+     * @param rttNanos   how long the refusal took to come back
      * @param min        the limit's minimum: the wall never holds the limit below it
      */
-    static Wall refusedAt(int inflight, int proven, long nowNanos, Duration retryAfter, int min) {
-        return new Wall(0, 0, 0, 0, proven, nowNanos, saturatedNanos(retryAfter))
+    static Wall refusedAt(int inflight, int proven, long nowNanos, Duration retryAfter, long rttNanos, int min) {
+        return new Wall(0, 0, 0, 0, proven, nowNanos, saturatedNanos(retryAfter), Math.max(0, rttNanos))
                 .with(Math.max(min + 1, inflight), 1, inflight, min);
+    }
+
+    /**
+     * A failure (not a rate limit) of an attempt of the same burst, admitted before the decrease
+     * the first refusal caused. One that came back about as fast as that refusal was refused too:
+     * the server did not hold it, and it counts among the burst's {@code k}. A slower one was
+     * served and failed: it says nothing about the cap.
+     *
+     * @param inflight attempts in flight when it was admitted, counting it
+     * @param rttNanos how long it took to come back
+     * @param min      the limit's minimum
+     * @return the wall, with what this failure adds
+     */
+    Wall alsoDroppedAt(int inflight, long rttNanos, int min) {
+        if (!standing() || rttNanos > (double) AS_FAST * refusalRttNanos) {
+            return this;
+        }
+        return with(refused, refusals + 1, Math.max(top, inflight), min);
     }
 
     /**
@@ -74,7 +101,7 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
     private Wall with(int nextRefused, int k, int n, int min) {
         long held = Math.max((long) n - k, proven);
         int boundedHeld = (int) Math.max(min, Math.min(nextRefused - 1L, held));
-        return new Wall(nextRefused, boundedHeld, k, n, proven, sinceNanos, waitNanos);
+        return new Wall(nextRefused, boundedHeld, k, n, proven, sinceNanos, waitNanos, refusalRttNanos);
     }
 
     /**
@@ -117,7 +144,8 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
         if (!standing() || level <= held) {
             return this;
         }
-        return level >= refused ? NONE : new Wall(refused, level, refusals, top, proven, nowNanos, waitNanos);
+        return level >= refused ? NONE
+                : new Wall(refused, level, refusals, top, proven, nowNanos, waitNanos, refusalRttNanos);
     }
 
     private static long saturatedNanos(Duration d) {

@@ -193,6 +193,51 @@ abstract class AdaptiveLimitContract {
         assertThat(fold.limit()).isLessThan(afterFirst);
     }
 
+    /**
+     * A refusal of an attempt admitted at the very instant of the decrease (a virtual clock: a
+     * dropped attempt's retry sent while the refusal that decreased was on its way) is placed by
+     * its concurrency. Admitted with more in flight than the decreased limit allows, it came
+     * before the decrease and belongs to its burst; taken as a new overload it halved the limit a
+     * second time (17 -> 8 -> 4 in the simulation) and left a wall at the halved level.
+     */
+    @Test
+    void aRefusalAdmittedAtTheInstantOfTheDecreaseIsPlacedByItsConcurrency() {
+        Fold fold = warm(bounded(), 40);
+        long start = fold.now();
+        long decreasedAt = start + Fold.nanos(2);
+        fold.apply(new Sample(start, Fold.nanos(2), 40, Outcome.rateLimited(Duration.ofMillis(100))));
+        int afterFirst = fold.limit();
+        assertThat(afterFirst).isLessThan(40);
+
+        fold.apply(new Sample(decreasedAt, Fold.nanos(2), 40, Outcome.rateLimited(Duration.ofMillis(100))));
+        assertThat(fold.limit()).isEqualTo(afterFirst);
+
+        // At the same instant but within the decreased limit: admitted after the decrease.
+        fold.apply(new Sample(decreasedAt, Fold.nanos(2), afterFirst, Outcome.rateLimited(Duration.ofMillis(100))));
+        assertThat(fold.limit()).isLessThan(afterFirst);
+    }
+
+    /**
+     * A 500 of the same burst, admitted before the decrease and as fast as its 429s, was refused
+     * too: the held level the limit goes back to after the pause is one lower for it. One that
+     * took the downstream's latency changes nothing.
+     */
+    @Test
+    void aFailureOfTheBurstAsFastAsItsRefusalsLowersTheHeldLevel() {
+        // Before any probe has ended, so that no quiet level holds the wall up.
+        Fold fold = new Fold(limit(1, 20, 1_000));
+        int n = fold.limit();
+        long start = fold.now();
+        fold.apply(new Sample(start, Fold.nanos(2), n, Outcome.rateLimited(Duration.ofMillis(100))));
+        double held = fold.metric("held");
+        assertThat(held).isEqualTo(n - 1.0);
+
+        fold.apply(new Sample(start + 1, Fold.nanos(50), n, Outcome.DROPPED));
+        assertThat(fold.metric("held")).isEqualTo(held);
+        fold.apply(new Sample(start + 1, Fold.nanos(2), n, Outcome.DROPPED));
+        assertThat(fold.metric("held")).isEqualTo(held - 1);
+    }
+
     @Test
     void updateIsPure() {
         Limit limit = limit(2, 5, 60);

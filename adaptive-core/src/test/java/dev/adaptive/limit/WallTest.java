@@ -11,15 +11,36 @@ class WallTest {
 
     private static final long S = 1_000_000_000L;
 
+    /**
+     * A server past its cap answers some refusals with a 500 instead of a 429, as fast: the server
+     * held none of them. Counted only as a 429's n, the held level stayed one too high per such
+     * 500, and growth went back into the cap after the pause.
+     */
+    @Test
+    void aFailureAsFastAsTheRefusalsIsOneMoreTheServerDidNotHold() {
+        long ms = 1_000_000L;
+        Wall wall = Wall.refusedAt(18, 0, 0, Duration.ofSeconds(1), 2 * ms, 1).alsoRefusedAt(18, 1);
+        assertThat(wall.held()).isEqualTo(16);
+
+        Wall fast = wall.alsoDroppedAt(18, 2 * ms, 1);
+        assertThat(fast.held()).isEqualTo(15);
+        // A 500 proves no cap: the refused level stays the rate limits'.
+        assertThat(fast.refused()).isEqualTo(18);
+        assertThat(wall.alsoDroppedAt(17, 4 * ms, 1).held()).isEqualTo(15);
+        // One that took the downstream's latency was served, and failed: nothing about the cap.
+        assertThat(wall.alsoDroppedAt(18, 45 * ms, 1)).isEqualTo(wall);
+        assertThat(Wall.NONE.alsoDroppedAt(18, 0, 1)).isEqualTo(Wall.NONE);
+    }
+
     @Test
     void afterKRefusalsWithNInFlightTheDownstreamHeldNMinusK() {
-        Wall wall = Wall.refusedAt(18, 12, 0, Duration.ofSeconds(1), 1);
+        Wall wall = Wall.refusedAt(18, 12, 0, Duration.ofSeconds(1), 0, 1);
         assertThat(wall.refused()).isEqualTo(18);
         assertThat(wall.held()).isEqualTo(17);
         wall = wall.alsoRefusedAt(18, 1);
         assertThat(wall.held()).isEqualTo(16);
         // A third refusal says 15, but a whole probe at 16 ended without one: 16 was held.
-        Wall proven = Wall.refusedAt(18, 16, 0, Duration.ofSeconds(1), 1).alsoRefusedAt(18, 1).alsoRefusedAt(18, 1);
+        Wall proven = Wall.refusedAt(18, 16, 0, Duration.ofSeconds(1), 0, 1).alsoRefusedAt(18, 1).alsoRefusedAt(18, 1);
         assertThat(proven.held()).isEqualTo(16);
         // One admitted at fewer in flight lowers the refused level, and the held level stays below it.
         Wall lower = wall.alsoRefusedAt(14, 1);
@@ -29,7 +50,7 @@ class WallTest {
 
     @Test
     void everyoneRefusedStillLeavesTheMinimum() {
-        Wall wall = Wall.refusedAt(3, 0, 0, Duration.ofSeconds(1), 2);
+        Wall wall = Wall.refusedAt(3, 0, 0, Duration.ofSeconds(1), 0, 2);
         for (int i = 0; i < 5; i++) {
             wall = wall.alsoRefusedAt(3, 2);
         }
@@ -39,7 +60,7 @@ class WallTest {
 
     @Test
     void growthReturnsToTheHeldLevelAndPassesItOnlyAfterThePatience() {
-        Wall wall = Wall.refusedAt(18, 0, 0, Duration.ofSeconds(1), 1).alsoRefusedAt(18, 1);
+        Wall wall = Wall.refusedAt(18, 0, 0, Duration.ofSeconds(1), 0, 1).alsoRefusedAt(18, 1);
         assertThat(wall.held()).isEqualTo(16);
         assertThat(wall.bound(9, 12, S, true)).isEqualTo(12);
         assertThat(wall.bound(12, 18, S, true)).isEqualTo(16);
@@ -59,10 +80,10 @@ class WallTest {
 
     @Test
     void aWallHeldAboveThirtyWaitsOneRetryAfterPerSlotAndHugeValuesSaturate() {
-        Wall wide = Wall.refusedAt(100, 90, 0, Duration.ofSeconds(2), 1);
+        Wall wide = Wall.refusedAt(100, 90, 0, Duration.ofSeconds(2), 0, 1);
         assertThat(wide.held()).isEqualTo(99);
         assertThat(wide.patienceNanos()).isEqualTo(99 * 2 * S);
-        Wall huge = Wall.refusedAt(Integer.MAX_VALUE - 1, 0, 0, Duration.ofSeconds(Long.MAX_VALUE), 1);
+        Wall huge = Wall.refusedAt(Integer.MAX_VALUE - 1, 0, 0, Duration.ofSeconds(Long.MAX_VALUE), 0, 1);
         assertThat(huge.patienceNanos()).isEqualTo(Long.MAX_VALUE);
         assertThat(huge.bound(5, 10, Long.MAX_VALUE, true)).isEqualTo(10);
     }
