@@ -156,7 +156,7 @@ public final class Aimd extends BoundedLimit {
             // (a client with less work than the limit), it says nothing about the limit either.
             return s.withDropRate(dropRate);
         }
-        RttBatch recent = s.recent.plus(Samples.successRtt(sample));
+        RttBatch recent = s.recent.plus(Samples.successRtt(sample), sample.inflight());
         int floor = Math.min(s.windowFloor, sample.inflight());
         int size = s.slowStart ? Math.max(stabilityWindow, (s.limit + 1) / 2) : stabilityWindow;
         if (recent.count() < size) {
@@ -178,6 +178,23 @@ public final class Aimd extends BoundedLimit {
         // spread, not a rise (about 1.2 for four answers with a jitter of 30%), so it cannot end
         // slow start or cut the limit.
         boolean first = s.history.isEmpty();
+        // But the first window's answers were admitted at every concurrency up to the limit: if
+        // those admitted with more in flight came back slower beyond chance, and the line through
+        // them reaches the threshold at the limit, the initial limit is past the knee already
+        // (a downstream of two or three workers): the answers admitted at up to half of it are
+        // the baseline, and the limit decreases instead of slow-starting into the cap.
+        FirstCohort cohort = first ? FirstCohort.of(window, recent.inflights(), s.limit) : null;
+        if (cohort != null) {
+            double unloadedRtt = RttHistory.quantileOfSorted(RttHistory.sortedCopy(cohort.unloaded()),
+                    baseRttQuantile);
+            if (cohort.limitRttNanos() >= congestionThreshold * unloadedRtt) {
+                int next = bounds.floor(s.limit * decreaseFactor);
+                long at = Samples.decreaseTime(sample);
+                return new State(next, RttHistory.empty(s.history.capacity()).plus(cohort.unloaded()), RttBatch.EMPTY,
+                        Integer.MAX_VALUE, unloadedRtt, cohort.limitRttNanos(), cohort.limitRttNanos() / unloadedRtt,
+                        at, true, at, true, next, false, s.wall, s.proven, cohort.level(), dropRate, false);
+            }
+        }
         boolean unloaded = first || ratio < 1 + (congestionThreshold - 1) / 2;
         boolean known = first || unloaded || s.limit <= s.baseLevel;
         RttHistory history = known ? s.history.plus(window) : s.history;

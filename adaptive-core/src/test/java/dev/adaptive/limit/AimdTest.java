@@ -117,6 +117,26 @@ class AimdTest extends AdaptiveLimitContract {
     }
 
     /**
+     * The first cohort of a downstream whose knee is at two calls: each answer admitted with one
+     * call more in flight came back slower, and at the limit of 5 the line reaches 3 times the
+     * answers admitted at one and two. The initial limit is past the knee: it decreases, where
+     * judged against itself the window slow-started into the cap.
+     */
+    @Test
+    void aFirstCohortSlowerWithEachCallMoreInFlightDecreases() {
+        Fold fold = new Fold(Aimd.defaults());
+        long start = fold.now();
+        double[] rtts = {5, 6.25, 10, 16.25};
+        for (int i = 0; i < rtts.length; i++) {
+            fold.apply(new Sample(start, Fold.nanos(rtts[i]), i + 1, Outcome.SUCCESS));
+        }
+
+        assertThat(fold.limit()).isLessThan(5);
+        assertThat(fold.metric("slowStart")).isZero();
+        assertThat(fold.metric("baselineRtt")).isEqualTo(5.0);
+    }
+
+    /**
      * Regression: one window of a few jittered answers read a third over a thin baseline with no
      * load and ended slow start at once (S2 with its knee at 24 sat at 5 to 12). Such a rise holds
      * the limit; the next window decides.

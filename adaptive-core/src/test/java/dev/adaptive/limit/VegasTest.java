@@ -135,6 +135,14 @@ class VegasTest extends AdaptiveLimitContract {
         }
     }
 
+    /** The initial limit's attempts, admitted at once with 1, 2, ... calls in flight, answering in {@code rttMillis}. */
+    private static void firstCohort(Fold fold, double... rttMillis) {
+        long start = fold.now();
+        for (int i = 0; i < rttMillis.length; i++) {
+            fold.apply(new Sample(start, Fold.nanos(rttMillis[i]), i + 1, Outcome.SUCCESS));
+        }
+    }
+
     /**
      * The first cohort of a downstream whose knee is at two calls (5 ms up to two, quadratic
      * growth past it): each answer admitted with one call more in flight came back slower. The
@@ -144,11 +152,7 @@ class VegasTest extends AdaptiveLimitContract {
     @Test
     void aFirstCohortSlowerWithEachCallMoreInFlightIsNotTakenForRoom() {
         Fold fold = new Fold(Vegas.defaults());
-        long start = fold.now();
-        double[] rtts = {5, 5, 6.25, 10, 16.25};
-        for (int i = 0; i < rtts.length; i++) {
-            fold.apply(new Sample(start, Fold.nanos(rtts[i]), i + 1, Outcome.SUCCESS));
-        }
+        firstCohort(fold, 5, 5, 6.25, 10, 16.25);
 
         assertThat(fold.limit()).isLessThan(5);
         assertThat(fold.metric("baseRtt")).isEqualTo(5.0);
@@ -167,11 +171,7 @@ class VegasTest extends AdaptiveLimitContract {
     @Test
     void aFirstCohortWithoutOrderIsOneLevel() {
         Fold fold = new Fold(Vegas.defaults());
-        long start = fold.now();
-        double[] rtts = {10, 16.25, 5, 6.25, 5};
-        for (int i = 0; i < rtts.length; i++) {
-            fold.apply(new Sample(start, Fold.nanos(rtts[i]), i + 1, Outcome.SUCCESS));
-        }
+        firstCohort(fold, 10, 16.25, 5, 6.25, 5);
 
         assertThat(fold.limit()).isEqualTo(8);
     }
