@@ -20,7 +20,11 @@ import java.util.Objects;
  * three standard errors (read from their spread) holds the limit, and only the next window, if
  * it has risen too, acts. A downstream without jitter has no spread, so there every rise acts at
  * once. The first window, which has no past to be judged against, neither ends slow start nor
- * decreases the limit.
+ * decreases the limit, unless its own answers say the initial limit is past the knee already:
+ * admitted at every concurrency from one call up, they came back slower with each call more in
+ * flight beyond chance, and the line through them reaches the threshold at the limit
+ * ({@code FirstCohort}, as for {@link Vegas}). Then it decreases, and the answers admitted at up
+ * to half the limit start the baseline.
  *
  * <p>Why windows take only attempts admitted since the last change: answers admitted before a
  * decrease are the overload itself, and judged again they would cut the limit again and again;
@@ -39,9 +43,10 @@ import java.util.Objects;
  * <p>A rate limit leaves a wall (what the refusal burst says the downstream held: after
  * {@code k} refusals with up to {@code n} in flight, about {@code n - k}); growth goes back to it
  * and past it only one slot at a time, each once the wall has stood for 30 Retry-Afters (one per
- * slot held, if more). A congestion sample that started before the last multiplicative decrease
- * is ignored, so that the attempts that were in flight together during one
- * overload cost one decrease, not one each.
+ * slot held, if more); a failure of the burst as fast as its refusals counts among the
+ * {@code k}. A congestion sample that started before the last multiplicative decrease (or at its
+ * very instant, with more in flight than the decreased limit) is ignored, so that the attempts
+ * that were in flight together during one overload cost one decrease, not one each.
  *
  * <p>Defaults: initialLimit 5, minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded),
  * increaseStep 2, decreaseFactor 0.55, congestionThreshold 1.4, stabilityWindow 4,

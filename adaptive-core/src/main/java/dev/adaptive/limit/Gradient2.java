@@ -44,10 +44,12 @@ import java.util.Objects;
  * <p>Unlike Netflix's Gradient2, rate limits and drops are signals: a rate limit, or drops beyond
  * {@link #dropTolerance()} of recent attempts (a single transient error is no overload), multiply
  * the limit by {@link #decreaseFactor()} at once and start a new window, unless the attempt
- * started before the last such decrease; successes admitted before it are
+ * started before the last such decrease (or at its very instant, with more in flight than the
+ * decreased limit); successes admitted before it are
  * not judged either (they are the overload's answers, and would cut the new limit again). A
  * rate limit also leaves a wall (what the refusal burst says the downstream held: after
- * {@code k} refusals with up to {@code n} in flight, about {@code n - k}): growth goes back to it
+ * {@code k} refusals with up to {@code n} in flight, about {@code n - k}, a failure as fast as the
+ * refusals counting among the {@code k}): growth goes back to it
  * and past it only one slot at a time, each once the wall has stood for 30 Retry-Afters. Success
  * RTTs count as at least 1 microsecond; failure RTTs never enter the averages.
  *
