@@ -281,7 +281,8 @@ public final class Aimd extends BoundedLimit {
         // growth does not walk into the same cap again one Retry-After later. Drops do not: a run
         // of errors may be an outage that has nothing to do with concurrency.
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(), sample.rttNanos(), bounds.min())
+                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
+                        sample.rttNanos(), bounds.min())
                 : s.wall;
         int next = bounds.floor(s.limit * decreaseFactor);
         return new State(next, s.history, RttBatch.EMPTY, Integer.MAX_VALUE, s.baselineRttNanos, s.recentRttNanos,

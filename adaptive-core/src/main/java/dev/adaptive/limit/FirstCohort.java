@@ -115,6 +115,7 @@ record FirstCohort(long[] unloaded, int level, double limitRttNanos) {
 
     @Override
     public String toString() {
-        return "FirstCohort[unloaded=" + Arrays.toString(unloaded) + ", level=" + level + ", limitRtt=" + limitRttNanos + "]";
+        return "FirstCohort[unloaded=" + Arrays.toString(unloaded) + ", level=" + level
+                + ", limitRtt=" + limitRttNanos + "]";
     }
 }

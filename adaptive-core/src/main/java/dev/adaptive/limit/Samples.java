@@ -32,8 +32,9 @@ final class Samples {
      * turn one overload, seen by all the attempts in flight at once, into a collapse to min.
      * An attempt admitted at the very instant of the decrease (a virtual clock, or a coarse
      * one) is placed by its concurrency: admitted with more in flight than the decreased limit
-     * allows, it was admitted before the decrease (a retry of a dropped attempt, sent while the
-     * refusal that caused the decrease was on its way, is refused with the same burst).
+     * allows, it was admitted before the decrease (an attempt sent into the slot a fast failure
+     * had just freed, while the refusal that caused the decrease was on its way, is refused with
+     * the same burst).
      *
      * @param limit the limit now, after the last decrease and anything since
      */

@@ -56,11 +56,12 @@ import java.util.Objects;
  * gateway's concurrency quota, a proxy's connection limit). A burst of rate limits leaves a
  * wall: what the downstream held, read from the whole burst (after {@code k} refusals with up to
  * {@code n} in flight it held about {@code n - k}, a failure as fast as the refusals counting
- * among the {@code k}; and the level of the last probe, which ended without a refusal). After the halving, growth goes straight back to that level, and past it
- * only one slot at a time, each after eight quiet probes in a row and once the wall has stood
- * for 30 Retry-Afters (or one per slot held, if more): a wrong probe then costs the pause of one
- * Retry-After in thirty, no more than one more slot would have earned. A probe at the refused
- * level itself that ends without a refusal means the cap has moved, and the wall is forgotten.
+ * among the {@code k}; and the level of the last probe, which ended without a refusal). After
+ * the halving, growth goes straight back to that level, and past it only one slot at a time,
+ * each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters (or one
+ * per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
+ * more than one more slot would have earned. A probe at the refused level itself that ends
+ * without a refusal means the cap has moved, and the wall is forgotten.
  *
  * <p><b>Baseline protection.</b> A client that keeps the downstream at its best operating point
  * must not feed its own queueing delay back into the baseline: the baseline would creep up and
@@ -266,7 +267,8 @@ public final class Vegas extends BoundedLimit {
         // wall. Drops do not: a run of errors may be an outage that has nothing to do with
         // concurrency, and a wall left by it would hold the limit down after the recovery.
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(), sample.rttNanos(), bounds.min())
+                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
+                        sample.rttNanos(), bounds.min())
                 : s.wall;
         return new State(next, s.history, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos, s.probeRttNanos,
                 now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);
