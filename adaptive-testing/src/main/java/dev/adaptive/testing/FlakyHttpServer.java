@@ -116,7 +116,11 @@ public final class FlakyHttpServer implements AutoCloseable {
                 (task, delayNanos) -> responder.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS),
                 b.seed, true);
         try {
-            this.server = listen(b.port);
+            // Under the monitor, as in restart(): a handler reads it there to tell a live server
+            // from a stopped one.
+            synchronized (this) {
+                this.server = listen(b.port);
+            }
         } catch (IOException e) {
             handlers.shutdownNow();
             responder.shutdownNow();
@@ -274,12 +278,16 @@ public final class FlakyHttpServer implements AutoCloseable {
             return;
         }
         server = null;
+        // Stop listening before anything held lets go: a client cut off from a held request
+        // sends its next one at once, and a server still listening would answer it (and count
+        // it) on a connection the stop then cuts, so the client would retry an answer the server
+        // had already given. Requests that arrive meanwhile are held, and find this life over.
+        s.stop(0);
         answerBeforeHolding.set(Long.MAX_VALUE);
         for (HttpExchange ex : heldExchanges) {
             ex.close();
         }
         heldExchanges.clear();
-        s.stop(0);
     }
 
     /**
@@ -313,6 +321,11 @@ public final class FlakyHttpServer implements AutoCloseable {
         }
         if (answerBeforeHolding.getAndUpdate(n -> n > 0 && n != Long.MAX_VALUE ? n - 1 : n) == 0) {
             synchronized (this) {
+                if (server == null) {
+                    // Arrived as this life of the server ended: cut, never answered or counted.
+                    ex.close();
+                    return;
+                }
                 heldExchanges.add(ex);
                 heldPaths.add(path);
             }
