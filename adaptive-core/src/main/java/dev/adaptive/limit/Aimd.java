@@ -190,8 +190,7 @@ public final class Aimd extends BoundedLimit {
         // the baseline, and the limit decreases instead of slow-starting into the cap.
         FirstCohort cohort = first ? FirstCohort.of(window, recent.inflights(), s.limit) : null;
         if (cohort != null) {
-            double unloadedRtt = RttHistory.quantileOfSorted(RttHistory.sortedCopy(cohort.unloaded()),
-                    baseRttQuantile);
+            double unloadedRtt = cohort.unloadedRtt(baseRttQuantile);
             if (cohort.limitRttNanos() >= congestionThreshold * unloadedRtt) {
                 int next = bounds.floor(s.limit * decreaseFactor);
                 long at = Samples.decreaseTime(sample);

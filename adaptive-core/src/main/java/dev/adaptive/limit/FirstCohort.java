@@ -95,6 +95,14 @@ record FirstCohort(long[] unloaded, int level, double limitRttNanos) {
         return new FirstCohort(unloaded, lowLevel, atLimit);
     }
 
+    /**
+     * @param quantile which quantile, 0 to 1
+     * @return that quantile of the unloaded answers: the baseline they start
+     */
+    double unloadedRtt(double quantile) {
+        return RttHistory.quantileOfSorted(RttHistory.sortedCopy(unloaded), quantile);
+    }
+
     private static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);

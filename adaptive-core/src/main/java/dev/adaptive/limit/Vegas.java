@@ -281,8 +281,9 @@ public final class Vegas extends BoundedLimit {
         // to the limit: if those admitted with more in flight came back surely slower, the initial
         // limit is past the knee already, and the others are its baseline.
         FirstCohort cohort = history.isEmpty() ? FirstCohort.of(fresh, batch.inflights(), s.limit) : null;
-        if (cohort != null && s.limit * (1 - quantile(cohort.unloaded()) / cohort.limitRttNanos())
-                <= Math.max(beta, betaShare * s.limit)) {
+        double cohortRtt = cohort == null ? 0 : cohort.unloadedRtt(baseRttQuantile);
+        if (cohort != null
+                && s.limit * (1 - cohortRtt / cohort.limitRttNanos()) <= Math.max(beta, betaShare * s.limit)) {
             // Past the knee by no more than the band allows: a small gradient in five answers may
             // well be chance, and it would hold slow start back for nothing.
             cohort = null;
@@ -309,10 +310,12 @@ public final class Vegas extends BoundedLimit {
         }
         // The baseline comes from calls that could not have queued, never from this window's
         // own level; only before any baseline exists does the window judge itself.
-        long[] sortedHistory = cohort != null ? RttHistory.sortedCopy(cohort.unloaded())
-                : history.isEmpty() ? sortedWindow : history.sorted();
+        long[] sortedHistory = history.isEmpty() ? sortedWindow : history.sorted();
         double baseRtt = RttHistory.quantileOfSorted(sortedHistory, baseRttQuantile);
         if (cohort != null) {
+            // The cohort's own gradient, already tested beyond chance: its unloaded answers
+            // against its line at the limit.
+            baseRtt = cohortRtt;
             probeRtt = Math.max(baseRtt, cohort.limitRttNanos());
         }
         // A probe faster than the baseline means no queue, not a negative one.
@@ -407,10 +410,6 @@ public final class Vegas extends BoundedLimit {
      * downstream would be mostly luck. Unless the two differ beyond their sampling noise: then
      * the downstream changed, and the newer probe alone says how.
      */
-    private double quantile(long[] rtts) {
-        return RttHistory.quantileOfSorted(RttHistory.sortedCopy(rtts), baseRttQuantile);
-    }
-
     private long[] pooled(RttHistory level, long[] fresh) {
         if (level.isEmpty()) {
             return fresh;
