@@ -23,6 +23,16 @@ import java.util.Objects;
  * two quantiles differ by more than twice their sampling noise (read from the interquartile
  * ranges), so that small probes of a jittery downstream are not taken for congestion.
  *
+ * <p><b>Answers below the limit</b> cannot show room above it, but a queue at a lower
+ * concurrency shows there is none: once the baseline holds 20 RTTs, the successes admitted since
+ * the window opened with fewer than the limit but more than beta in flight form a window of their
+ * own (as many as a probe), judged at {@code n}, their median in flight, by the same test. A
+ * queue beyond beta' at {@code n} lowers the limit to {@code n} less the excess (at most down to
+ * {@code limit * decreaseFactor}) and ends slow start; anything else leaves it as it was. A limit
+ * that outgrew the load it was tested at (a fleet member held to its share while the others load
+ * the downstream; a client whose work thinned while the downstream slowed) is otherwise judged by
+ * nothing, and stays where it was.
+ *
  * <p><b>The first window</b> has no baseline to be judged by, and judges itself: it reads no
  * queue. But its attempts were admitted at every concurrency from one call up to the initial
  * limit, so it carries a gradient of its own ({@code FirstCohort}): when the answers admitted
@@ -145,7 +155,7 @@ public final class Vegas extends BoundedLimit {
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow),
-                RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, 0);
+                RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Vegas}; not thread-safe */
@@ -232,6 +242,15 @@ public final class Vegas extends BoundedLimit {
         double dropRate = drops.after(s.dropRate, false);
         boolean fresh = !s.windowSet || sample.startNanos() - s.windowStartNanos >= 0;
         if (!fresh || sample.inflight() < s.probeFloor) {
+            if (fresh && sample.inflight() > beta && s.history.size() >= MIN_BASELINE) {
+                // Admitted below the limit (the client had less work, or a fleet's share held it):
+                // no evidence of room above the limit, but a queue at this lower concurrency is
+                // evidence against it.
+                RttBatch below = s.below.plus(Samples.successRtt(sample), sample.inflight());
+                return below.count() < Math.max(probeWindow, (s.limit + 1) / 2)
+                        ? s.with(s.probe, below, dropRate)
+                        : judgeBelow(s, below, dropRate, Samples.decreaseTime(sample));
+            }
             // Admitted under an earlier limit, or at a concurrency the earlier limit allowed
             // too (while the client had less work than the limit, say): it says nothing about
             // this limit. The common case changes nothing at all, and then allocates nothing.
@@ -270,7 +289,7 @@ public final class Vegas extends BoundedLimit {
                 ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
                         sample.rttNanos(), bounds.min())
                 : s.wall;
-        return new State(next, s.history, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos, s.probeRttNanos,
+        return new State(next, s.history, RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos, s.probeRttNanos,
                 now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);
     }
 
@@ -399,9 +418,47 @@ public final class Vegas extends BoundedLimit {
         RttHistory level = limit == s.limit
                 ? RttHistory.empty((int) Math.min(RttHistory.MAX_CAPACITY, 2L * fresh.length)).plus(window)
                 : NO_LEVEL;
-        return new State(limit, history, RttBatch.EMPTY, level, limit, queue, baseRtt, probeRtt,
+        return new State(limit, history, RttBatch.EMPTY, RttBatch.EMPTY, level, limit, queue, baseRtt, probeRtt,
                 s.lastDecreaseNanos, s.decreased, step, wall, s.limit, baseLevel, discovering, queuedInARow, true,
                 now, dropRate);
+    }
+
+    /**
+     * A window of answers admitted below the limit, at {@code n} in flight (their median): when
+     * they show a queue beyond beta' at {@code n} itself, surely (the same test as a probe's), the
+     * limit is past what the downstream takes, however long ago it was set: it drops to
+     * {@code n} less the excess, at most down to {@code limit * decreaseFactor}. Without this a
+     * limit that outgrew the load it was tested at (a fleet member held to its share while the
+     * others load the downstream, a client whose work thinned while the downstream slowed) is
+     * judged by nothing and stays, and a fleet's ceiling (the median of the members' limits)
+     * with it. Answers below the limit never grow it, never end its probes, never feed the
+     * baseline.
+     */
+    private State judgeBelow(State s, RttBatch below, double dropRate, long now) {
+        long[] sortedWindow = RttHistory.sortedCopy(below.toArray());
+        int n = median(below.inflights());
+        long[] sortedHistory = s.history.sorted();
+        double probeRtt = RttHistory.quantileOfSorted(sortedWindow, baseRttQuantile);
+        double baseRtt = RttHistory.quantileOfSorted(sortedHistory, baseRttQuantile);
+        double queue = Math.max(0, n * (1 - baseRtt / probeRtt));
+        double betaAtN = Math.max(beta, betaShare * n);
+        boolean significant = Math.log(probeRtt / baseRtt) > Z * standardError(sortedWindow, sortedHistory);
+        long next = queue > betaAtN && significant
+                ? Math.max(n - (long) Math.ceil(queue - betaAtN), bounds.floor(s.limit * decreaseFactor))
+                : s.limit;
+        int limit = bounds.clamp(next);
+        if (limit >= s.limit) {
+            return s.with(s.probe, RttBatch.EMPTY, dropRate);
+        }
+        return new State(limit, s.history, RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, limit, queue, baseRtt,
+                probeRtt, s.lastDecreaseNanos, s.decreased, 1, s.wall, s.proven, s.baseLevel, false,
+                s.queuedInARow, true, now, dropRate);
+    }
+
+    /** @return the upper median of the counts; sorts them in place */
+    private static int median(int[] counts) {
+        Arrays.sort(counts);
+        return counts[counts.length / 2];
     }
 
     /**
@@ -469,6 +526,10 @@ public final class Vegas extends BoundedLimit {
      * @param limit             the current limit, within the limit's [min, max]
      * @param history           the success RTTs the baseline is read from (internal)
      * @param probe             the success RTTs of the probe window in progress (internal)
+     * @param below             the success RTTs, with their in flight, of attempts admitted since
+     *                          the window opened at fewer in flight than the limit (internal):
+     *                          they cannot show room above the limit, but a queue at a lower
+     *                          concurrency shows there is none
      * @param level             the RTTs of the last probe at the current limit, which the next
      *                          probe is judged together with while the limit holds (internal)
      * @param probeFloor        successes admitted at fewer in flight do not join the probe: the
@@ -500,7 +561,7 @@ public final class Vegas extends BoundedLimit {
      *                          are not part of it
      * @param dropRate          the recent share of failed attempts
      */
-    record State(int limit, RttHistory history, RttBatch probe, RttHistory level, int probeFloor,
+    record State(int limit, RttHistory history, RttBatch probe, RttBatch below, RttHistory level, int probeFloor,
                         double queue,
                         double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
                         int step, Wall wall, int proven, int baseLevel, boolean discovering, int queuedInARow,
@@ -508,13 +569,17 @@ public final class Vegas extends BoundedLimit {
                         double dropRate) implements LimitState {
 
         State withWall(Wall nextWall) {
-            return new State(limit, history, probe, level, probeFloor, queue, baseRttNanos, probeRttNanos,
+            return new State(limit, history, probe, below, level, probeFloor, queue, baseRttNanos, probeRttNanos,
                     lastDecreaseNanos, decreased, step, nextWall, proven, baseLevel, discovering, queuedInARow,
                     windowSet, windowStartNanos, dropRate);
         }
 
         State with(RttBatch nextProbe, double rate) {
-            return new State(limit, history, nextProbe, level, probeFloor, queue, baseRttNanos, probeRttNanos,
+            return with(nextProbe, below, rate);
+        }
+
+        State with(RttBatch nextProbe, RttBatch nextBelow, double rate) {
+            return new State(limit, history, nextProbe, nextBelow, level, probeFloor, queue, baseRttNanos, probeRttNanos,
                     lastDecreaseNanos, decreased, step, wall, proven, baseLevel, discovering, queuedInARow,
                     windowSet, windowStartNanos, rate);
         }

@@ -115,13 +115,58 @@ class VegasTest extends AdaptiveLimitContract {
         for (int i = 0; i < 40; i++) {
             fold.apply(new Sample(decided - Fold.MS, Fold.nanos(100), 20, Outcome.SUCCESS));
         }
-        // Admitted after it, but while fewer than 30 were in flight.
+        assertThat(fold.state()).isEqualTo(before);
+        // Admitted after it, but while fewer than 30 were in flight: as fast as the baseline,
+        // they show no queue at 29, and say nothing of room at 30.
         for (int i = 0; i < 40; i++) {
-            fold.apply(new Sample(decided + i, Fold.nanos(100), 29, Outcome.SUCCESS));
+            fold.apply(new Sample(decided + i, Fold.nanos(10), 29, Outcome.SUCCESS));
         }
         assertThat(fold.limit()).isEqualTo(30);
         assertThat(((Vegas.State) fold.state()).probe().count()).isZero();
-        assertThat(fold.state()).isEqualTo(before);
+        assertThat(fold.state().metrics()).isEqualTo(before.metrics());
+    }
+
+    @Test
+    void answersBelowTheLimitThatQueueAtTheirOwnConcurrencyLowerIt() {
+        // A limit of 45 that the client stopped using in full (a fleet member held to its share,
+        // a client with less work): answers admitted at 20 in flight, twice as slow as the
+        // baseline, show a queue of 10 calls at 20, beyond beta' there (4): the downstream takes
+        // about 20 - 6 = 14, and 45 was never tested against that load. One decrease at most
+        // halves the limit: 22.
+        Fold fold = steady();
+        long decided = fold.now();
+        for (int i = 0; i < 22; i++) {
+            fold.apply(new Sample(decided + i, Fold.nanos(20), 20, Outcome.SUCCESS));
+        }
+        assertThat(fold.limit()).isEqualTo(45);
+        fold.apply(new Sample(decided + 22, Fold.nanos(20), 20, Outcome.SUCCESS));
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("queue")).isEqualTo(10.0);
+        assertThat(fold.metric("baseRtt")).isEqualTo(10.0);
+    }
+
+    @Test
+    void answersBelowTheLimitNeverGrowItNorTouchTheBaseline() {
+        Fold fold = steady();
+        Vegas.State before = (Vegas.State) fold.state();
+        long decided = fold.now();
+        // A queue at 20 within beta' there: the limit holds.
+        for (int i = 0; i < 23 * 3; i++) {
+            fold.apply(new Sample(decided + i, Fold.nanos(rttForQueue(20, 3.5)), 20, Outcome.SUCCESS));
+        }
+        // Faster than the baseline: no room is proven above 45, and the baseline stays.
+        for (int i = 0; i < 23 * 3; i++) {
+            fold.apply(new Sample(decided + 100 + i, Fold.nanos(5), 20, Outcome.SUCCESS));
+        }
+        // Two in flight can never queue beyond beta: they are not even kept.
+        for (int i = 0; i < 23 * 3; i++) {
+            fold.apply(new Sample(decided + 200 + i, Fold.nanos(1_000), 2, Outcome.SUCCESS));
+        }
+        Vegas.State after = (Vegas.State) fold.state();
+        assertThat(after.limit()).isEqualTo(45);
+        assertThat(after.history()).isEqualTo(before.history());
+        assertThat(after.below().count()).isZero();
+        assertThat(after.metrics()).isEqualTo(before.metrics());
     }
 
     @Test
