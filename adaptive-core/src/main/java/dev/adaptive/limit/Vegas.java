@@ -154,8 +154,8 @@ public final class Vegas extends BoundedLimit {
         this.slowStartFactor = OptionChecks.between("slowStartFactor", b.slowStartFactor, 1, 4);
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
-        this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow),
-                RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, 0);
+        this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY,
+                RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Vegas}; not thread-safe */
@@ -289,8 +289,8 @@ public final class Vegas extends BoundedLimit {
                 ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
                         sample.rttNanos(), bounds.min())
                 : s.wall;
-        return new State(next, s.history, RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos, s.probeRttNanos,
-                now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);
+        return new State(next, s.history, RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos,
+                s.probeRttNanos, now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);
     }
 
     private State decide(State s, RttBatch batch, double dropRate, long now) {
@@ -431,8 +431,7 @@ public final class Vegas extends BoundedLimit {
      * limit that outgrew the load it was tested at (a fleet member held to its share while the
      * others load the downstream, a client whose work thinned while the downstream slowed) is
      * judged by nothing and stays, and a fleet's ceiling (the median of the members' limits)
-     * with it. Answers below the limit never grow it, never end its probes, never feed the
-     * baseline.
+     * with it. Answers below the limit never grow it and never feed the baseline.
      */
     private State judgeBelow(State s, RttBatch below, double dropRate, long now) {
         long[] sortedWindow = RttHistory.sortedCopy(below.toArray());
@@ -561,17 +560,17 @@ public final class Vegas extends BoundedLimit {
      *                          are not part of it
      * @param dropRate          the recent share of failed attempts
      */
-    record State(int limit, RttHistory history, RttBatch probe, RttBatch below, RttHistory level, int probeFloor,
-                        double queue,
+    record State(int limit, RttHistory history, RttBatch probe, RttBatch below, RttHistory level,
+                        int probeFloor, double queue,
                         double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
                         int step, Wall wall, int proven, int baseLevel, boolean discovering, int queuedInARow,
                         boolean windowSet, long windowStartNanos,
                         double dropRate) implements LimitState {
 
         State withWall(Wall nextWall) {
-            return new State(limit, history, probe, below, level, probeFloor, queue, baseRttNanos, probeRttNanos,
-                    lastDecreaseNanos, decreased, step, nextWall, proven, baseLevel, discovering, queuedInARow,
-                    windowSet, windowStartNanos, dropRate);
+            return new State(limit, history, probe, below, level, probeFloor, queue, baseRttNanos,
+                    probeRttNanos, lastDecreaseNanos, decreased, step, nextWall, proven, baseLevel, discovering,
+                    queuedInARow, windowSet, windowStartNanos, dropRate);
         }
 
         State with(RttBatch nextProbe, double rate) {
@@ -579,9 +578,9 @@ public final class Vegas extends BoundedLimit {
         }
 
         State with(RttBatch nextProbe, RttBatch nextBelow, double rate) {
-            return new State(limit, history, nextProbe, nextBelow, level, probeFloor, queue, baseRttNanos, probeRttNanos,
-                    lastDecreaseNanos, decreased, step, wall, proven, baseLevel, discovering, queuedInARow,
-                    windowSet, windowStartNanos, rate);
+            return new State(limit, history, nextProbe, nextBelow, level, probeFloor, queue, baseRttNanos,
+                    probeRttNanos, lastDecreaseNanos, decreased, step, wall, proven, baseLevel, discovering,
+                    queuedInARow, windowSet, windowStartNanos, rate);
         }
 
         /**
