@@ -251,9 +251,11 @@ public final class Vegas extends BoundedLimit {
                         ? s.with(s.probe, below, dropRate)
                         : judgeBelow(s, below, dropRate, Samples.decreaseTime(sample));
             }
-            // Admitted under an earlier limit, or at a concurrency the earlier limit allowed
-            // too (while the client had less work than the limit, say): it says nothing about
-            // this limit. The common case changes nothing at all, and then allocates nothing.
+            // Admitted under an earlier limit, or at too few in flight to queue beyond beta, or
+            // before the baseline can judge: it says nothing about this limit. This case changes
+            // nothing at all, and then allocates nothing (a lightly loaded client's every answer);
+            // an answer kept in the window below the limit costs one node and one state, as a
+            // probe's does.
             return dropRate == s.dropRate ? s : s.with(s.probe, dropRate);
         }
         RttBatch probe = s.probe.plus(Samples.successRtt(sample), sample.inflight());
