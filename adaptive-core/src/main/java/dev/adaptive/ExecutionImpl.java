@@ -5,6 +5,7 @@ import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.spi.Execution;
 import dev.adaptive.spi.ExecutionHooks;
+import dev.adaptive.spi.OneListenerFuture;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.trace.TraceEvent;
@@ -247,7 +248,9 @@ final class ExecutionImpl<R> implements Execution<R> {
             a.settle(null, t);
             return;
         }
-        stage.whenComplete(a);
+        // A stage of the engine's own kind (the Camel face's attempts) takes the listener in a
+        // field: no dependent stage per attempt.
+        OneListenerFuture.listen(stage, a);
     }
 
     private Outcome classify(Object value, Throwable error) {
@@ -440,8 +443,10 @@ final class ExecutionImpl<R> implements Execution<R> {
      * The result the caller holds: completing or cancelling it, by anyone, withdraws the
      * execution. Every way to complete it goes through {@link #complete} or
      * {@link #completeExceptionally}, whose {@code true} comes once, so the withdrawal runs once.
+     * A runner listens to it through {@link OneListenerFuture#listen}, with no dependent stage;
+     * its listener is told before the withdrawal, as a dependent stage would be.
      */
-    private final class Result extends CompletableFuture<R> {
+    private final class Result extends OneListenerFuture<R> {
 
         @Override
         public boolean complete(R value) {

@@ -5,6 +5,7 @@ import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.spi.Execution;
 import dev.adaptive.spi.ExecutionHooks;
+import dev.adaptive.spi.OneListenerFuture;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.VirtualTime;
@@ -217,5 +218,41 @@ class ExecutionHooksTest {
                 f -> assertThat(f.result()).isEqualTo("500"));
         assertThat(failures.get(2)).isInstanceOf(RateLimitedException.class)
                 .hasMessage("result classified as rate-limited: 429");
+    }
+
+    /**
+     * A task whose stage is a {@link OneListenerFuture} (the Camel face's attempts) is listened to
+     * through its field: a failure is retried, a success ends the execution once, and a runner
+     * that listens to the result the same way is told once, before the execution is over, even
+     * if it throws.
+     */
+    @Test
+    void attemptsAndResultsOfTheOneListenerKindEndAsAnyOther() {
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ZERO).noJitter().build())
+                .build();
+        List<OneListenerFuture<String>> stages = new ArrayList<>();
+        Recording hooks = new Recording();
+        Execution<String> e = ex.start(0, ctx -> {
+            OneListenerFuture<String> f = new OneListenerFuture<>();
+            stages.add(f);
+            return f;
+        }, null, hooks);
+        List<String> told = new ArrayList<>();
+        OneListenerFuture.listen(e.result(), (v, error) -> {
+            told.add(v + " with " + hooks.finished + " finished");
+            throw new IllegalStateException("a broken runner");
+        });
+        assertThat(stages).hasSize(1);
+        stages.get(0).completeExceptionally(new IllegalStateException("down"));
+        assertThat(stages).as("retried at once").hasSize(2);
+        assertThat(limiter.inflight()).isEqualTo(1);
+        assertThat(stages.get(1).complete("ok")).isTrue();
+        assertThat(e.result()).isCompletedWithValue("ok");
+        assertThat(told).containsExactly("ok with 0 finished");
+        assertThat(hooks.finished).isEqualTo(1);
+        assertThat(limiter.inflight()).isZero();
+        assertThat(e.attempts()).isEqualTo(2);
     }
 }

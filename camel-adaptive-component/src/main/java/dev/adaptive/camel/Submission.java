@@ -3,6 +3,7 @@ package dev.adaptive.camel;
 import dev.adaptive.AsyncTask;
 import dev.adaptive.ClassifiedFailureException;
 import dev.adaptive.spi.Execution;
+import dev.adaptive.spi.OneListenerFuture;
 import dev.adaptive.LimiterClosedException;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.RateLimitedException;
@@ -15,7 +16,6 @@ import org.apache.camel.support.ExchangeHelper;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -172,7 +172,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             }
             return;
         }
-        e.result().whenComplete(this);
+        OneListenerFuture.listen(e.result(), this);
         if (job != null) {
             job.call();
         }
@@ -278,7 +278,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
      * result the engine waits for, in one object. Not a {@link Runnable}: Camel's routing engine
      * runs a callback that is one as a task of its own instead of calling {@link #done}.
      */
-    private final class Run extends CompletableFuture<Exchange> implements Callable<Void>, AsyncCallback {
+    private final class Run extends OneListenerFuture<Exchange> implements Callable<Void>, AsyncCallback {
         private final AsyncProcessor target;
         private final Exchange copy;
         private final TaskContext ctx;
