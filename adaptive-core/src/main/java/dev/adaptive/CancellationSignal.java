@@ -14,10 +14,12 @@ import java.util.concurrent.CompletableFuture;
  * made only for the first {@link #onCancel} or {@link #asFuture()}, so such an attempt's signal is
  * one small object.
  *
+ * <p>An attempt is its own signal (it extends this class): one object fewer per attempt.
+ *
  * <p>Thread-safe: {@link #fire} writes the reason, then looks for the future; the future's maker
  * publishes it, then looks at the reason; so one of them always completes it.
  */
-final class CancellationSignal implements Cancellation {
+class CancellationSignal implements Cancellation {
 
     private static final VarHandle REASON;
     private static final VarHandle FUTURE;
@@ -47,7 +49,7 @@ final class CancellationSignal implements Cancellation {
      * @param reason why; what {@link #reason()} returns from now on; not {@code null}
      * @return {@code true} if this call fired it
      */
-    boolean fire(Throwable reason) {
+    final boolean fire(Throwable reason) {
         Objects.requireNonNull(reason, "reason");
         if (!REASON.compareAndSet(this, null, reason)) {
             return false;

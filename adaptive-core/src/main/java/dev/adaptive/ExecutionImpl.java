@@ -102,7 +102,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         Attempt a = current;
         if (a != null && a.claim()) {
             a.stopTimer();
-            a.signal.fire(reason);
+            a.fire(reason);
             LeaseImpl.release(a.lease, Outcome.IGNORED, reason);
             releaseHold();
         }
@@ -474,12 +474,12 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     /**
      * One attempt: its lease, its timeout and its cancellation; settles exactly once. It listens
-     * to the task's stage itself, one object fewer per attempt than a lambda.
+     * to the task's stage itself, one object fewer per attempt than a lambda, and is its own
+     * cancellation signal, one fewer again.
      */
-    private final class Attempt implements TaskContext, BiConsumer<R, Throwable> {
+    private final class Attempt extends CancellationSignal implements TaskContext, BiConsumer<R, Throwable> {
         final int number;
         final Lease lease;
-        final CancellationSignal signal = new CancellationSignal();
         @SuppressWarnings("unused") // 1 once settled, through SETTLED
         volatile int settled;
         volatile Cancellable timer;
@@ -512,7 +512,7 @@ final class ExecutionImpl<R> implements Execution<R> {
 
         @Override
         public Cancellation cancellation() {
-            return signal;
+            return this;
         }
 
         /** @return whether this call settled the attempt: true once, for whoever comes first */
@@ -550,7 +550,7 @@ final class ExecutionImpl<R> implements Execution<R> {
                 return;
             }
             TaskTimeoutException timeout = new TaskTimeoutException(executor.taskTimeout());
-            signal.fire(timeout);
+            fire(timeout);
             end(null, timeout);
         }
 
