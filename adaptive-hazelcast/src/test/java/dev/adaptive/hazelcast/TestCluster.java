@@ -121,6 +121,18 @@ final class TestCluster implements AutoCloseable {
                         && members[i].getCluster().getMembers().size() == size);
     }
 
+    /**
+     * Waits until member {@code i} finds its side of the cluster safe: no migration under way
+     * and every backup in step with its primary. A split or a merge moves partitions, and on a
+     * loaded machine an operation sent while they move can wait for it longer than a short
+     * operation timeout; a test about what the cluster keeps waits for this first.
+     */
+    void awaitSafe(int i) {
+        Until.met("member " + i + " finds its cluster safe", Duration.ofSeconds(60),
+                () -> members[i].getLifecycleService().isRunning()
+                        && members[i].getPartitionService().isClusterSafe());
+    }
+
     private FirewallingServer.FirewallingServerConnectionManager firewall(int i) {
         Node node = ((HazelcastInstanceProxy) members[i]).getOriginal().node;
         return (FirewallingServer.FirewallingServerConnectionManager)
