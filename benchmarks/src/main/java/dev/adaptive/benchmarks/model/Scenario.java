@@ -158,6 +158,12 @@ public record Scenario(String id, String name, int items, double baseMillis, int
         return server().flat();
     }
 
+    /** The seed of the committed random family ({@code Simulate --set=random}). */
+    public static final long RANDOM_SEED = 20261202L;
+
+    private static final java.util.regex.Pattern RANDOM_ID = java.util.regex.Pattern.compile(
+            "[rR](\\d{1,2})(?:@(\\d{1,18}))?");
+
     /** @return the virtual-time scenarios of the main simulation, in order */
     public static List<Scenario> simulated() {
         return List.of(S1, S2, S4, S6);
@@ -197,7 +203,21 @@ public record Scenario(String id, String name, int items, double baseMillis, int
      * @return the servers R1..R{count}
      */
     public static List<Scenario> random(int count) {
-        java.util.SplittableRandom r = new java.util.SplittableRandom(20261202L);
+        return random(count, RANDOM_SEED);
+    }
+
+    /**
+     * Another family drawn the same way with another seed: servers that neither the engine nor
+     * the committed random set has seen, for checking a change against shapes nobody looked at.
+     * Their ids carry the seed ({@code R3@7}), except for the committed family's.
+     *
+     * @param count how many servers
+     * @param seed  the family's seed; {@link #RANDOM_SEED} is the committed family's
+     * @return the servers R1..R{count} of that family
+     */
+    public static List<Scenario> random(int count, long seed) {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        String suffix = seed == RANDOM_SEED ? "" : "@" + seed;
         List<Scenario> out = new java.util.ArrayList<>();
         for (int i = 1; i <= count; i++) {
             double base = Math.exp(Math.log(5) + r.nextDouble() * (Math.log(300) - Math.log(5)));
@@ -215,7 +235,7 @@ public record Scenario(String id, String name, int items, double baseMillis, int
             int items = (int) Math.max(100, Math.min(4000, Math.round(hard * seconds * 1000 / base)));
             int retries = r.nextBoolean() ? 3 : 5;
             int cap = Math.max(1, hard);
-            out.add(new Scenario("R" + i, "random-" + i, items, Math.round(base * 10) / 10.0, soft, hard,
+            out.add(new Scenario("R" + i + suffix, "random-" + i + suffix, items, Math.round(base * 10) / 10.0, soft, hard,
                     Duration.ofSeconds(ra), jitter, tailP, tailF, trans, overCap, retries,
                     List.of(Math.max(1, cap / 2), cap, cap * 2), UNBOUNDED));
         }
@@ -233,12 +253,16 @@ public record Scenario(String id, String name, int items, double baseMillis, int
                 return s;
             }
         }
-        for (Scenario s : random(24)) {
-            if (s.id.equalsIgnoreCase(id)) {
-                return s;
+        java.util.regex.Matcher m = RANDOM_ID.matcher(id);
+        if (m.matches()) {
+            int n = Integer.parseInt(m.group(1));
+            long seed = m.group(2) == null ? RANDOM_SEED : Long.parseLong(m.group(2));
+            if (n >= 1 && n <= 24) {
+                return random(24, seed).get(n - 1);
             }
         }
-        throw new IllegalArgumentException("scenario must be one of R1..R24, "
+        throw new IllegalArgumentException("scenario must be one of R1..R24 (R1@<seed>..R24@<seed> for another random"
+                + " family), "
                 + ALL.stream().map(Scenario::id).collect(java.util.stream.Collectors.joining(", ")) + ": " + id);
     }
 
