@@ -13,7 +13,8 @@ import java.util.Objects;
  * the limit by {@link #decreaseFactor()}; below it the limit grows: by half during slow start
  * (from the start until a window has risen halfway to the threshold, or a decrease), back to the
  * last level found unloaded as fast after a decrease, and otherwise by {@link #increaseStep()}.
- * A rate limit, or drops beyond {@link #dropTolerance()} of recent attempts, decrease it at once.
+ * A rate limit, or drops beyond {@link #dropTolerance()} of recent attempts above the share this
+ * downstream usually fails with, decrease it at once.
  *
  * <p>A window that ends slow start or decreases the limit must say so beyond the jitter of its
  * few answers: a first such window whose median is not above the baseline answers' median by
@@ -83,7 +84,7 @@ public final class Aimd extends BoundedLimit {
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY,
-                Integer.MAX_VALUE, 0, 0, 0, 0, false, 0, false, 1, true, Wall.NONE, 0, 0, 0, false);
+                Integer.MAX_VALUE, 0, 0, 0, 0, false, 0, false, 1, true, Wall.NONE, 0, 0, DropShare.NONE, false);
     }
 
     /** @return a new builder with the defaults listed on {@link Aimd}; not thread-safe */
@@ -152,7 +153,7 @@ public final class Aimd extends BoundedLimit {
         if (!sample.isSuccess()) {
             return s;
         }
-        double dropRate = drops.after(s.dropRate, false);
+        DropShare dropRate = drops.after(s.dropRate, false);
         if ((s.changed && sample.startNanos() - s.changedNanos < 0) || sample.inflight() < s.floor) {
             // Admitted before the limit last changed, it ran under another limit: a window of them
             // would judge that one again (after a halving, the slow answers of the overload would
@@ -269,7 +270,7 @@ public final class Aimd extends BoundedLimit {
             }
             return s;
         }
-        double dropRate = drops.after(s.dropRate, true);
+        DropShare dropRate = drops.after(s.dropRate, true);
         if (sample.outcome() instanceof Outcome.Dropped && !drops.exceeded(dropRate)) {
             // A transient error is not an overload; the latency and the drop rate will tell if
             // more follow.
@@ -327,22 +328,22 @@ public final class Aimd extends BoundedLimit {
      *                          last decrease
      * @param baseLevel         the highest level found unloaded: windows at or below it feed the
      *                          baseline
-     * @param dropRate          the recent share of failed attempts
+     * @param dropRate          the recent and the usual share of failed attempts
      * @param rose              whether the last window had risen halfway to the threshold or more:
      *                          a rise within the noise then acts instead of holding
      */
     record State(int limit, RttHistory history, RttBatch recent, int windowFloor, double baselineRttNanos,
                         double recentRttNanos, double ratio, long lastDecreaseNanos, boolean decreased,
                         long changedNanos, boolean changed, int floor, boolean slowStart, Wall wall, int proven,
-                        int baseLevel, double dropRate, boolean rose) implements LimitState {
+                        int baseLevel, DropShare dropRate, boolean rose) implements LimitState {
 
-        State with(RttBatch nextRecent, int nextWindowFloor, double rate) {
+        State with(RttBatch nextRecent, int nextWindowFloor, DropShare rate) {
             return new State(limit, history, nextRecent, nextWindowFloor, baselineRttNanos, recentRttNanos, ratio,
                     lastDecreaseNanos, decreased, changedNanos, changed, floor, slowStart, wall, proven, baseLevel, rate,
                     rose);
         }
 
-        State withDropRate(double rate) {
+        State withDropRate(DropShare rate) {
             return rate == dropRate ? this : with(recent, windowFloor, rate);
         }
 

@@ -17,7 +17,10 @@ abstract class BoundedLimit implements Limit {
         this.drops = builder.drops();
     }
 
-    /** @return the share of recent attempts that may fail before drops shrink the limit; default 0.05 */
+    /**
+     * @return the share of recent attempts that may fail, above the share this downstream usually
+     *         fails with, before drops shrink the limit; default 0.05
+     */
     public final double dropTolerance() {
         return drops.tolerance();
     }

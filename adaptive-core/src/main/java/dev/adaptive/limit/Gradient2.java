@@ -42,7 +42,8 @@ import java.util.Objects;
  * tolerance by {@code queueSize * smoothing}, one in between by the same share of each.
  *
  * <p>Unlike Netflix's Gradient2, rate limits and drops are signals: a rate limit, or drops beyond
- * {@link #dropTolerance()} of recent attempts (a single transient error is no overload), multiply
+ * {@link #dropTolerance()} of recent attempts above the share this downstream usually fails with
+ * (a single transient error is no overload, nor a steady few percent of them), multiply
  * the limit by {@link #decreaseFactor()} at once and start a new window, unless the attempt
  * started before the last such decrease (or at its very instant, with more in flight than the
  * decreased limit); successes admitted before it are
@@ -92,7 +93,7 @@ public final class Gradient2 extends BoundedLimit {
         this.probeWindow = OptionChecks.atLeast("probeWindow", b.probeWindow, 1);
         this.queueSize = OptionChecks.atLeast("queueSize", b.queueSize, 0);
         this.longWeight = 2.0 / (longWindow + 1.0);
-        this.initialState = new State(bounds.initial(), 0, 0, 0, RttBatch.EMPTY, 0, 1.0, 0, false, Wall.NONE, 0, 0, true, RttBatch.EMPTY, 0);
+        this.initialState = new State(bounds.initial(), 0, 0, 0, RttBatch.EMPTY, 0, 1.0, 0, false, Wall.NONE, 0, DropShare.NONE, true, RttBatch.EMPTY, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Gradient2}; not thread-safe */
@@ -164,7 +165,7 @@ public final class Gradient2 extends BoundedLimit {
         if (!sample.isSuccess()) {
             return s;
         }
-        double dropRate = drops.after(s.dropRate, false);
+        DropShare dropRate = drops.after(s.dropRate, false);
         if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos, s.limit())) {
             // Admitted before the last decrease, it ran under the limit the decrease replaced: its
             // latency is the overload's, and judged again it would cut the new limit again.
@@ -277,7 +278,7 @@ public final class Gradient2 extends BoundedLimit {
             }
             return s;
         }
-        double dropRate = drops.after(s.dropRate, true);
+        DropShare dropRate = drops.after(s.dropRate, true);
         if (sample.outcome() instanceof Outcome.Dropped && !drops.exceeded(dropRate)) {
             // One transient error is not an overload: halving on every one kept the limit near 10
             // where the knee was at 64 (1% of transient 500s).
@@ -322,7 +323,7 @@ public final class Gradient2 extends BoundedLimit {
      *                          cap (internal)
      * @param proven            the highest level a window ended at without a refusal since the
      *                          last decrease
-     * @param dropRate          the recent share of failed attempts
+     * @param dropRate          the recent and the usual share of failed attempts
      * @param slowStart         whether slow start goes on
      * @param recent            the answers of the last completed windows, which judge the end of
      *                          slow start with the window in progress (internal)
@@ -331,11 +332,11 @@ public final class Gradient2 extends BoundedLimit {
      */
     record State(double estimate, double longRttNanos, int longRttCount, int longLevel, RttBatch window,
                         double shortRttNanos, double gradient, long lastDecreaseNanos,
-                        boolean decreased, Wall wall, int proven, double dropRate, boolean slowStart,
+                        boolean decreased, Wall wall, int proven, DropShare dropRate, boolean slowStart,
                         RttBatch recent, int slowStartEnd)
             implements LimitState {
 
-        State withDropRate(double rate) {
+        State withDropRate(DropShare rate) {
             return rate == dropRate ? this : new State(estimate, longRttNanos, longRttCount, longLevel, window, shortRttNanos,
                     gradient, lastDecreaseNanos, decreased, wall, proven, rate, slowStart, recent, slowStartEnd);
         }
@@ -357,7 +358,7 @@ public final class Gradient2 extends BoundedLimit {
         public Map<String, Double> metrics() {
             return Map.of("shortRtt", Samples.millis(shortRttNanos), "longRtt", Samples.millis(longRttNanos),
                     "gradient", gradient, "limit", (double) limit(), "wall", (double) wall.refused(),
-                    "held", (double) wall.held(), "dropRate", dropRate, "slowStart", slowStart ? 1.0 : 0.0);
+                    "held", (double) wall.held(), "dropRate", dropRate.recent(), "slowStart", slowStart ? 1.0 : 0.0);
         }
     }
 

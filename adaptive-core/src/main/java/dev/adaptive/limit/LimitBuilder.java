@@ -53,9 +53,12 @@ public abstract class LimitBuilder<B extends LimitBuilder<B>> {
 
     /**
      * @param dropTolerance the share of recent attempts, 0 to 1, that may fail with drops (errors,
-     *                      timeouts) before they count as an overload and shrink the limit by the
+     *                      timeouts) above the share the downstream usually fails with (and beyond
+     *                      chance) before they count as an overload and shrink the limit by the
      *                      algorithm's decrease factor; 0 makes every drop one; default 0.05 (an
-     *                      isolated transient error is not an overload, five close together are)
+     *                      isolated transient error is not an overload, five close together are;
+     *                      a downstream that fails a steady 3% of calls whatever the load is
+     *                      judged against its 3%, not against none)
      * @return this builder
      */
     public B dropTolerance(double dropTolerance) {

@@ -85,9 +85,11 @@ import java.util.Objects;
  * return almost at once and would make the downstream look faster than it is.
  *
  * <p><b>Failures.</b> A rate limit multiplies the limit by {@link #decreaseFactor()} at once and
- * ends slow start. Drops (errors, timeouts) do the same only when they exceed
- * {@link #dropTolerance()} of recent attempts: an isolated transient error is not an overload,
- * five in a row are. Congestion from attempts admitted before the last such decrease is ignored:
+ * ends slow start. Drops (errors, timeouts) do the same only when they exceed, by more than
+ * {@link #dropTolerance()} of recent attempts and beyond chance, the share this downstream usually
+ * fails with: an isolated transient error is not an overload, five in a row are, and a steady few
+ * percent of failures that come whatever the load (a flaky dependency behind the downstream) are
+ * not either. Congestion from attempts admitted before the last such decrease is ignored:
  * the decrease already acted on it.
  *
  * <p>Defaults: initialLimit 5, minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded),
@@ -155,7 +157,7 @@ public final class Vegas extends BoundedLimit {
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY,
-                RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, 0);
+                RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, DropShare.NONE);
     }
 
     /** @return a new builder with the defaults listed on {@link Vegas}; not thread-safe */
@@ -239,7 +241,7 @@ public final class Vegas extends BoundedLimit {
         if (!sample.isSuccess()) {
             return s;
         }
-        double dropRate = drops.after(s.dropRate, false);
+        DropShare dropRate = drops.after(s.dropRate, false);
         boolean fresh = !s.windowSet || sample.startNanos() - s.windowStartNanos >= 0;
         if (!fresh || sample.inflight() < s.probeFloor) {
             if (fresh && sample.inflight() > beta && s.history.size() >= MIN_BASELINE) {
@@ -275,7 +277,7 @@ public final class Vegas extends BoundedLimit {
                     : s.wall.alsoDroppedAt(sample.inflight(), sample.rttNanos(), bounds.min());
             return wall.equals(s.wall) ? s : s.withWall(wall);
         }
-        double dropRate = drops.after(s.dropRate, true);
+        DropShare dropRate = drops.after(s.dropRate, true);
         boolean overload = sample.outcome() instanceof Outcome.RateLimited || drops.exceeded(dropRate);
         long now = Samples.decreaseTime(sample);
         if (!overload) {
@@ -295,7 +297,7 @@ public final class Vegas extends BoundedLimit {
                 s.probeRttNanos, now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);
     }
 
-    private State decide(State s, RttBatch batch, double dropRate, long now) {
+    private State decide(State s, RttBatch batch, DropShare dropRate, long now) {
         long[] fresh = batch.toArray();
         RttHistory history = s.history;
         // The first window has no baseline, but its answers were admitted at every concurrency up
@@ -435,7 +437,7 @@ public final class Vegas extends BoundedLimit {
      * judged by nothing and stays, and a fleet's ceiling (the median of the members' limits)
      * with it. Answers below the limit never grow it and never feed the baseline.
      */
-    private State judgeBelow(State s, RttBatch below, double dropRate, long now) {
+    private State judgeBelow(State s, RttBatch below, DropShare dropRate, long now) {
         long[] sortedWindow = RttHistory.sortedCopy(below.toArray());
         int n = median(below.inflights());
         long[] sortedHistory = s.history.sorted();
@@ -560,14 +562,14 @@ public final class Vegas extends BoundedLimit {
      * @param windowSet         whether a probe window has been opened by a decision
      * @param windowStartNanos  when the window in progress opened; successes admitted earlier
      *                          are not part of it
-     * @param dropRate          the recent share of failed attempts
+     * @param dropRate          the recent and the usual share of failed attempts
      */
     record State(int limit, RttHistory history, RttBatch probe, RttBatch below, RttHistory level,
                         int probeFloor, double queue,
                         double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
                         int step, Wall wall, int proven, int baseLevel, boolean discovering, int queuedInARow,
                         boolean windowSet, long windowStartNanos,
-                        double dropRate) implements LimitState {
+                        DropShare dropRate) implements LimitState {
 
         State withWall(Wall nextWall) {
             return new State(limit, history, probe, below, level, probeFloor, queue, baseRttNanos,
@@ -575,11 +577,11 @@ public final class Vegas extends BoundedLimit {
                     queuedInARow, windowSet, windowStartNanos, dropRate);
         }
 
-        State with(RttBatch nextProbe, double rate) {
+        State with(RttBatch nextProbe, DropShare rate) {
             return with(nextProbe, below, rate);
         }
 
-        State with(RttBatch nextProbe, RttBatch nextBelow, double rate) {
+        State with(RttBatch nextProbe, RttBatch nextBelow, DropShare rate) {
             return new State(limit, history, nextProbe, nextBelow, level, probeFloor, queue, baseRttNanos,
                     probeRttNanos, lastDecreaseNanos, decreased, step, wall, proven, baseLevel, discovering,
                     queuedInARow, windowSet, windowStartNanos, rate);
@@ -594,7 +596,7 @@ public final class Vegas extends BoundedLimit {
             return Map.of("queue", queue, "baseRtt", Samples.millis(baseRttNanos),
                     "probeRtt", Samples.millis(probeRttNanos), "limit", (double) limit,
                     "step", (double) step, "wall", (double) wall.refused(), "held", (double) wall.held(),
-                    "slowStart", discovering ? 1.0 : 0.0, "dropRate", dropRate);
+                    "slowStart", discovering ? 1.0 : 0.0, "dropRate", dropRate.recent());
         }
     }
 

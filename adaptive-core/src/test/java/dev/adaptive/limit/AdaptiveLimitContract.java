@@ -73,6 +73,51 @@ abstract class AdaptiveLimitContract {
         assertThat(fold.limit()).isEqualTo(1);
     }
 
+    /**
+     * A downstream that fails a steady share of calls whatever the load (a flaky dependency
+     * behind it) says nothing about concurrency: once the limit has seen that share, chance runs
+     * of those failures no longer halve it. Against a fixed tolerance of 5%, a steady 3% crossed
+     * it every few hundred attempts.
+     */
+    @Test
+    void aSteadyShareOfFailuresWhateverTheLoadDoesNotKeepShrinkingTheLimit() {
+        Fold fold = new Fold(limit(1, 40, 40));
+        Random random = new Random(7);
+        int decreases = 0;
+        for (int i = 0; i < 6_000; i++) {
+            int before = fold.limit();
+            if (random.nextDouble() < 0.03) {
+                fold.drop(10);
+            } else {
+                fold.success(10);
+            }
+            if (i >= 2_000 && fold.limit() < before) {
+                decreases++;
+            }
+        }
+        assertThat(decreases).as("decreases in the 4,000 attempts after the first 2,000").isZero();
+        assertThat(fold.limit()).isEqualTo(40);
+    }
+
+    /** What a downstream usually fails with raises the bar for a run of drops, it does not remove it. */
+    @Test
+    void aRunOfDropsAboveTheUsualShareStillShrinksTheLimit() {
+        Fold fold = new Fold(limit(1, 40, 40));
+        Random random = new Random(7);
+        for (int i = 0; i < 3_000; i++) {
+            if (random.nextDouble() < 0.03) {
+                fold.drop(10);
+            } else {
+                fold.success(10);
+            }
+        }
+        assertThat(fold.limit()).isEqualTo(40);
+        for (int i = 0; i < 10; i++) {
+            fold.drop(10);
+        }
+        assertThat(fold.limit()).isLessThan(40);
+    }
+
     @Test
     void rateLimitsShrinkTheLimit() {
         Fold fold = warm(bounded(), 40);
