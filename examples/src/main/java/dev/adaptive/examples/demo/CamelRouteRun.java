@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The job as a Camel route: every item is sent, without blocking a thread, to
- * {@code adaptive:demo}, whose consumer route makes one camel-http GET per attempt. The http
- * component's own 429 retries are turned off, as the component's documentation requires, so
+ * {@code adaptive:demo}, whose consumer route makes one camel-http GET per attempt. The http and
+ * https components' own 429 retries are turned off, as the component's documentation requires, so
  * that the pool sees every 429 and pauses.
  */
 public final class CamelRouteRun implements DemoRun {
@@ -46,11 +46,7 @@ public final class CamelRouteRun implements DemoRun {
     @Override
     public RunCounts run(Target target, int items, TraceRecorder trace) throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
-            HttpComponent http = camel.getComponent("http", HttpComponent.class);
-            http.setAutomaticRetriesDisabled(true);
-            // The pool, not the HTTP client, must be what limits concurrency.
-            http.setConnectionsPerRoute(MAX);
-            http.setMaxTotalConnections(2 * MAX);
+            configureHttp(camel);
             camel.getRegistry().bind("demoTrace", trace);
             String uri = camelUri(target);
             camel.addRoutes(new RouteBuilder() {
@@ -96,6 +92,20 @@ public final class CamelRouteRun implements DemoRun {
             } finally {
                 ServiceHelper.stopService(producer);
             }
+        }
+    }
+
+    /**
+     * Turns camel-http's own retries off and gives it at least {@link #MAX} connections per host on
+     * both the {@code http} and the {@code https} component, since {@code --url} may name either.
+     */
+    static void configureHttp(CamelContext camel) {
+        for (String scheme : List.of("http", "https")) {
+            HttpComponent http = camel.getComponent(scheme, HttpComponent.class);
+            http.setAutomaticRetriesDisabled(true);
+            // The pool, not the HTTP client, must be what limits concurrency.
+            http.setConnectionsPerRoute(MAX);
+            http.setMaxTotalConnections(2 * MAX);
         }
     }
 
