@@ -332,9 +332,14 @@ public final class HazelcastCoordinator implements Coordinator {
 
         /**
          * @param timeout bound on waiting for Hazelcast to answer one heartbeat, leave or
-         *                pause, positive, at most a day; default 5 s. Keep it below the
-         *                fleet's heartbeat period, so that a heartbeat the cluster does not
-         *                answer is an outage at once rather than at the next heartbeat.
+         *                pause, positive, at most a day; default 5 s. A fleet member counts a
+         *                heartbeat still unanswered at its next one as an outage whatever this
+         *                is, but sends no other heartbeat until this one is given up: set it
+         *                below the members' heartbeat period (1 s by default, which the 5 s
+         *                default is not), so that under {@code FAIL_CLOSED} a node whose
+         *                heartbeat hung reports again at its next heartbeat instead of staying
+         *                closed until the timeout; and above Hazelcast's slowest ordinary
+         *                answers, since a later answer counts as a failed heartbeat.
          * @return this builder
          */
         public Builder operationTimeout(Duration timeout) {
