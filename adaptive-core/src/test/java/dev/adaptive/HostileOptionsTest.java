@@ -13,7 +13,10 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** DESIGN §4.6 over every numeric option of every core builder: a value, or an IAE naming the option. */
+/**
+ * Invariant 6 of docs/reliability.md over every numeric option of every core builder: a value,
+ * or an IAE naming the option.
+ */
 class HostileOptionsTest {
 
     private final VirtualTime time = new VirtualTime();

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * DESIGN §4 invariant 5: a lazy input is pulled only when a slot is free, so memory is
+ * Invariant 5 of docs/reliability.md: a lazy input is pulled only when a slot is free, so memory is
  * O(concurrency). Proven by running {@link HugeInputMain} in its own JVM with a 64 MiB heap:
  * keeping even 16 bytes per item of 10 million (160 MB) could not fit, so the run finishing
  * with every item counted once is the proof. The wait bound is generous and only there so that

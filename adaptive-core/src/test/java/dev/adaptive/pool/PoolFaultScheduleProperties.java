@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * phases (healthy, latency spike, error burst, 429 storm with random and hostile raw
  * {@code Retry-After} headers, black hole), tasks time out, the run is cancelled or hits its
  * deadline at a random instant, and someone pauses and resumes the run's limiter from outside.
- * After each run the DESIGN §4 invariants hold and the stats agree with the trace.
+ * After each run the invariants of docs/reliability.md hold and the stats agree with the trace.
  */
 class PoolFaultScheduleProperties {
 

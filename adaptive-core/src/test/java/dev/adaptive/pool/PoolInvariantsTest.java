@@ -31,7 +31,7 @@ import static dev.adaptive.pool.VirtualPoolHarness.Reply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * DESIGN §4 invariants 1 and 4 on randomized workloads in virtual time: every accepted item ends
+ * Invariants 1 and 4 of docs/reliability.md on randomized workloads in virtual time: every accepted item ends
  * exactly once, and no attempt starts strictly inside an announced Retry-After window.
  */
 class PoolInvariantsTest {

@@ -16,7 +16,7 @@ import static dev.adaptive.pool.VirtualPoolHarness.ms;
 import static dev.adaptive.pool.VirtualPoolHarness.noJitter;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The signal contract (DESIGN §3), row by row, at the level of a whole pool, in virtual time. */
+/** The signal contract (docs/core.md, "The signal contract"), row by row, at the level of a whole pool, in virtual time. */
 class PoolSignalContractTest {
 
     private final VirtualPoolHarness h = new VirtualPoolHarness();

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * DESIGN §4.6 for the Vert.x data objects: every numeric setter of {@link AdaptiveOptions} and
+ * Invariant 6 of docs/reliability.md for the Vert.x data objects: every numeric setter of {@link AdaptiveOptions} and
  * {@link AdaptiveProxyOptions} ({@code AdaptiveWebClientOptions} has none) fed negative, zero, extreme,
  * NaN and infinite values either keeps the value (and the JSON form round-trips it) or throws an
  * {@link IllegalArgumentException} naming the option; never another exception.
