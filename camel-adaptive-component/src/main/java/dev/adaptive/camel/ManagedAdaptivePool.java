@@ -7,8 +7,9 @@ import org.apache.camel.api.management.ManagedResource;
 /**
  * The JMX view of one {@code adaptive:} pool: one MBean per pool, however many endpoints share
  * it, so that summing over the MBeans counts each pool once. Registered by the component when
- * the pool is created, as {@code org.apache.camel:context=<context>,type=adaptive-pools,name="<pool>"},
- * and removed when the component stops. Before the pool's first exchange its figures are 0
+ * the pool is created, as {@code org.apache.camel:context="<context>",type=adaptive-pools,name="<pool>"}
+ * (Camel's management domain; the context's management name and the pool's name, each quoted by
+ * {@link javax.management.ObjectName#quote}), and removed when the component stops. Before the pool's first exchange its figures are 0
  * (the fleet's -1) and its state {@code NOT_STARTED}. Thread-safe: every attribute reads the
  * pool's live figures.
  */
