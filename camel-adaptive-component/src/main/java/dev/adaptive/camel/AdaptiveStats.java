@@ -6,8 +6,9 @@ import dev.adaptive.fleet.FleetStats;
 /**
  * A snapshot of one {@code adaptive:} pool, from
  * {@link AdaptiveComponent#stats(String)} or {@link AdaptiveEndpoint#stats()}; the same
- * figures are JMX attributes of every {@code adaptive:} endpoint. Counters run from the
- * pool's start. Immutable.
+ * figures are JMX attributes of the pool's one MBean ({@code type=adaptive-pools},
+ * {@link ManagedAdaptivePool}), not of its endpoints, whose MBeans only name the pool. Counters
+ * run from the pool's start. Immutable.
  *
  * @param name             the pool's name
  * @param limit            the concurrency limit now
