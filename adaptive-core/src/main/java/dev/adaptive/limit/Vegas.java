@@ -52,7 +52,10 @@ import java.util.Objects;
  *   <li>queue below alpha': during <em>slow start</em> the limit grows by up to
  *       {@link #slowStartFactor()}, in proportion to the headroom left below alpha' so that the
  *       last step before the knee is a short one (and by one slot only right after a probe that
- *       did find a queue); after slow start it grows by a step that starts at one slot and
+ *       did find a queue); and when the probe's queue is surely there, no further than where it
+ *       would reach alpha' if it kept growing as the square of the distance from the last level
+ *       found unloaded (past a knee latency rises ever faster; a step the queue's growth so far
+ *       already puts past the band lands on a hard cap right above the knee); after slow start it grows by a step that starts at one slot and
  *       doubles with each such probe in a row (never by more than slow start would, and by one
  *       slot once the queue is past half of alpha'), so that
  *       one lucky probe at the operating point costs one slot while a limit far below it (after
@@ -405,6 +408,9 @@ public final class Vegas extends BoundedLimit {
                 grow = 1;
             }
             next = s.limit + Math.max(1, grow);
+            if (s.discovering && significant && queue > 0 && s.limit > s.baseLevel) {
+                next = Math.min(next, Math.max(s.limit + 1, curvatureBound(s.limit, s.baseLevel, queue)));
+            }
             step = (int) Math.min(1 << 20, 2L * s.step);
             // A downstream whose cap comes without a rise in latency: back to the level it held at
             // once, and one slot past it only once the wall has stood long enough to be worth the
@@ -425,6 +431,23 @@ public final class Vegas extends BoundedLimit {
         return new State(limit, history, RttBatch.EMPTY, RttBatch.EMPTY, level, limit, queue, baseRtt, probeRtt,
                 s.lastDecreaseNanos, s.decreased, step, wall, s.limit, baseLevel, discovering, queuedInARow, true,
                 now, dropRate);
+    }
+
+    /**
+     * The highest level whose queue stays within alpha' if the queue keeps growing as it has
+     * since the last level found unloaded, at least as fast as the square of the distance from it
+     * (latency past a knee rises ever faster, so a straight line would under-read it): from no
+     * queue at {@code unloaded} to {@code queue} at {@code limit}. A slow-start step past it would
+     * land beyond the band by what the probe has already seen, and a hard cap next to the knee
+     * would then be met at once.
+     */
+    private long curvatureBound(int limit, int unloaded, double queue) {
+        double d = limit - unloaded;
+        // queue * x^2 <= max(alpha, alphaShare * (unloaded + x * d)), x = (level - unloaded) / d
+        double byShare = (alphaShare * d + Math.sqrt(alphaShare * alphaShare * d * d + 4 * queue * alphaShare * unloaded))
+                / (2 * queue);
+        double byFloor = Math.sqrt(alpha / queue);
+        return (long) Math.floor(unloaded + Math.max(byShare, byFloor) * d);
     }
 
     /**
