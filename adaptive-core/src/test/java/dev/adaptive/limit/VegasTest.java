@@ -221,6 +221,14 @@ class VegasTest extends AdaptiveLimitContract {
         assertThat(fold.limit()).isEqualTo(8);
     }
 
+    /** Slow start from 20, one flat probe: at 30, with 20 the last level found unloaded. */
+    private static Fold slowStartAtThirtyFromTwenty() {
+        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(30);
+        return fold;
+    }
+
     /**
      * A queue that surely grew from none at 20 to 2.25 at 30 grows at least as the square of the
      * distance from 20 past it: at 38 that is 7.3 where alpha' is 3.8, most of the band (a hard
@@ -229,9 +237,7 @@ class VegasTest extends AdaptiveLimitContract {
      */
     @Test
     void slowStartStepsNoFurtherThanTheQueueItSawGrowingAllows() {
-        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
-        probe(fold, 10);
-        assertThat(fold.limit()).isEqualTo(30);
+        Fold fold = slowStartAtThirtyFromTwenty();
         probe(fold, rttForQueue(30, 2.25));
         assertThat(fold.metric("queue")).isCloseTo(2.25, within(1e-5));
         assertThat(fold.limit()).isEqualTo(31);
@@ -245,9 +251,7 @@ class VegasTest extends AdaptiveLimitContract {
      */
     @Test
     void slowStartTakesAShorterStepAsTheQueueNearsAlpha() {
-        Fold fold = new Fold(Vegas.builder().initialLimit(20).maxLimit(1_000).build());
-        probe(fold, 10);
-        assertThat(fold.limit()).isEqualTo(30);
+        Fold fold = slowStartAtThirtyFromTwenty();
         for (int i = 0; i < 5; i++) {
             fold.success(rttForQueue(30, 2.25)).successes(2, 14);
         }
