@@ -1,7 +1,9 @@
 package dev.adaptive.pool;
 
+import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.AsyncTask;
 import dev.adaptive.spi.Execution;
+import dev.adaptive.spi.ExecutionHooks;
 import dev.adaptive.Lease;
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
@@ -87,9 +89,11 @@ public final class PoolEngine<T, R> {
          * @param index the item's index
          * @param task  the attempt, to call once per attempt
          * @param lease the first attempt's lease
+         * @param hooks what the execution reports to ({@link AdaptiveExecutor#start(long, AsyncTask, Lease, ExecutionHooks)}):
+         *              the run finishes only once every execution told it is over
          * @return the running execution
          */
-        Execution<R> start(long index, AsyncTask<R> task, Lease lease);
+        Execution<R> start(long index, AsyncTask<R> task, Lease lease, ExecutionHooks hooks);
     }
 
     /** A stop: why the run stopped, and what its unfinished items end with. */
@@ -141,6 +145,21 @@ public final class PoolEngine<T, R> {
     private final Queue<Object> outbox = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean finished = new AtomicBoolean();
+    /**
+     * Executions started and not yet over. An item settles when its execution's result
+     * completes, but an attempt that was starting on another thread as a stop cancelled it (a
+     * retry granted its slot at that moment) gives its slot back a moment later: the run
+     * finishes, and stops a limiter of its own, only once none of its executions holds a slot.
+     */
+    private final AtomicInteger unfinished = new AtomicInteger();
+    private final ExecutionHooks overWhenDone = new ExecutionHooks() {
+        @Override
+        public void finished() {
+            if (unfinished.decrementAndGet() == 0) {
+                deliver();
+            }
+        }
+    };
     private volatile long startNanos;
     private volatile LimiterStats atStart;
     private volatile Cancellable deadlineTimer;
@@ -368,7 +387,14 @@ public final class PoolEngine<T, R> {
         long index = nextIndex++;
         accepted = accepted + 1; // single writer: the feeder
         pending.incrementAndGet();
-        Execution<R> e = starter.start(index, ctx -> call(item, ctx), lease);
+        unfinished.incrementAndGet();
+        Execution<R> e;
+        try {
+            e = starter.start(index, ctx -> call(item, ctx), lease, overWhenDone);
+        } catch (RuntimeException | Error broken) {
+            unfinished.decrementAndGet();
+            throw broken;
+        }
         CompletableFuture<R> result = e.result();
         boolean tracked = !result.isDone();
         if (tracked) {
@@ -560,7 +586,8 @@ public final class PoolEngine<T, R> {
     }
 
     private void tryFinish() {
-        if (intakeClosed && pending.get() == 0 && outbox.isEmpty() && finished.compareAndSet(false, true)) {
+        if (intakeClosed && pending.get() == 0 && outbox.isEmpty() && unfinished.get() == 0
+                && finished.compareAndSet(false, true)) {
             finish();
         }
     }

@@ -3,6 +3,7 @@ package dev.adaptive.vertx.impl;
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.AsyncTask;
 import dev.adaptive.spi.Execution;
+import dev.adaptive.spi.ExecutionHooks;
 import dev.adaptive.Lease;
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
@@ -197,7 +198,24 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * @return the running execution; its result completes on any thread
      */
     public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller) {
-        return track(executor.start(index, tc -> callOn(caller, task, tc), firstLease));
+        return start(index, task, firstLease, caller, ExecutionHooks.NONE);
+    }
+
+    /**
+     * {@link #start(long, AsyncTask, Lease, Context)} for a runner that follows its executions
+     * through {@code hooks} (a pool's run finishes once every execution is over).
+     *
+     * @param index      the item's index
+     * @param task       called once per attempt, on {@code caller}
+     * @param firstLease a lease already held, or {@code null}
+     * @param caller     the context attempts run on
+     * @param hooks      what the execution reports to
+     * @param <T>        the result type
+     * @return the running execution; its result completes on any thread
+     */
+    public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller,
+                                  ExecutionHooks hooks) {
+        return track(executor.start(index, tc -> callOn(caller, task, tc), firstLease, hooks));
     }
 
     private <T> Execution<T> track(Execution<T> e) {

@@ -87,7 +87,7 @@ final class PoolRunner {
                 ctx.runOnContext(v -> task.run());
             }
         };
-        PoolEngine<T, R> engine = PoolEngine.<R>builder(limiter.limiter(), (i, task, lease) -> limiter.start(i, task, lease, ctx))
+        PoolEngine<T, R> engine = PoolEngine.<R>builder(limiter.limiter(), (i, task, lease, hooks) -> limiter.start(i, task, lease, ctx, hooks))
                 .followLimit(limiter::addLimitListener)
                 .executor(onContext, task -> ctx.runOnContext(v -> task.run()))
                 .yieldEvery(YIELD_EVERY)
