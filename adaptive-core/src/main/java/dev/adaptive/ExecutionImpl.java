@@ -146,7 +146,7 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     void begin(Lease firstLease) {
         if (firstLease != null) {
-            runAttempt(firstLease);
+            runAttempt(firstLease, false);
         } else {
             acquireAndRun(false);
         }
@@ -154,28 +154,39 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     /** @param retry whether this is a retry, which queues ahead of fresh acquisitions if the hooks say so */
     private void acquireAndRun(boolean retry) {
-        if (result.isDone()) {
+        // The acquisition holds the execution open until its lease runs an attempt or goes
+        // back: a cancel that completes the result meanwhile (on another thread) must not make
+        // the execution over, and its runner finished, while a slot granted to it still counts.
+        if (result.isDone() || !takeHold()) {
             return;
         }
         LeaseImpl now = core.grantNow();
         if (now != null) {
             // A free slot, the common case: no future to carry the lease.
-            runAttempt(now);
+            runAttempt(now, true);
             return;
         }
-        awaitLease(core.queue(retry && hooks.retriesFirst(), retry));
+        awaitLease(core.queue(retry && hooks.retriesFirst(), retry), true);
     }
 
-    /** Runs the next attempt when {@code f} grants its lease. */
-    private void awaitLease(CompletableFuture<Lease> f) {
+    /**
+     * Runs the next attempt when {@code f} grants its lease.
+     *
+     * @param held whether the caller took a hold for this acquisition, which the attempt then
+     *             inherits, or which goes when the lease is refused or not used
+     */
+    private void awaitLease(CompletableFuture<Lease> f, boolean held) {
         if (f.isDone() && !f.isCompletedExceptionally()) {
             // Granted at once (a free slot, the common case): run on, without a dependent stage
             // and its completion for each attempt.
             Lease lease = f.join();
             if (result.isDone()) {
                 unused(lease);
+                if (held) {
+                    releaseHold();
+                }
             } else {
-                runAttempt(lease);
+                runAttempt(lease, held);
             }
             return;
         }
@@ -190,7 +201,11 @@ final class ExecutionImpl<R> implements Execution<R> {
             } else if (result.isDone()) {
                 unused(lease);
             } else {
-                runAttempt(lease);
+                runAttempt(lease, held);
+                return null;
+            }
+            if (held) {
+                releaseHold();
             }
             return null;
         });
@@ -209,8 +224,9 @@ final class ExecutionImpl<R> implements Execution<R> {
         }
     }
 
-    private void runAttempt(Lease lease) {
-        if (!takeHold()) {
+    /** @param held whether a hold is already taken for this lease (its acquisition's), which the attempt takes over */
+    private void runAttempt(Lease lease, boolean held) {
+        if (!held && !takeHold()) {
             unused(lease); // the execution is over: nobody wants this slot
             return;
         }
@@ -419,7 +435,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         Cancellable t = hooks.delayRetry(() -> {
             retryTimer = null;
             if (next != null) {
-                awaitLease(next);
+                awaitLease(next, false);
             } else if (asking == null || retryWhenAllowed(asking, cause)) {
                 acquireAndRun(true);
             }

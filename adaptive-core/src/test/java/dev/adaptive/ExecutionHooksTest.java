@@ -255,4 +255,56 @@ class ExecutionHooksTest {
         assertThat(limiter.inflight()).isZero();
         assertThat(e.attempts()).isEqualTo(2);
     }
+
+    /**
+     * A retry whose slot is granted at the instant a cancel ends its execution (on another
+     * thread, in production: here from inside the limiter's clock read that follows the grant)
+     * gives the slot back just after the result completed. The execution is over only then:
+     * a runner told it finished earlier (a pool's run, which then reported its end and stopped a
+     * limiter of its own) saw that slot still in flight.
+     */
+    @Test
+    void anExecutionCancelledAsItsRetryIsGrantedFinishesOnlyOnceTheSlotIsBack() {
+        Runnable[] onGrant = {null};
+        Limiter[] held = {null};
+        // The limiter reads its clock for a lease once it has counted the slot: the instant
+        // between the grant and the attempt that would use it.
+        dev.adaptive.time.Ticker ticker = () -> {
+            Runnable r = onGrant[0];
+            if (r != null && held[0].inflight() == 1) {
+                onGrant[0] = null;
+                r.run();
+            }
+            return time.nanoTime();
+        };
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).ticker(ticker).scheduler(time).build();
+        held[0] = limiter;
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ofMillis(1)).build())
+                .build();
+        @SuppressWarnings("unchecked")
+        Execution<String>[] running = new Execution[1];
+        List<Integer> inflightWhenFinished = new ArrayList<>();
+        ExecutionHooks hooks = new ExecutionHooks() {
+            @Override
+            public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+                return ExecutionHooks.super.delayRetry(() -> {
+                    onGrant[0] = () -> running[0].cancel(new IllegalStateException("stopped"));
+                    retry.run();
+                }, delayNanos, scheduler);
+            }
+
+            @Override
+            public void finished() {
+                inflightWhenFinished.add(limiter.inflight());
+            }
+        };
+        running[0] = executor.start(0, answering(time, Duration.ofMillis(5), new IllegalStateException("500"), "ok"),
+                null, hooks);
+        time.runUntilIdle();
+
+        assertThat(running[0].result()).isCompletedExceptionally();
+        assertThat(inflightWhenFinished).containsExactly(0);
+        assertThat(limiter.inflight()).isZero();
+    }
 }
