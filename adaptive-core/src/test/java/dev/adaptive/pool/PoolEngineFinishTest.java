@@ -25,27 +25,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PoolEngineFinishTest {
 
-    /** An execution whose result is complete while it still holds a slot, until told to let go. */
-    private static final class Lingering implements Execution<Integer> {
-        final CompletableFuture<Integer> result = new CompletableFuture<>();
-        final long index;
-        final Lease lease;
-        final ExecutionHooks hooks;
+    /**
+     * An execution whose result is complete while it still holds a slot, until told to let go. The
+     * record's accessors {@code result()} and {@code index()} are the interface's.
+     */
+    private record Lingering(CompletableFuture<Integer> result, long index, Lease lease, ExecutionHooks hooks)
+            implements Execution<Integer> {
 
         Lingering(long index, Lease lease, ExecutionHooks hooks) {
-            this.index = index;
-            this.lease = lease;
-            this.hooks = hooks;
-        }
-
-        @Override
-        public CompletableFuture<Integer> result() {
-            return result;
-        }
-
-        @Override
-        public long index() {
-            return index;
+            this(new CompletableFuture<>(), index, lease, hooks);
         }
 
         @Override
