@@ -19,10 +19,14 @@ import java.util.Objects;
  * </pre>
  * {@code longRtt} is an exponential average with weight {@code 2 / (longWindow + 1)} (a plain
  * running mean until enough samples make that weight the smaller one) of the downstream's normal
- * latency: it takes only windows within {@link #rttTolerance()} of it, each answer counting as its
- * window's median (a slow-tail answer that the median ignores stays out of it too). Fed with every answer, it
- * would follow the client's own queueing up, the gradient would stay at 1 and the limit would
- * drift up into the downstream's hard cap (seen on every server with a knee). So that it can
+ * latency: it takes only windows within {@link #rttTolerance()} of it, or within one standard error
+ * of a window's median of it where the answers are spread wider than that (the spread read from
+ * the interquartile range of the recent answers), each answer counting as its window's median (a
+ * slow-tail answer that the median ignores stays out of it too). Fed with every answer, it would
+ * follow the client's own queueing up, the gradient would stay at 1 and the limit would drift up
+ * into the downstream's hard cap (seen on every server with a knee); kept to the tolerance alone
+ * under wide jitter (±40% and more), it took the fast windows and not the slow half of normal
+ * ones, settled at three quarters of the normal latency, and read windows with no queue as slow. So that it can
  * follow a downstream that got slower for good, it also takes a window that is still slow at half
  * the concurrency it last took one within the tolerance at (that is not the client's own
  * queueing); and when it is more than
@@ -71,6 +75,11 @@ public final class Gradient2 extends BoundedLimit {
     private static final int SLOW_START_WINDOWS = 4;
     /** Slow start resumes at this multiple of the level it ended at, if latency is still normal there. */
     private static final int RESUME_FACTOR = 2;
+    /** A window's median within this many of its standard errors of the long average is normal latency. */
+    private static final double NOISE_ERRORS = 1;
+    /** The standard error of a median is about this many standard deviations over the square root of the count. */
+    private static final double MEDIAN_ERROR_PER_SD = 1.2533;
+    private static final double IQR_PER_SD = 1.349;
 
     private static final Gradient2 DEFAULTS = builder().build();
 
@@ -93,7 +102,7 @@ public final class Gradient2 extends BoundedLimit {
         this.probeWindow = OptionChecks.atLeast("probeWindow", b.probeWindow, 1);
         this.queueSize = OptionChecks.atLeast("queueSize", b.queueSize, 0);
         this.longWeight = 2.0 / (longWindow + 1.0);
-        this.initialState = new State(bounds.initial(), 0, 0, 0, RttBatch.EMPTY, 0, 1.0, 0, false, Wall.NONE, 0, DropShare.NONE, true, RttBatch.EMPTY, 0);
+        this.initialState = new State(bounds.initial(), 0, 0, 0, RttBatch.EMPTY, 0, 1.0, 0, false, Wall.NONE, 0, DropShare.NONE, true, RttBatch.EMPTY, 0, 0, 0);
     }
 
     /** @return a new builder with the defaults listed on {@link Gradient2}; not thread-safe */
@@ -174,22 +183,42 @@ public final class Gradient2 extends BoundedLimit {
         RttBatch window = s.window.plus(Samples.successRtt(sample));
         if (window.count() < probeWindow) {
             return new State(s.estimate, s.longRttNanos, s.longRttCount, s.longLevel, window, s.shortRttNanos, s.gradient,
-                    s.lastDecreaseNanos, s.decreased, s.wall, s.proven, dropRate, s.slowStart, s.recent, s.slowStartEnd);
+                    s.lastDecreaseNanos, s.decreased, s.wall, s.proven, dropRate, s.slowStart, s.recent, s.slowStartEnd, s.noise, s.noiseWindows);
         }
         long[] rtts = window.toArray();
         double shortRtt = Samples.median(rtts);
         double longRtt = s.longRttNanos;
         int longCount = s.longRttCount;
-        double rise = longCount == 0 ? 1 : rttTolerance * longRtt / shortRtt;
+        // One window of three answers in six reads 15% slow with no load at all (30% jitter):
+        // slow start ends on the median of the last few windows' answers, which a real rise moves
+        // and noise does not. Kept past slow start, so that a resumed one is judged the same way.
+        long[] recentRtts = concat(s.recent.toArray(), rtts);
+        // The relative noise of one answer, read from the interquartile range of those answers
+        // (the tail does not widen it, and three answers alone are too few to read a spread from),
+        // averaged over the windows like the long average over the answers.
+        long[] sorted = RttHistory.sortedCopy(recentRtts);
+        double recentMedian = Samples.median(recentRtts);
+        double windowNoise = recentMedian > 0 ? Samples.interquartileRange(sorted) / IQR_PER_SD / recentMedian : 0;
+        int noiseWindows = Math.min(s.noiseWindows + 1, longWindow + 1);
+        double noise = s.noise + Math.max(1.0 / noiseWindows, Math.min(1, longWeight * probeWindow)) * (windowNoise - s.noise);
+        // A window is the downstream's normal latency when within the tolerance of the long
+        // average or within one standard error of a window's median of it: kept to the tolerance
+        // alone, wide jitter's slow half of normal windows stayed out, and the average settled far
+        // under the normal latency (0.77 of it at +-48%), reading windows with no queue as slow.
+        // No wider: with two standard errors the client's own queueing walked the average up, and
+        // the limit into the caps behind S6's and S2-tight's knees.
+        double normalBound = longRtt * Math.max(rttTolerance,
+                1 + NOISE_ERRORS * MEDIAN_ERROR_PER_SD * noise / Math.sqrt(rtts.length));
+        boolean normal = longCount == 0 || shortRtt <= normalBound;
         int level = (int) Math.floor(s.estimate);
         int longLevel = s.longLevel;
-        if (longCount == 0 || rise >= 1 || 2L * level <= s.longLevel) {
+        if (normal || 2L * level <= s.longLevel) {
             // The long average is the downstream's normal latency: it takes windows within the
             // tolerance, not the client's own queueing (which would drift it up, and the limit
             // with it into a hard cap). But a window still slow at half the concurrency the long
             // average last took such a window at is not the client's own queueing: the
             // downstream itself got slower, and the long average follows it.
-            if (longCount == 0 || rise >= 1) {
+            if (normal) {
                 longLevel = level;
             }
             for (int i = 0; i < rtts.length; i++) {
@@ -208,13 +237,9 @@ public final class Gradient2 extends BoundedLimit {
         boolean slow = rttTolerance * longRtt < shortRtt;
         int slowStartEnd = s.slowStartEnd;
         boolean slowStart = s.slowStart;
-        // One window of three answers in six reads 15% slow with no load at all (30% jitter):
-        // slow start ends on the median of the last few windows' answers, which a real rise moves
-        // and noise does not. Kept past slow start, so that a resumed one is judged the same way.
-        long[] recentRtts = concat(s.recent.toArray(), rtts);
         RttBatch recent = newest(recentRtts, (SLOW_START_WINDOWS - 1) * probeWindow);
         if (slowStart) {
-            slow = rttTolerance * longRtt < Samples.median(recentRtts);
+            slow = rttTolerance * longRtt < recentMedian;
             slowStart = !slow;
             slowStartEnd = slow ? level : 0;
         } else if (!slow && slowStartEnd > 0 && level >= (long) RESUME_FACTOR * slowStartEnd) {
@@ -249,7 +274,7 @@ public final class Gradient2 extends BoundedLimit {
         }
         return new State(estimate, longRtt, longCount, longLevel, RttBatch.EMPTY, shortRtt, gradient,
                 s.lastDecreaseNanos, s.decreased, wall, Math.max(s.proven, held), dropRate, slowStart, recent,
-                slowStartEnd);
+                slowStartEnd, noise, noiseWindows);
     }
 
     private static long[] concat(long[] older, long[] newer) {
@@ -283,7 +308,7 @@ public final class Gradient2 extends BoundedLimit {
             // One transient error is not an overload: halving on every one kept the limit near 10
             // where the knee was at 64 (1% of transient 500s).
             return new State(s.estimate, s.longRttNanos, s.longRttCount, s.longLevel, s.window, s.shortRttNanos, s.gradient, s.lastDecreaseNanos, s.decreased, s.wall, s.proven, dropRate,
-                    s.slowStart, s.recent, s.slowStartEnd);
+                    s.slowStart, s.recent, s.slowStartEnd, s.noise, s.noiseWindows);
         }
         long now = Samples.decreaseTime(sample);
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
@@ -291,7 +316,7 @@ public final class Gradient2 extends BoundedLimit {
                         r.retryAfter(), sample.rttNanos(), bounds.min())
                 : s.wall;
         return new State(bounds.clamp(s.estimate * decreaseFactor), s.longRttNanos, s.longRttCount, s.longLevel, RttBatch.EMPTY,
-                s.shortRttNanos, s.gradient, now, true, wall, 0, dropRate, false, RttBatch.EMPTY, 0);
+                s.shortRttNanos, s.gradient, now, true, wall, 0, dropRate, false, RttBatch.EMPTY, 0, s.noise, s.noiseWindows);
     }
 
     @Override
@@ -329,21 +354,24 @@ public final class Gradient2 extends BoundedLimit {
      *                          slow start with the window in progress (internal)
      * @param slowStartEnd      the level at which slow start last ended on a rise, or 0 if it
      *                          goes on, resumed, or ended on a decrease
+     * @param noise             the relative standard deviation of one answer, averaged over the
+     *                          windows (read from the interquartile range of the recent answers)
+     * @param noiseWindows      windows averaged into {@code noise} so far, capped at longWindow + 1
      */
     record State(double estimate, double longRttNanos, int longRttCount, int longLevel, RttBatch window,
                         double shortRttNanos, double gradient, long lastDecreaseNanos,
                         boolean decreased, Wall wall, int proven, DropShare dropRate, boolean slowStart,
-                        RttBatch recent, int slowStartEnd)
+                        RttBatch recent, int slowStartEnd, double noise, int noiseWindows)
             implements LimitState {
 
         State withDropRate(DropShare rate) {
             return rate == dropRate ? this : new State(estimate, longRttNanos, longRttCount, longLevel, window, shortRttNanos,
-                    gradient, lastDecreaseNanos, decreased, wall, proven, rate, slowStart, recent, slowStartEnd);
+                    gradient, lastDecreaseNanos, decreased, wall, proven, rate, slowStart, recent, slowStartEnd, noise, noiseWindows);
         }
 
         State withWall(Wall nextWall) {
             return new State(estimate, longRttNanos, longRttCount, longLevel, window, shortRttNanos,
-                    gradient, lastDecreaseNanos, decreased, nextWall, proven, dropRate, slowStart, recent, slowStartEnd);
+                    gradient, lastDecreaseNanos, decreased, nextWall, proven, dropRate, slowStart, recent, slowStartEnd, noise, noiseWindows);
         }
 
         /** @return the floor of {@link #estimate()} */
@@ -353,12 +381,13 @@ public final class Gradient2 extends BoundedLimit {
             return (int) Math.max(1, Math.floor(estimate));
         }
 
-        /** @return shortRtt and longRtt (milliseconds), gradient, limit, wall, held, dropRate and slowStart (1 or 0) */
+        /** @return shortRtt and longRtt (milliseconds), gradient, limit, wall, held, dropRate, slowStart (1 or 0) and noise */
         @Override
         public Map<String, Double> metrics() {
             return Map.of("shortRtt", Samples.millis(shortRttNanos), "longRtt", Samples.millis(longRttNanos),
                     "gradient", gradient, "limit", (double) limit(), "wall", (double) wall.refused(),
-                    "held", (double) wall.held(), "dropRate", dropRate.recent(), "slowStart", slowStart ? 1.0 : 0.0);
+                    "held", (double) wall.held(), "dropRate", dropRate.recent(), "slowStart", slowStart ? 1.0 : 0.0,
+                    "noise", noise);
         }
     }
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
+import java.util.Random;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,7 +77,7 @@ class Gradient2Test extends AdaptiveLimitContract {
         fold.successes(3, 10);
         assertThat(state(fold).estimate()).isCloseTo(11.5, within(1e-9));
         assertThat(fold.state().metrics()).containsOnlyKeys("shortRtt", "longRtt", "gradient", "limit", "wall",
-                "held", "dropRate", "slowStart");
+                "held", "dropRate", "slowStart", "noise");
         assertThat(fold.metric("gradient")).isEqualTo(1.0);
         // 11.4 ms is within the tolerance of 10: still slow start; a run of 13 is not.
         fold.successes(3, 11.4);
@@ -178,6 +179,25 @@ class Gradient2Test extends AdaptiveLimitContract {
         }
         assertThat(state(fold).longRttNanos()).isLessThan(Fold.nanos(13));
         assertThat(highest).isLessThan(35);
+    }
+
+    @Test
+    void wideJitterWithNoQueueDoesNotPullTheLongAverageDownNorTheLimitWithIt() {
+        // Answers spread evenly over 10 ms +-48% whatever the load: no queue anywhere. Kept to the
+        // tolerance alone, the long average took every fast window and only the fastest of the
+        // slow half (7.97 ms here), windows with no queue read as slow, and the limit fell from
+        // 20 to 16. Windows within a standard error of the average count as normal latency too.
+        Random random = new Random(7);
+        Fold fold = new Fold(Gradient2.builder().initialLimit(20).maxLimit(1_000).build());
+        int lowest = Integer.MAX_VALUE;
+        for (int i = 0; i < 3_000; i++) {
+            fold.success(10 * (1 + 0.48 * (2 * random.nextDouble() - 1)));
+            if (i >= 600) {
+                lowest = Math.min(lowest, fold.limit());
+            }
+        }
+        assertThat(state(fold).longRttNanos()).isGreaterThan(Fold.nanos(8.5));
+        assertThat(lowest).isGreaterThanOrEqualTo(20);
     }
 
     @Test
