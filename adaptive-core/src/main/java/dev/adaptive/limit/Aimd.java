@@ -59,10 +59,6 @@ public final class Aimd extends BoundedLimit {
 
     private static final Aimd DEFAULTS = builder().build();
 
-    /** The interquartile range of a normal distribution, in standard deviations. */
-    private static final double IQR_PER_SD = 1.349;
-    /** A sample median's standard error, in standard deviations over the root of the count: sqrt(pi / 2). */
-    private static final double MEDIAN_ERROR_PER_SD = 1.2533;
     /** How many standard errors a rise must exceed to be acted on without a second window. */
     private static final double NOISE_ERRORS = 3;
 
@@ -251,8 +247,8 @@ public final class Aimd extends BoundedLimit {
     private static boolean risenBeyondNoise(long[] window, RttHistory history) {
         long[] w = RttHistory.sortedCopy(window);
         long[] h = history.isEmpty() ? w : history.sorted();
-        double sd = Math.max(Samples.interquartileRange(w), Samples.interquartileRange(h)) / IQR_PER_SD;
-        double se = MEDIAN_ERROR_PER_SD * sd * Math.sqrt(1.0 / w.length + 1.0 / h.length);
+        double sd = Math.max(Samples.interquartileRange(w), Samples.interquartileRange(h)) / Samples.IQR_PER_SD;
+        double se = Samples.MEDIAN_ERROR_PER_SD * sd * Math.sqrt(1.0 / w.length + 1.0 / h.length);
         return Samples.median(w) - Samples.median(h) > NOISE_ERRORS * se;
     }
 

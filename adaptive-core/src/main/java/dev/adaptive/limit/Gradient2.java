@@ -26,8 +26,8 @@ import java.util.Objects;
  * follow the client's own queueing up, the gradient would stay at 1 and the limit would drift up
  * into the downstream's hard cap (seen on every server with a knee); kept to the tolerance alone
  * under wide jitter (±40% and more), it took the fast windows and not the slow half of normal
- * ones, settled at three quarters of the normal latency, and read windows with no queue as slow. So that it can
- * follow a downstream that got slower for good, it also takes a window that is still slow at half
+ * ones, settled at three quarters of the normal latency, and read windows with no queue as slow.
+ * So that it can follow a downstream that got slower for good, it also takes a window that is still slow at half
  * the concurrency it last took one within the tolerance at (that is not the client's own
  * queueing); and when it is more than
  * twice {@code shortRtt} it is lowered by 5% per window, so that after a slow episode it does not
@@ -77,9 +77,6 @@ public final class Gradient2 extends BoundedLimit {
     private static final int RESUME_FACTOR = 2;
     /** A window's median within this many of its standard errors of the long average is normal latency. */
     private static final double NOISE_ERRORS = 1;
-    /** The standard error of a median is about this many standard deviations over the square root of the count. */
-    private static final double MEDIAN_ERROR_PER_SD = 1.2533;
-    private static final double IQR_PER_SD = 1.349;
 
     private static final Gradient2 DEFAULTS = builder().build();
 
@@ -197,8 +194,8 @@ public final class Gradient2 extends BoundedLimit {
         // (the tail does not widen it, and three answers alone are too few to read a spread from),
         // averaged over the windows like the long average over the answers.
         long[] sorted = RttHistory.sortedCopy(recentRtts);
-        double recentMedian = Samples.median(recentRtts);
-        double windowNoise = recentMedian > 0 ? Samples.interquartileRange(sorted) / IQR_PER_SD / recentMedian : 0;
+        double recentMedian = Samples.medianOfSorted(sorted);
+        double windowNoise = recentMedian > 0 ? Samples.interquartileRange(sorted) / Samples.IQR_PER_SD / recentMedian : 0;
         int noiseWindows = Math.min(s.noiseWindows + 1, longWindow + 1);
         double noise = s.noise + Math.max(1.0 / noiseWindows, Math.min(1, longWeight * probeWindow)) * (windowNoise - s.noise);
         // A window is the downstream's normal latency when within the tolerance of the long
@@ -208,7 +205,7 @@ public final class Gradient2 extends BoundedLimit {
         // No wider: with two standard errors the client's own queueing walked the average up, and
         // the limit into the caps behind S6's and S2-tight's knees.
         double normalBound = longRtt * Math.max(rttTolerance,
-                1 + NOISE_ERRORS * MEDIAN_ERROR_PER_SD * noise / Math.sqrt(rtts.length));
+                1 + NOISE_ERRORS * Samples.MEDIAN_ERROR_PER_SD * noise / Math.sqrt(rtts.length));
         boolean normal = longCount == 0 || shortRtt <= normalBound;
         int level = (int) Math.floor(s.estimate);
         int longLevel = s.longLevel;

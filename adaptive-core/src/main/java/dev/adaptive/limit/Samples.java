@@ -46,9 +46,18 @@ final class Samples {
         return since < 0 || since == 0 && sample.inflight() > limit;
     }
 
+    /** The interquartile range of a normal distribution, in standard deviations. */
+    static final double IQR_PER_SD = 1.349;
+    /** A sample median's standard error, in standard deviations over the root of the count: sqrt(pi / 2). */
+    static final double MEDIAN_ERROR_PER_SD = 1.2533;
+
     /** The median: one slow answer in a window (a slow tail is common) is not congestion. */
     static double median(long[] values) {
-        long[] sorted = RttHistory.sortedCopy(values);
+        return medianOfSorted(RttHistory.sortedCopy(values));
+    }
+
+    /** The median of values already sorted, for a caller that needs the sorted copy too. */
+    static double medianOfSorted(long[] sorted) {
         int n = sorted.length;
         // Averaged as doubles: absurd RTTs near Long.MAX_VALUE must not overflow.
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0);
