@@ -29,12 +29,14 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     private static final VarHandle HOLDS;
     private static final VarHandle SETTLED;
+    private static final VarHandle ATTEMPTS;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             HOLDS = lookup.findVarHandle(ExecutionImpl.class, "holds", int.class);
             SETTLED = lookup.findVarHandle(ExecutionImpl.Attempt.class, "settled", int.class);
+            ATTEMPTS = lookup.findVarHandle(ExecutionImpl.class, "attempts", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -230,7 +232,12 @@ final class ExecutionImpl<R> implements Execution<R> {
             unused(lease); // the execution is over: nobody wants this slot
             return;
         }
-        int n = ++attempts;
+        // Attempts never overlap, so only this thread writes it now. A release store rather
+        // than a volatile one: it publishes the count as well to whoever reads it (a runner's
+        // headers, the stats), and saves a fence per attempt that nothing needs, no thread
+        // writing it and then reading what another wrote.
+        int n = attempts + 1;
+        ATTEMPTS.setRelease(this, n);
         Attempt a = new Attempt(n, lease);
         current = a;
         if (result.isDone()) {

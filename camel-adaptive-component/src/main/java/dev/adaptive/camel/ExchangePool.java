@@ -72,8 +72,8 @@ final class ExchangePool {
     private final LiveSet<Submission, String> active = new LiveSet<>((s, why) -> s.fail(stopped(why)));
     private final Queue<Submission> awaitingConsumer = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pending = new AtomicInteger();
+    /** Numbers the accepted exchanges, and so counts them: the stats' {@code accepted}. */
     private final AtomicLong sequence = new AtomicLong();
-    private final LongAdder accepted = new LongAdder();
     private final LongAdder completed = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
@@ -216,7 +216,6 @@ final class ExchangePool {
             return refuse(exchange, callback, notAvailable(exchange, "and timeout=0 does not wait for one"));
         }
         Submission s = new Submission(this, exchange, callback, sequence.getAndIncrement(), onCaller);
-        accepted.increment();
         pending.incrementAndGet();
         if (t == null) {
             active.add(s);
@@ -406,9 +405,17 @@ final class ExchangePool {
         }
     }
 
-    void onEnd(Submission s, boolean success) {
-        // Once per exchange; one that ended in its start was never in the set.
-        active.remove(s);
+    /**
+     * @param s       the exchange, once, at its end
+     * @param success whether it ended without an exception
+     * @param tracked whether it may be in the live set: not if it ends inside the producer's
+     *                {@code process}, which adds it only after its start returns (a synchronous
+     *                exchange then pays no look into the set)
+     */
+    void onEnd(Submission s, boolean success, boolean tracked) {
+        if (tracked) {
+            active.remove(s);
+        }
         pending.decrementAndGet();
         (success ? completed : failed).increment();
     }
@@ -503,7 +510,7 @@ final class ExchangePool {
         }
         LimiterStats l = e.limiter().stats();
         return new AdaptiveStats(name, l.limit(), l.inflight(), l.waiting(), pending.get(), l.maxLimitReached(),
-                l.ratePaused(), e.limiter().isOutage(), l.state(), accepted.sum(), completed.sum(), failed.sum(),
+                l.ratePaused(), e.limiter().isOutage(), l.state(), sequence.get(), completed.sum(), failed.sum(),
                 rejected.sum(), attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents(), l.outages(),
                 e.fleet() == null ? null : e.fleet().stats());
     }

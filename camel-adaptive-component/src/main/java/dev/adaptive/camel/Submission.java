@@ -85,8 +85,13 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     private volatile Run running;
     /** Whether a first attempt admitted at once runs on the submitting thread. */
     private final boolean onCaller;
-    /** The thread inside {@link #start()} while it runs, for {@link #onCaller}. */
-    private volatile Thread starting;
+    /**
+     * The thread inside {@link #run()} while it starts the execution, for {@link #onCaller}.
+     * Plain, as {@link #submitting}: only that thread writes it, once to itself and once back to
+     * {@code null}, and a thread that grants the first attempt later, whatever it reads, reads a
+     * thread other than itself. A volatile write costs a synchronous exchange a fence each.
+     */
+    private Thread starting;
     /**
      * The thread in {@link #start(boolean)} from the producer's {@code process}, or {@code null}:
      * an end on it comes before {@code process} returns, and is told to Camel as synchronous.
@@ -157,7 +162,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             e = pool.executor().start(index, this, null);
         } finally {
             if (onCaller) {
-                starting = null; // the only writes of this volatile, and only for synchronous callers
+                starting = null; // the only writes of it, and only for synchronous callers
             }
         }
         execution = e;
@@ -404,7 +409,8 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
                     ? pool.stopped("it was queued when the pool stopped") : cause);
             setHeaders(original);
         }
-        pool.onEnd(this, original.getException() == null);
+        // On the submitting thread, still in start(): the pool has not tracked it yet.
+        pool.onEnd(this, original.getException() == null, submitting != Thread.currentThread());
         complete();
     }
 
