@@ -49,7 +49,7 @@ final class ExecutionImpl<R> implements Execution<R> {
     private final ExecutionHooks hooks;
     private final Result result = new Result();
     /** 1 while the result is not complete, plus 1 while an attempt holds its lease; at 0 the execution is over. */
-    private volatile int holds = 1; // through HOLDS: one fewer object per execution than an AtomicInteger
+    private volatile int holds; // through HOLDS: one fewer object per execution than an AtomicInteger
 
     // Written only by the thread that settles the current attempt, or that runs the timer of its
     // retry after it (a refused retry spends one more); attempts and their timers never overlap.
@@ -66,6 +66,9 @@ final class ExecutionImpl<R> implements Execution<R> {
         this.index = index;
         this.task = task;
         this.hooks = hooks;
+        // A plain store: nobody else can see this execution before begin() hands it on, and a
+        // volatile one would cost every execution a fence for nothing.
+        HOLDS.set(this, 1);
     }
 
     @Override
@@ -147,10 +150,19 @@ final class ExecutionImpl<R> implements Execution<R> {
     }
 
     void begin(Lease firstLease) {
+        // The first attempt's hold, as takeHold() would take it but with a plain store: until an
+        // attempt, a lease's future or a timer hands it on, no other thread sees this execution,
+        // so nothing can have ended it either.
+        HOLDS.set(this, 2);
         if (firstLease != null) {
-            runAttempt(firstLease, false);
+            runAttempt(firstLease, true);
+            return;
+        }
+        LeaseImpl now = core.grantNow();
+        if (now != null) {
+            runAttempt(now, true);
         } else {
-            acquireAndRun(false);
+            awaitLease(core.queue(false, false), true);
         }
     }
 

@@ -47,6 +47,8 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
 
     private static final VarHandle ENDED;
     private static final VarHandle RUNNING;
+    private static final VarHandle SENT;
+    private static final VarHandle LAST_ATTEMPT;
     private static final VarHandle IN_PLACE;
 
     /** {@link #inPlace}: no attempt runs on the caller's exchange (none did, or it returned). */
@@ -61,6 +63,8 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             ENDED = lookup.findVarHandle(Submission.class, "ended", int.class);
             RUNNING = lookup.findVarHandle(Submission.class, "running", Run.class);
+            SENT = lookup.findVarHandle(Submission.class, "sent", SentExchange.class);
+            LAST_ATTEMPT = lookup.findVarHandle(Submission.class, "lastAttempt", Exchange.class);
             IN_PLACE = lookup.findVarHandle(Submission.class, "inPlace", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -246,10 +250,13 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             // runs the route once it listens for the end, so that a task timeout can end the
             // execution while the route still runs; it frees the slot and fails the attempt, but
             // never interrupts a thread that is not the pool's.
-            sent = SentExchange.of(original);
+            // Release stores, not volatile ones: each only publishes what it points to, and the
+            // volatile store of inPlace right after orders them before anything this thread reads
+            // next (the end's Dekker handshake runs through inPlace and execution, not these).
+            SENT.setRelease(this, SentExchange.of(original));
             IN_PLACE.setVolatile(this, RUNS);
             Run run = attempt(target, original, ctx);
-            running = run;
+            RUNNING.setRelease(this, run);
             onCallerJob = run;
             return run;
         }
@@ -315,7 +322,9 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         public void done(boolean doneSync) {
             RUNNING.compareAndSet(Submission.this, this, null);
             if (!ctx.cancellation().isCancelled()) {
-                lastAttempt = copy;
+                // Published by a release store: the end reads it after the result's completion
+                // below, which orders it anyway; a volatile store would add a fence per attempt.
+                LAST_ATTEMPT.setRelease(Submission.this, copy);
             }
             // Handing the caller's exchange back before the engine hears of the result: the end
             // this result brings then runs at once.
