@@ -156,13 +156,8 @@ final class ExecutionImpl<R> implements Execution<R> {
         HOLDS.set(this, 2);
         if (firstLease != null) {
             runAttempt(firstLease, true);
-            return;
-        }
-        LeaseImpl now = core.grantNow();
-        if (now != null) {
-            runAttempt(now, true);
         } else {
-            awaitLease(core.queue(false, false), true);
+            acquireHeld(false);
         }
     }
 
@@ -174,6 +169,11 @@ final class ExecutionImpl<R> implements Execution<R> {
         if (result.isDone() || !takeHold()) {
             return;
         }
+        acquireHeld(retry);
+    }
+
+    /** Acquires for the next attempt, the hold for it already taken; the attempt inherits it. */
+    private void acquireHeld(boolean retry) {
         LeaseImpl now = core.grantNow();
         if (now != null) {
             // A free slot, the common case: no future to carry the lease.

@@ -250,9 +250,10 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             // runs the route once it listens for the end, so that a task timeout can end the
             // execution while the route still runs; it frees the slot and fails the attempt, but
             // never interrupts a thread that is not the pool's.
-            // Release stores, not volatile ones: each only publishes what it points to, and the
-            // volatile store of inPlace right after orders them before anything this thread reads
-            // next (the end's Dekker handshake runs through inPlace and execution, not these).
+            // Release stores, not volatile ones: each only publishes what it points to. The end's
+            // Dekker handshake runs through inPlace and execution, not these: sent is ordered
+            // before inPlace's volatile store right after it, and running is only a hint to a
+            // forced shutdown (failQueued) and cleared by the route's done() through a CAS.
             SENT.setRelease(this, SentExchange.of(original));
             IN_PLACE.setVolatile(this, RUNS);
             Run run = attempt(target, original, ctx);
