@@ -446,15 +446,50 @@ class VegasTest extends AdaptiveLimitContract {
         assertThat(fold.limit()).isEqualTo(22);
         assertThat(fold.metric("wall")).isEqualTo(45.0);
         assertThat(fold.metric("held")).isEqualTo(37.0);
-        // Quiet probes double the step (23, 25, 29), then go straight to the level held.
+        // The first quiet probe goes straight back to the level held.
+        probe(fold, 10);
+        assertThat(fold.limit()).isEqualTo(37);
+        for (int i = 0; i < 40; i++) {
+            probe(fold, 10);
+            assertThat(fold.limit()).isEqualTo(37);
+        }
+    }
+
+    @Test
+    void belowTheHeldLevelAQueueWithinTheNoiseDoesNotSlowTheWayBack() {
+        // Halved from 45 to 22 by a burst that says the server held 37. A jittery probe that reads
+        // a queue in the band, but within the noise of its spread: before, the limit held there
+        // and grew from one slot per probe; the server held 37 a moment ago, so back to 37.
+        Fold fold = leapt();
+        burst(fold, 45, 8);
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("held")).isEqualTo(37.0);
+        double[] noisy = new double[window(fold)];
+        Arrays.fill(noisy, 0, 3, 6);
+        noisy[3] = rttForQueue(22, 3);
+        Arrays.fill(noisy, 4, noisy.length, 30);
+        for (double rtt : noisy) {
+            fold.success(rtt);
+        }
+        assertThat(fold.metric("queue")).isGreaterThan(2.2);
+        assertThat(fold.limit()).isEqualTo(37);
+    }
+
+    @Test
+    void belowTheHeldLevelAQueueBeyondChanceStillHoldsTheLimit() {
+        // The same way back, but the probe's answers all read a queue of 3 (alpha' 2.2, beta' 4.4):
+        // latency rose below the cap, so the operating point is here, not at the level held.
+        Fold fold = leapt();
+        burst(fold, 45, 8);
+        probe(fold, rttForQueue(22, 3));
+        assertThat(fold.limit()).isEqualTo(22);
+        assertThat(fold.metric("step")).isEqualTo(1.0);
+        // Only the first probe after the rate limit may go straight back: Vegas judges the rest
+        // as usual, one slot, then doubling, up to the level held.
         int[] expected = {23, 25, 29, 37};
         for (int limit : expected) {
             probe(fold, 10);
             assertThat(fold.limit()).isEqualTo(limit);
-        }
-        for (int i = 0; i < 40; i++) {
-            probe(fold, 10);
-            assertThat(fold.limit()).isEqualTo(37);
         }
     }
 
