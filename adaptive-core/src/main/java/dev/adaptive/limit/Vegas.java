@@ -72,7 +72,7 @@ import java.util.Objects;
  * among the {@code k}; and the level of the last probe, which ended without a refusal). After
  * the halving, the first probe that finds no queue beyond chance goes straight back to that
  * level (one that finds a queue leaves the limit to grow as usual, up to it: latency rose below
- * the cap, and the level held is past the knee), and past it only one slot at a time,
+ * the level held, so the knee may well be below it), and past it only one slot at a time,
  * each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters (or one
  * per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
  * more than one more slot would have earned. A probe at the refused level itself that ends
