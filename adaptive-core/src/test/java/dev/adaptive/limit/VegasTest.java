@@ -437,15 +437,24 @@ class VegasTest extends AdaptiveLimitContract {
         return fold;
     }
 
-    @Test
-    void afterKRefusalsWithNInFlightGrowthReturnsToNMinusKAndStaysThere() {
-        // Seen over real HTTP on a flat cap: a leap of slow start, refused by k of the n in
-        // flight. The server held n - k; n itself, or a tenth below it, is still past the cap.
+    /**
+     * The leap of {@link #leapt()} refused by 8 of its 45 in flight: halved to 22, the wall at
+     * 45, the level held 37.
+     */
+    private static Fold refusedAfterTheLeap() {
         Fold fold = leapt();
         burst(fold, 45, 8);
         assertThat(fold.limit()).isEqualTo(22);
         assertThat(fold.metric("wall")).isEqualTo(45.0);
         assertThat(fold.metric("held")).isEqualTo(37.0);
+        return fold;
+    }
+
+    @Test
+    void afterKRefusalsWithNInFlightGrowthReturnsToNMinusKAndStaysThere() {
+        // Seen over real HTTP on a flat cap: a leap of slow start, refused by k of the n in
+        // flight. The server held n - k; n itself, or a tenth below it, is still past the cap.
+        Fold fold = refusedAfterTheLeap();
         // The first quiet probe goes straight back to the level held.
         probe(fold, 10);
         assertThat(fold.limit()).isEqualTo(37);
@@ -460,10 +469,7 @@ class VegasTest extends AdaptiveLimitContract {
         // Halved from 45 to 22 by a burst that says the server held 37. A jittery probe that reads
         // a queue in the band, but within the noise of its spread: before, the limit held there
         // and grew from one slot per probe; the server held 37 a moment ago, so back to 37.
-        Fold fold = leapt();
-        burst(fold, 45, 8);
-        assertThat(fold.limit()).isEqualTo(22);
-        assertThat(fold.metric("held")).isEqualTo(37.0);
+        Fold fold = refusedAfterTheLeap();
         double[] noisy = new double[window(fold)];
         Arrays.fill(noisy, 0, 3, 6);
         noisy[3] = rttForQueue(22, 3);
@@ -479,8 +485,7 @@ class VegasTest extends AdaptiveLimitContract {
     void belowTheHeldLevelAQueueBeyondChanceStillHoldsTheLimit() {
         // The same way back, but the probe's answers all read a queue of 3 (alpha' 2.2, beta' 4.4):
         // latency rose below the cap, so the operating point is here, not at the level held.
-        Fold fold = leapt();
-        burst(fold, 45, 8);
+        Fold fold = refusedAfterTheLeap();
         probe(fold, rttForQueue(22, 3));
         assertThat(fold.limit()).isEqualTo(22);
         assertThat(fold.metric("step")).isEqualTo(1.0);
