@@ -70,8 +70,9 @@ import java.util.Objects;
  * wall: what the downstream held, read from the whole burst (after {@code k} refusals with up to
  * {@code n} in flight it held about {@code n - k}, a failure as fast as the refusals counting
  * among the {@code k}; and the level of the last probe, which ended without a refusal). After
- * the halving, the first probe that finds no queue beyond chance goes straight back to that
- * level (one that finds a queue leaves the limit to grow as usual, up to it: latency rose below
+ * the halving, the first probe that finds no queue beyond chance goes straight back to one below
+ * that level (or to the last quiet probe's level, if higher), and the next takes the last slot
+ * (a probe that finds a queue leaves the limit to grow as usual, up to it: latency rose below
  * the level held, so the knee may well be below it), and past it only one slot at a time,
  * each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters (or one
  * per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
@@ -364,8 +365,8 @@ public final class Vegas extends BoundedLimit {
         // The first probe after the halving a rate limit brought, below the level the burst
         // showed the downstream held: the halving answered the cap, not a latency rise. Only a
         // queue surely beyond chance says the operating point is below that level; without one,
-        // the limit goes straight back to it, instead of from one slot per probe, doubling, which
-        // took a limit halved from 93 to 46 three seconds to come back. A queue beyond chance
+        // the limit goes straight back to just below it, instead of from one slot per probe,
+        // doubling, which took a limit halved from 93 to 46 three seconds to come back. A queue beyond chance
         // leaves Vegas to judge as usual, and so does every later probe: a limit that a queue
         // then takes down below the level held does not jump back to it again and again.
         boolean belowHeld = s.returning && wall.standing() && s.limit < wall.held();
@@ -431,8 +432,13 @@ public final class Vegas extends BoundedLimit {
             // once, and one slot past it only once the wall has stood long enough to be worth the
             // pause a wrong probe costs.
             if (belowHeld) {
-                // Back to what the downstream held at once: a probe below it found room.
-                next = Math.max(next, wall.held());
+                // Back at once to one below the level held (or to the last quiet probe's level, if
+                // higher: that one is certain), and the last slot by a probe that can still read a
+                // queue there. The level held is an estimate: over real HTTP the client's count
+                // runs ahead of the server's by a request or so, and on a server whose latency
+                // rises at its cap (S3 over HTTP: held 13, cap 12) a jump to the whole level met
+                // the cap again at once, where a probe one below it reads the rise and stops.
+                next = Math.max(next, Math.max(Math.min(wall.held(), wall.proven()), wall.held() - 1L));
             }
             long bounded = wall.bound(s.limit, next, now, s.step >= WALL_PATIENCE);
             if (bounded != next && bounded > s.limit && bounded > wall.held()) {
@@ -607,7 +613,8 @@ public final class Vegas extends BoundedLimit {
      * @param dropRate          the recent and the usual share of failed attempts
      * @param returning         whether the limit was halved by a rate limit and no probe has
      *                          judged it since: the first probe after a rate limit that finds no
-     *                          queue beyond chance takes the limit back to the level held
+     *                          queue beyond chance takes the limit back to one below the level
+     *                          held
      */
     record State(int limit, RttHistory history, RttBatch probe, RttBatch below, RttHistory level,
                         int probeFloor, double queue,
