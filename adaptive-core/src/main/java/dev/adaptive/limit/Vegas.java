@@ -70,10 +70,7 @@ import java.util.Objects;
  * wall: what the downstream held, read from the whole burst (after {@code k} refusals with up to
  * {@code n} in flight it held about {@code n - k}, a failure as fast as the refusals counting
  * among the {@code k}; and the level of the last probe, which ended without a refusal). After
- * the halving, the first probe that finds no queue beyond chance goes straight back to one below
- * that level (or to the last quiet probe's level, if higher), and the next takes the last slot
- * (a probe that finds a queue leaves the limit to grow as usual, up to it: latency rose below
- * the level held, so the knee may well be below it), and past it only one slot at a time,
+ * the halving, growth goes straight back to that level, and past it only one slot at a time,
  * each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters (or one
  * per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
  * more than one more slot would have earned. A probe at the refused level itself that ends
@@ -163,8 +160,7 @@ public final class Vegas extends BoundedLimit {
         this.baseRttWindow = OptionChecks.between("baseRttWindow", b.baseRttWindow, 1, RttHistory.MAX_CAPACITY);
         this.baseRttQuantile = OptionChecks.closedUnit("baseRttQuantile", b.baseRttQuantile);
         this.initialState = new State(bounds.initial(), RttHistory.empty(baseRttWindow), RttBatch.EMPTY,
-                RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, DropShare.NONE,
-                false);
+                RttBatch.EMPTY, NO_LEVEL, 1, 0, 0, 0, 0, false, 1, Wall.NONE, 0, 0, true, 0, false, 0, DropShare.NONE);
     }
 
     /** @return a new builder with the defaults listed on {@link Vegas}; not thread-safe */
@@ -301,8 +297,7 @@ public final class Vegas extends BoundedLimit {
                         sample.rttNanos(), bounds.min())
                 : s.wall;
         return new State(next, s.history, RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos,
-                s.probeRttNanos, now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate,
-                sample.outcome() instanceof Outcome.RateLimited);
+                s.probeRttNanos, now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);
     }
 
     private State decide(State s, RttBatch batch, DropShare dropRate, long now) {
@@ -362,17 +357,6 @@ public final class Vegas extends BoundedLimit {
         // A probe surely faster than the baseline means the baseline is stale: taken while the
         // client was warming up (new connections, a cold JIT) or before the downstream got faster.
         boolean faster = !history.isEmpty() && Math.log(baseRtt / probeRtt) > noise;
-        // The first probe after the halving a rate limit brought, below the level the burst
-        // showed the downstream held: the halving answered the cap, not a latency rise. Only a
-        // queue surely beyond chance says the operating point is below that level; without one,
-        // the limit goes straight back to just below it, instead of from one slot per probe,
-        // doubling, which took a limit halved from 93 to 46 three seconds to come back. A queue beyond chance
-        // leaves Vegas to judge as usual, and so does every later probe: a limit that a queue
-        // then takes down below the level held does not jump back to it again and again.
-        boolean belowHeld = s.returning && wall.standing() && s.limit < wall.held();
-        if (belowHeld && !significant) {
-            unqueued = true;
-        }
 
         int baseLevel = s.baseLevel;
         // Slow start ends at a queue beyond beta', or at the second probe in a row that finds
@@ -431,15 +415,6 @@ public final class Vegas extends BoundedLimit {
             // A downstream whose cap comes without a rise in latency: back to the level it held at
             // once, and one slot past it only once the wall has stood long enough to be worth the
             // pause a wrong probe costs.
-            if (belowHeld) {
-                // Back at once to one below the level held (or to the last quiet probe's level, if
-                // higher: that one is certain), and the last slot by a probe that can still read a
-                // queue there. The level held is an estimate: over real HTTP the client's count
-                // runs ahead of the server's by a request or so, and on a server whose latency
-                // rises at its cap (S3 over HTTP: held 13, cap 12) a jump to the whole level met
-                // the cap again at once, where a probe one below it reads the rise and stops.
-                next = Math.max(next, Math.max(Math.min(wall.held(), wall.proven()), wall.held() - 1L));
-            }
             long bounded = wall.bound(s.limit, next, now, s.step >= WALL_PATIENCE);
             if (bounded != next && bounded > s.limit && bounded > wall.held()) {
                 step = 1;
@@ -455,7 +430,7 @@ public final class Vegas extends BoundedLimit {
                 : NO_LEVEL;
         return new State(limit, history, RttBatch.EMPTY, RttBatch.EMPTY, level, limit, queue, baseRtt, probeRtt,
                 s.lastDecreaseNanos, s.decreased, step, wall, s.limit, baseLevel, discovering, queuedInARow, true,
-                now, dropRate, false);
+                now, dropRate);
     }
 
     /**
@@ -503,7 +478,7 @@ public final class Vegas extends BoundedLimit {
         }
         return new State(limit, s.history, RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, limit, queue, baseRtt,
                 probeRtt, s.lastDecreaseNanos, s.decreased, 1, s.wall, s.proven, s.baseLevel, false,
-                s.queuedInARow, true, now, dropRate, false);
+                s.queuedInARow, true, now, dropRate);
     }
 
     /** @return the upper median of the counts; sorts them in place */
@@ -611,22 +586,18 @@ public final class Vegas extends BoundedLimit {
      * @param windowStartNanos  when the window in progress opened; successes admitted earlier
      *                          are not part of it
      * @param dropRate          the recent and the usual share of failed attempts
-     * @param returning         whether the limit was halved by a rate limit and no probe has
-     *                          judged it since: the first probe after a rate limit that finds no
-     *                          queue beyond chance takes the limit back to one below the level
-     *                          held
      */
     record State(int limit, RttHistory history, RttBatch probe, RttBatch below, RttHistory level,
                         int probeFloor, double queue,
                         double baseRttNanos, double probeRttNanos, long lastDecreaseNanos, boolean decreased,
                         int step, Wall wall, int proven, int baseLevel, boolean discovering, int queuedInARow,
                         boolean windowSet, long windowStartNanos,
-                        DropShare dropRate, boolean returning) implements LimitState {
+                        DropShare dropRate) implements LimitState {
 
         State withWall(Wall nextWall) {
             return new State(limit, history, probe, below, level, probeFloor, queue, baseRttNanos,
                     probeRttNanos, lastDecreaseNanos, decreased, step, nextWall, proven, baseLevel, discovering,
-                    queuedInARow, windowSet, windowStartNanos, dropRate, returning);
+                    queuedInARow, windowSet, windowStartNanos, dropRate);
         }
 
         State with(RttBatch nextProbe, DropShare rate) {
@@ -636,7 +607,7 @@ public final class Vegas extends BoundedLimit {
         State with(RttBatch nextProbe, RttBatch nextBelow, DropShare rate) {
             return new State(limit, history, nextProbe, nextBelow, level, probeFloor, queue, baseRttNanos,
                     probeRttNanos, lastDecreaseNanos, decreased, step, wall, proven, baseLevel, discovering,
-                    queuedInARow, windowSet, windowStartNanos, rate, returning);
+                    queuedInARow, windowSet, windowStartNanos, rate);
         }
 
         /**
