@@ -70,9 +70,10 @@ import java.util.Objects;
  * wall: what the downstream held, read from the whole burst (after {@code k} refusals with up to
  * {@code n} in flight it held about {@code n - k}, a failure as fast as the refusals counting
  * among the {@code k}; and the level of the last probe, which ended without a refusal). After
- * the halving, growth goes straight back to that level, and past it only one slot at a time,
- * each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters (or one
- * per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
+ * the halving, growth goes back up to that level at Vegas's own pace (every step a probe that
+ * reads the queue, so a knee below the level held still stops it), and past it only one slot at
+ * a time, each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters
+ * (or one per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
  * more than one more slot would have earned. A probe at the refused level itself that ends
  * without a refusal means the cap has moved, and the wall is forgotten.
  *
