@@ -16,10 +16,14 @@ import java.util.function.ObjLongConsumer;
  * {@link FlakyHttpServer}. One request is one {@link #call(Request)}; its answer completes after
  * the model's latency, when the scheduler runs it.
  *
- * <p>Two shapes can be added before the first call: a <b>quota</b>
+ * <p>Three shapes can be added before the first call: a <b>quota</b>
  * ({@link #withQuota(int, Duration)}), a fixed window of {@code q} accepted requests per
  * {@code window} from the start, announced with every answer as what remains and the time to the
- * window's end, and past it a 429 with a {@code Retry-After} of that time; and an <b>outage</b>
+ * window's end, and past it a 429 with a {@code Retry-After} of that time; a <b>rate</b>
+ * ({@link #withRate(double, int)}), a token bucket that refuses requests beyond a rate per second
+ * once a burst is spent, with a 429 whose {@code Retry-After} is the time to the next token in
+ * whole seconds rounded up, as an HTTP header says it (at least 1 s), and announces nothing on
+ * its answers; and an <b>outage</b>
  * ({@link #withOutage(Duration, Duration)}), a span in which every request is answered 500 after
  * the model's latency, whatever the load. An outage can also begin at any moment
  * ({@link #withOutageFromNow(Duration)}): a run that must meet it in its middle, whatever the
@@ -69,6 +73,11 @@ public final class FlakyDownstream {
     private final List<Arrival> arrivalLog = new ArrayList<>();
     /** (nanos since start, in flight from then on), at every change. */
     private final List<long[]> concurrency = new ArrayList<>();
+    /** Tokens added per nanosecond; 0 without a rate. */
+    private double ratePerNano;
+    private int rateBurst;
+    private double tokens;
+    private long tokensAtNanos;
     private int quotaLimit;
     private long quotaWindowNanos;
     private long quotaWindowIndex = -1;
@@ -112,6 +121,28 @@ public final class FlakyDownstream {
         }
         this.quotaLimit = q;
         this.quotaWindowNanos = window.toNanos();
+        return this;
+    }
+
+    /**
+     * Adds a rate: a token bucket of {@code burst} tokens, full at the start and refilled at
+     * {@code perSecond}; a request that finds no token is refused (429 after the model's refusal
+     * latency, with a {@code Retry-After} of the time to the next token in whole seconds rounded
+     * up). The shape of an API gateway's or a proxy's requests-per-second limit: it refuses the
+     * calls beyond a rate, whatever their concurrency. Answers carry no quota.
+     *
+     * @param perSecond tokens added per second, positive
+     * @param burst     the bucket's size, at least 1
+     * @return this
+     */
+    public synchronized FlakyDownstream withRate(double perSecond, int burst) {
+        if (!(perSecond > 0) || Double.isInfinite(perSecond) || burst < 1) {
+            throw new IllegalArgumentException("need perSecond > 0 and burst >= 1: " + perSecond + ", " + burst);
+        }
+        this.ratePerNano = perSecond / 1e9;
+        this.rateBurst = burst;
+        this.tokens = burst;
+        this.tokensAtNanos = clock.getAsLong();
         return this;
     }
 
@@ -194,7 +225,11 @@ public final class FlakyDownstream {
                 }
                 quota = new Answer.Quota(quotaLimit - quotaUsed, reset);
             }
-            if (overQuota) {
+            Duration rateWait = ratePerNano > 0 ? takeToken(now) : null;
+            if (rateWait != null) {
+                delayNanos = REFUSAL_NANOS;
+                response = new Answer.TooManyRequests(rateWait);
+            } else if (overQuota) {
                 delayNanos = REFUSAL_NANOS;
                 response = new Answer.TooManyRequests(quota.reset(), quota);
             } else if (n > model.hard() && !outage) {
@@ -217,6 +252,23 @@ public final class FlakyDownstream {
             }
         }
         return later(request, response, delayNanos);
+    }
+
+    /**
+     * Under the lock: takes a token from the rate's bucket.
+     *
+     * @return {@code null} if there was one, else the {@code Retry-After} to announce: the time to
+     *         the next token in whole seconds, rounded up
+     */
+    private Duration takeToken(long now) {
+        tokens = Math.min(rateBurst, tokens + (now - tokensAtNanos) * ratePerNano);
+        tokensAtNanos = now;
+        if (tokens >= 1) {
+            tokens -= 1;
+            return null;
+        }
+        double waitNanos = (1 - tokens) / ratePerNano;
+        return Duration.ofSeconds(Math.max(1, (long) Math.ceil(waitNanos / 1e9)));
     }
 
     /**
@@ -313,8 +365,14 @@ public final class FlakyDownstream {
         answer.complete(response);
     }
 
-    /** The model's own 429s open a window of the model's Retry-After; a scripted one, what it announces. */
+    /**
+     * The model's own 429s open a window of the model's Retry-After; a quota's or a rate's, and a
+     * scripted one, what they announce.
+     */
     private long windowLength(Answer response) {
+        if (response instanceof Answer.TooManyRequests t && (quotaLimit > 0 || ratePerNano > 0)) {
+            return t.retryAfter().toNanos();
+        }
         if (response instanceof Answer.Scripted s) {
             try {
                 return TimeUnit.SECONDS.toNanos(Long.parseLong(s.retryAfter().trim()));
@@ -413,7 +471,8 @@ public final class FlakyDownstream {
 
     /**
      * Zeroes the counters and forgets the arrivals, the trace and the announced windows, for the
-     * next client; what is in flight stays in flight. The quota and the outage stay.
+     * next client; what is in flight stays in flight. The quota, the rate (its bucket as it is)
+     * and the outage stay.
      */
     public synchronized void reset() {
         arrivals = 0;

@@ -32,8 +32,9 @@ import java.util.stream.LongStream;
  * the tables and writes {@code <set>.md} and {@code <set>.json} to the output directory, and
  * {@code s2-concurrency.svg} when the set has S2. The sets: {@code simulation} (S1, S2, S4, S6;
  * the default), {@code robustness} (S2-tight, S2-loose, S2-slow, S2-fast, S7, S4-200),
- * {@code flat-cap} (F1, F2, F3) and {@code held-out} (H1, H2, H3: shapes the engine was not
- * tuned on).
+ * {@code flat-cap} (F1, F2, F3), {@code held-out} (H1, H2, H3: shapes the engine was not
+ * tuned on), {@code random} (24 servers drawn at random) and {@code rate} (RL1-RL4: token-bucket
+ * rate limits in front of flat latency).
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
@@ -41,6 +42,7 @@ import java.util.stream.LongStream;
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=robustness
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=flat-cap
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=held-out
+ * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=rate
  * </pre>
  *
  * Options: {@code --set=simulation}, {@code --scenarios=} (a subset of the set's, or others; the
@@ -127,26 +129,43 @@ public final class Simulate {
             case "flat-cap" -> Scenario.flatCap();
             case "held-out" -> Scenario.heldOut();
             case "random" -> Scenario.random(24, randomSeed);
+            case "rate" -> Scenario.rateLimits();
             default -> throw new IllegalArgumentException(
-                    "set must be simulation, robustness, flat-cap, held-out or random: " + name);
+                    "set must be simulation, robustness, flat-cap, held-out, random or rate: " + name);
         };
     }
 
     static String section(ScenarioResult r) {
         Scenario s = r.scenario();
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT,
-                "## %s %s: %d items, base %.0f ms, soft %d, hard %d, Retry-After %d ms, jitter %.2f, tail %s, transient %.2f, retries %d%n%n",
-                s.id(), s.name(), s.items(), s.baseMillis(), s.soft(), s.hard(), s.retryAfter().toMillis(), s.jitter(),
-                s.tailProbability() > 0 ? String.format(Locale.ROOT, "%.0f%% × %.0f", s.tailProbability() * 100,
-                        s.tailFactor()) : "none",
-                s.transientProbability(), s.retries()));
+        if (s.rateLimited()) {
+            sb.append(String.format(Locale.ROOT,
+                    "## %s %s: %d items, base %.0f ms flat at any load, %.0f requests per second with a burst of %d,"
+                            + " jitter %.2f, retries %d%n%n",
+                    s.id(), s.name(), s.items(), s.baseMillis(), s.ratePerSecond(), s.rateBurst(), s.jitter(),
+                    s.retries()));
+            sb.append(String.format(Locale.ROOT, "A token bucket: past the burst, a request that finds no token is"
+                    + " refused with a 429 whose Retry-After is the time to the next token in whole seconds, rounded"
+                    + " up (1 s). Floor (the burst at once, then the rate): %.0f ms.%n%n",
+                    (s.items() - s.rateBurst()) / s.ratePerSecond() * 1000));
+        } else {
+            sb.append(String.format(Locale.ROOT,
+                    "## %s %s: %d items, base %.0f ms, soft %d, hard %d, Retry-After %d ms, jitter %.2f, tail %s, transient %.2f, retries %d%n%n",
+                    s.id(), s.name(), s.items(), s.baseMillis(), s.soft(), s.hard(), s.retryAfter().toMillis(), s.jitter(),
+                    s.tailProbability() > 0 ? String.format(Locale.ROOT, "%.0f%% × %.0f", s.tailProbability() * 100,
+                            s.tailFactor()) : "none",
+                    s.transientProbability(), s.retries()));
+        }
         if (s.clientMax() != Scenario.UNBOUNDED) {
             sb.append(String.format(Locale.ROOT, "Every adaptive policy (Adaptive's and Netflix's) runs with a maximum"
                     + " limit of %d; the fixed sweep goes to %d.%n%n", s.clientMax(), s.clientMax()));
         }
         double retryAfterMillis = s.retryAfter().toMillis();
-        if (s.flat()) {
+        if (s.rateLimited()) {
+            sb.append(String.format(Locale.ROOT, "The rate gives no warning in the latency: the reference is the oracle"
+                    + " plus one Retry-After (%.0f ms), the least a client that must be refused to find the rate"
+                    + " pays.%n%n", r.oracle().wallMedian() + retryAfterMillis));
+        } else if (s.flat()) {
             sb.append(String.format(Locale.ROOT, "Flat latency up to the cap of %d: the reference is the oracle plus one"
                     + " Retry-After (%.0f ms), the least a client that must touch the cap to find it pays.%n%n",
                     s.hard(), r.oracle().wallMedian() + retryAfterMillis));

@@ -32,14 +32,46 @@ import java.util.Objects;
  * @param clientMax            the {@code maxLimit} every adaptive policy runs with, and the top of
  *                             the fixed sweep when that is above the default sweep;
  *                             {@link #UNBOUNDED} leaves every policy at its own default
+ * @param ratePerSecond        the server's rate limit, requests per second past which it refuses
+ *                             ({@link FlakyDownstream#withRate(double, int)}); 0 for none
+ * @param rateBurst            the rate limit's burst; 0 without a rate
  */
 public record Scenario(String id, String name, int items, double baseMillis, int soft, int hard,
                        Duration retryAfter, double jitter, double tailProbability, double tailFactor,
                        double transientProbability, double overCapErrorShare, int retries, List<Integer> guesses,
-                       int clientMax) {
+                       int clientMax, double ratePerSecond, int rateBurst) {
+
+    /**
+     * A scenario without a rate limit.
+     *
+     * @param id                   short id
+     * @param name                 descriptive name
+     * @param items                number of items
+     * @param baseMillis           no-load latency
+     * @param soft                 the knee
+     * @param hard                 the cap
+     * @param retryAfter           the {@code Retry-After} a refusal past the cap announces
+     * @param jitter               latency spread
+     * @param tailProbability      chance of a slow answer
+     * @param tailFactor           the slow tail's multiplier
+     * @param transientProbability chance of a transient 500
+     * @param overCapErrorShare    share of over-cap refusals that are a 500
+     * @param retries              client retry budget for errors
+     * @param guesses              three fixed guesses
+     * @param clientMax            every adaptive policy's {@code maxLimit}, or {@link #UNBOUNDED}
+     */
+    public Scenario(String id, String name, int items, double baseMillis, int soft, int hard, Duration retryAfter,
+                    double jitter, double tailProbability, double tailFactor, double transientProbability,
+                    double overCapErrorShare, int retries, List<Integer> guesses, int clientMax) {
+        this(id, name, items, baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor,
+                transientProbability, overCapErrorShare, retries, guesses, clientMax, 0, 0);
+    }
 
     /** {@link #clientMax()} of a scenario that bounds no policy. */
     public static final int UNBOUNDED = Integer.MAX_VALUE;
+
+    /** The knee and cap of a server that has neither within any client's reach: the rate-limit family. */
+    public static final int NO_CAP = 100_000;
 
     /** S1 seed-basic: no noise at all, a hard cap at twice the soft knee. */
     public static final Scenario S1 = new Scenario("S1", "seed-basic", 400, 40, 8, 16, Duration.ofSeconds(1),
@@ -96,8 +128,23 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     public static final Scenario H3 = new Scenario("H3", "held-out-knee", 1000, 25, 12, 18, Duration.ofSeconds(1),
             0.30, 0.03, 6, 0.02, 0, 5, List.of(8, 14, 24), UNBOUNDED);
 
+    /**
+     * Rate limits: a token bucket in front of a server whose latency is flat at any load within
+     * reach (no knee, no cap), refusing past the rate once the burst is spent with a 429 whose
+     * {@code Retry-After} is the time to the next token in whole seconds rounded up (1 s here), as
+     * an API gateway's requests-per-second limit does. RL1: 100 per second, a burst of 20, 40 ms,
+     * 600 items (about 4 in flight keep to the rate).
+     */
+    public static final Scenario RL1 = rate("RL1", "rate-100", 600, 40, 100, 20, List.of(2, 4, 8));
+    /** RL2: a fast downstream behind 500 per second, a burst of 50, 20 ms, 5000 items (about 10 in flight). */
+    public static final Scenario RL2 = rate("RL2", "rate-500-fast", 5000, 20, 500, 50, List.of(5, 10, 20));
+    /** RL3: a slow downstream behind 20 per second, a burst of 5, 200 ms, 200 items (about 4 in flight). */
+    public static final Scenario RL3 = rate("RL3", "rate-20-slow", 200, 200, 20, 5, List.of(2, 4, 8));
+    /** RL4: 50 per second with no burst (a bucket of one), 40 ms, 300 items (2 in flight, no slack for jitter). */
+    public static final Scenario RL4 = rate("RL4", "rate-50-no-burst", 300, 40, 50, 1, List.of(1, 2, 4));
+
     private static final List<Scenario> ALL = List.of(S1, S2, S3, S4, S6, S2_TIGHT, S2_LOOSE, S2_SLOW, S2_FAST, S7,
-            S4_200, F1, F2, F3, F12, S3_FLAT, H1, H2, H3);
+            S4_200, F1, F2, F3, F12, S3_FLAT, H1, H2, H3, RL1, RL2, RL3, RL4);
 
     /** Validates. */
     public Scenario {
@@ -117,6 +164,11 @@ public record Scenario(String id, String name, int items, double baseMillis, int
         if (clientMax < 1) {
             throw new IllegalArgumentException("clientMax must be >= 1: " + clientMax);
         }
+        if (ratePerSecond < 0 || Double.isNaN(ratePerSecond) || (ratePerSecond > 0) != (rateBurst >= 1)
+                || rateBurst < 0) {
+            throw new IllegalArgumentException("ratePerSecond and rateBurst must both be positive or both 0: "
+                    + ratePerSecond + ", " + rateBurst);
+        }
     }
 
     /**
@@ -127,6 +179,16 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     private static Scenario flat(String id, String name, int items, double baseMillis, int cap, List<Integer> guesses) {
         return new Scenario(id, name, items, baseMillis, cap, cap, Duration.ofSeconds(1), 0.30, 0, 1, 0, 0, 3, guesses,
                 UNBOUNDED);
+    }
+
+    /**
+     * The rate-limit family: a token bucket in front of flat latency (jitter 0.3, no knee or cap
+     * within reach: both at 100,000); no tail, no transient errors; 3 retries.
+     */
+    private static Scenario rate(String id, String name, int items, double baseMillis, double perSecond, int burst,
+                                 List<Integer> guesses) {
+        return new Scenario(id, name, items, baseMillis, NO_CAP, NO_CAP, Duration.ofSeconds(1), 0.30, 0, 1, 0, 0, 3,
+                guesses, UNBOUNDED, perSecond, burst);
     }
 
     /** This scenario's noise, errors and retries with another size, latency, knee and cap. */
@@ -150,7 +212,13 @@ public record Scenario(String id, String name, int items, double baseMillis, int
      * @return a server of this scenario in that time
      */
     public FlakyDownstream downstream(Ticker ticker, Scheduler scheduler, long seed, boolean record) {
-        return new FlakyDownstream(server(), ticker::nanoTime, scheduler::schedule, seed, record);
+        FlakyDownstream d = new FlakyDownstream(server(), ticker::nanoTime, scheduler::schedule, seed, record);
+        return ratePerSecond > 0 ? d.withRate(ratePerSecond, rateBurst) : d;
+    }
+
+    /** @return whether the server limits a rate of requests ({@link #ratePerSecond()} above 0) */
+    public boolean rateLimited() {
+        return ratePerSecond > 0;
     }
 
     /** @return whether latency is flat up to the hard cap (soft = hard): the flat-cap family */
@@ -182,6 +250,11 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     /** @return the servers of the fleet benchmark: S2's, S6's and a flat cap of 12 */
     public static List<Scenario> fleet() {
         return List.of(S2, S6, F12);
+    }
+
+    /** @return the rate-limit family: token buckets in front of flat latency */
+    public static List<Scenario> rateLimits() {
+        return List.of(RL1, RL2, RL3, RL4);
     }
 
     /** @return the held-out shapes: two flat caps and a knee the engine was not tuned on */
@@ -269,6 +342,6 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     /** @return a copy with a different number of items, for short smoke runs */
     public Scenario withItems(int items) {
         return new Scenario(id, name, items, baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor,
-                transientProbability, overCapErrorShare, retries, guesses, clientMax);
+                transientProbability, overCapErrorShare, retries, guesses, clientMax, ratePerSecond, rateBurst);
     }
 }

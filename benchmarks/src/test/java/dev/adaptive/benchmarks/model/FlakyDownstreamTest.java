@@ -205,6 +205,34 @@ class FlakyDownstreamTest {
     }
 
     @Test
+    void aRateRefusesPastItsBurstUntilATokenComesAndAnnouncesTheWaitInWholeSeconds() {
+        // One token every 2 s, a bucket of one.
+        FlakyDownstream rate = Scenario.S1.downstream(time, time, 1, false).withRate(0.5, 1);
+        CompletableFuture<Answer> first = rate.call();
+        CompletableFuture<Answer> second = rate.call();
+        time.advance(Duration.ofMillis(1_500));
+        CompletableFuture<Answer> third = rate.call();
+        time.advance(Duration.ofMillis(600));
+        CompletableFuture<Answer> fourth = rate.call();
+        time.runUntilIdle();
+        assertThat(first.join()).isEqualTo(new Answer.Ok());
+        assertThat(second.join()).as("no token: the next in 2 s").isEqualTo(new Answer.TooManyRequests(Duration.ofSeconds(2)));
+        assertThat(third.join()).as("three quarters of a token: the next in 0.5 s, announced as 1 s")
+                .isEqualTo(new Answer.TooManyRequests(Duration.ofSeconds(1)));
+        assertThat(fourth.join()).as("2.1 s on, a token again").isEqualTo(new Answer.Ok());
+        DownstreamStats stats = rate.stats();
+        assertThat(stats.tooMany()).isEqualTo(2);
+        assertThat(stats.rateLimitEpisodes()).as("the second 429 came inside the first one's window").isEqualTo(1);
+        assertThat(stats.arrivalsDuringRetryAfter())
+                .as("each window lasts what its 429 announced (2 s, then 1 s), not the model's 1 s").isEqualTo(2);
+
+        assertThatThrownBy(() -> Scenario.S1.downstream(time, time, 1, false).withRate(0, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("perSecond > 0");
+        assertThatThrownBy(() -> Scenario.S1.downstream(time, time, 1, false).withRate(1, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("burst >= 1");
+    }
+
+    @Test
     void anOutageAnswers500AndCountsItsArrivalsAndFirstAttempts() {
         FlakyDownstream down = Scenario.S1.downstream(time, time, 1, false)
                 .withOutage(Duration.ofSeconds(1), Duration.ofSeconds(1));
