@@ -41,12 +41,15 @@ import java.util.Objects;
  * and the limit with it past the knee. Only success RTTs, each counted as at least
  * 1 microsecond, enter it: near-instant failures would make every later window look congested.
  *
- * <p>A rate limit leaves a wall (what the refusal burst says the downstream held: after
- * {@code k} refusals with up to {@code n} in flight, about {@code n - k}); growth goes back to it
- * and past it only one slot at a time, each once the wall has stood for 30 Retry-Afters (one per
- * slot held, if more); a failure of the burst as fast as its refusals counts among the
- * {@code k}. A congestion sample that started before the last multiplicative decrease (or at its
- * very instant, with more in flight than the decreased limit) is ignored, so that the attempts
+ * <p>A rate limit leaves a wall (what the refusal burst says the downstream held: after {@code k}
+ * refusals with up to {@code n} in flight, about {@code n - k}); growth goes back to it and past
+ * it only one slot at a time, each once the wall has stood for 30 Retry-Afters (one per slot held,
+ * if more); a failure of the burst as fast as its refusals counts among the {@code k}. A burst
+ * refused at or below the level the last one said was held met a rate, not a cap (a token bucket,
+ * refilled by the pause): its wall holds the limit below the average in flight of the successes
+ * admitted since the last decrease at the level resumed at or more, what the downstream ran out at
+ * by Little's law. A congestion sample that started before the last multiplicative decrease (or at
+ * its very instant, with more in flight than the decreased limit) is ignored, so that the attempts
  * that were in flight together during one overload cost one decrease, not one each.
  *
  * <p>Defaults: initialLimit 5, minLimit 1, maxLimit {@link Integer#MAX_VALUE} (unbounded),
@@ -148,6 +151,11 @@ public final class Aimd extends BoundedLimit {
         }
         if (!sample.isSuccess()) {
             return s;
+        }
+        // What the client averages in flight after a rate limit's pause, for the next one.
+        Wall counted = s.wall.admitted(sample.inflight(), sample.startNanos());
+        if (counted != s.wall) {
+            s = s.withWall(counted);
         }
         DropShare dropRate = drops.after(s.dropRate, false);
         if ((s.changed && sample.startNanos() - s.changedNanos < 0) || sample.inflight() < s.floor) {
@@ -259,12 +267,7 @@ public final class Aimd extends BoundedLimit {
             Wall wall = sample.outcome() instanceof Outcome.RateLimited
                     ? s.wall.alsoRefusedAt(sample.inflight(), bounds.min())
                     : s.wall.alsoDroppedAt(sample.inflight(), sample.rttNanos(), bounds.min());
-            if (!wall.equals(s.wall)) {
-                return new State(s.limit, s.history, s.recent, s.windowFloor, s.baselineRttNanos,
-                        s.recentRttNanos, s.ratio, s.lastDecreaseNanos, s.decreased, s.changedNanos, s.changed,
-                        s.floor, s.slowStart, wall, s.proven, s.baseLevel, s.dropRate, s.rose);
-            }
-            return s;
+            return wall.equals(s.wall) ? s : s.withWall(wall);
         }
         DropShare dropRate = drops.after(s.dropRate, true);
         if (sample.outcome() instanceof Outcome.Dropped && !drops.exceeded(dropRate)) {
@@ -276,11 +279,11 @@ public final class Aimd extends BoundedLimit {
         // A rate limit refused the concurrency its attempt was admitted at: remember where, so that
         // growth does not walk into the same cap again one Retry-After later. Drops do not: a run
         // of errors may be an outage that has nothing to do with concurrency.
-        Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
-                        sample.rttNanos(), bounds.min())
-                : s.wall;
         int next = bounds.floor(s.limit * decreaseFactor);
+        Wall wall = sample.outcome() instanceof Outcome.RateLimited r
+                ? s.wall.refusedAgainAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
+                        sample.rttNanos(), bounds.min(), next)
+                : s.wall;
         return new State(next, s.history, RttBatch.EMPTY, Integer.MAX_VALUE, s.baselineRttNanos, s.recentRttNanos,
                 s.ratio, now, true, now, true, next, false, wall, 0, s.baseLevel, dropRate, false);
     }
@@ -337,6 +340,12 @@ public final class Aimd extends BoundedLimit {
             return new State(limit, history, nextRecent, nextWindowFloor, baselineRttNanos, recentRttNanos, ratio,
                     lastDecreaseNanos, decreased, changedNanos, changed, floor, slowStart, wall, proven, baseLevel, rate,
                     rose);
+        }
+
+        State withWall(Wall nextWall) {
+            return new State(limit, history, recent, windowFloor, baselineRttNanos, recentRttNanos, ratio,
+                    lastDecreaseNanos, decreased, changedNanos, changed, floor, slowStart, nextWall, proven, baseLevel,
+                    dropRate, rose);
         }
 
         State withDropRate(DropShare rate) {

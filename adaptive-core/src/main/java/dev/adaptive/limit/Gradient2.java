@@ -47,16 +47,18 @@ import java.util.Objects;
  *
  * <p>Unlike Netflix's Gradient2, rate limits and drops are signals: a rate limit, or drops beyond
  * {@link #dropTolerance()} of recent attempts above the share this downstream usually fails with
- * (a single transient error is no overload, nor a steady few percent of them), multiply
- * the limit by {@link #decreaseFactor()} at once and start a new window, unless the attempt
- * started before the last such decrease (or at its very instant, with more in flight than the
- * decreased limit); successes admitted before it are
- * not judged either (they are the overload's answers, and would cut the new limit again). A
- * rate limit also leaves a wall (what the refusal burst says the downstream held: after
- * {@code k} refusals with up to {@code n} in flight, about {@code n - k}, a failure as fast as the
- * refusals counting among the {@code k}): growth goes back to it
- * and past it only one slot at a time, each once the wall has stood for 30 Retry-Afters. Success
- * RTTs count as at least 1 microsecond; failure RTTs never enter the averages.
+ * (a single transient error is no overload, nor a steady few percent of them), multiply the limit
+ * by {@link #decreaseFactor()} at once and start a new window, unless the attempt started before
+ * the last such decrease (or at its very instant, with more in flight than the decreased limit);
+ * successes admitted before it are not judged either (they are the overload's answers, and would
+ * cut the new limit again). A rate limit also leaves a wall (what the refusal burst says the
+ * downstream held: after {@code k} refusals with up to {@code n} in flight, about {@code n - k}, a
+ * failure as fast as the refusals counting among the {@code k}): growth goes back to it and past
+ * it only one slot at a time, each once the wall has stood for 30 Retry-Afters. A burst refused at
+ * or below the level the last one said was held met a rate, not a cap (a token bucket, refilled by
+ * the pause): its wall holds the limit below the average in flight of the successes admitted since
+ * the last decrease at the level resumed at or more, what the downstream ran out at by Little's
+ * law. Success RTTs count as at least 1 microsecond; failure RTTs never enter the averages.
  *
  * <p>The limit is held as a fractional estimate; {@link LimitState#limit()} is its floor, always in
  * [min, max].
@@ -170,6 +172,11 @@ public final class Gradient2 extends BoundedLimit {
         }
         if (!sample.isSuccess()) {
             return s;
+        }
+        // What the client averages in flight after a rate limit's pause, for the next one.
+        Wall counted = s.wall.admitted(sample.inflight(), sample.startNanos());
+        if (counted != s.wall) {
+            s = s.withWall(counted);
         }
         DropShare dropRate = drops.after(s.dropRate, false);
         if (Samples.isStale(sample, s.decreased, s.lastDecreaseNanos, s.limit())) {
@@ -308,11 +315,12 @@ public final class Gradient2 extends BoundedLimit {
                     s.slowStart, s.recent, s.slowStartEnd, s.noise, s.noiseWindows);
         }
         long now = Samples.decreaseTime(sample);
+        double next = bounds.clamp(s.estimate * decreaseFactor);
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? Wall.refusedAt(Math.min(sample.inflight(), (int) Math.floor(s.estimate)), s.proven, now,
-                        r.retryAfter(), sample.rttNanos(), bounds.min())
+                ? s.wall.refusedAgainAt(Math.min(sample.inflight(), (int) Math.floor(s.estimate)), s.proven, now,
+                        r.retryAfter(), sample.rttNanos(), bounds.min(), (int) Math.floor(next))
                 : s.wall;
-        return new State(bounds.clamp(s.estimate * decreaseFactor), s.longRttNanos, s.longRttCount, s.longLevel, RttBatch.EMPTY,
+        return new State(next, s.longRttNanos, s.longRttCount, s.longLevel, RttBatch.EMPTY,
                 s.shortRttNanos, s.gradient, now, true, wall, 0, dropRate, false, RttBatch.EMPTY, 0, s.noise, s.noiseWindows);
     }
 

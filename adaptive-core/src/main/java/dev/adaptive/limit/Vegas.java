@@ -66,16 +66,19 @@ import java.util.Objects;
  * alpha', or at an overload.
  *
  * <p><b>The wall.</b> Some downstreams refuse past a hard cap without slowing down first (a
- * gateway's concurrency quota, a proxy's connection limit). A burst of rate limits leaves a
- * wall: what the downstream held, read from the whole burst (after {@code k} refusals with up to
+ * gateway's concurrency quota, a proxy's connection limit). A burst of rate limits leaves a wall:
+ * what the downstream held, read from the whole burst (after {@code k} refusals with up to
  * {@code n} in flight it held about {@code n - k}, a failure as fast as the refusals counting
- * among the {@code k}; and the level of the last probe, which ended without a refusal). After
- * the halving, growth goes back up to that level at Vegas's own pace (every step a probe that
- * reads the queue, so a knee below the level held still stops it), and past it only one slot at
- * a time, each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters
- * (or one per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
- * more than one more slot would have earned. A probe at the refused level itself that ends
- * without a refusal means the cap has moved, and the wall is forgotten.
+ * among the {@code k}; and the level of the last probe, which ended without a refusal). After the
+ * halving, growth goes back up to that level at Vegas's own pace (every step a probe that reads
+ * the queue, so a knee below the level held still stops it), and past it only one slot at a time,
+ * each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters (or one
+ * per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
+ * more than one more slot would have earned. A probe at the refused level itself that ends without
+ * a refusal means the cap has moved, and the wall is forgotten. A burst refused at or below the
+ * level the last one said was held met a rate, not a cap (a token bucket, refilled by the pause):
+ * its wall holds the limit below the average in flight of the successes admitted since the last
+ * decrease at the level resumed at or more, what the downstream ran out at by Little's law.
  *
  * <p><b>Baseline protection.</b> A client that keeps the downstream at its best operating point
  * must not feed its own queueing delay back into the baseline: the baseline would creep up and
@@ -245,6 +248,11 @@ public final class Vegas extends BoundedLimit {
         if (!sample.isSuccess()) {
             return s;
         }
+        // What the client averages in flight after a rate limit's pause, for the next one.
+        Wall counted = s.wall.admitted(sample.inflight(), sample.startNanos());
+        if (counted != s.wall) {
+            s = s.withWall(counted);
+        }
         DropShare dropRate = drops.after(s.dropRate, false);
         boolean fresh = !s.windowSet || sample.startNanos() - s.windowStartNanos >= 0;
         if (!fresh || sample.inflight() < s.probeFloor) {
@@ -294,8 +302,8 @@ public final class Vegas extends BoundedLimit {
         // wall. Drops do not: a run of errors may be an outage that has nothing to do with
         // concurrency, and a wall left by it would hold the limit down after the recovery.
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? Wall.refusedAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
-                        sample.rttNanos(), bounds.min())
+                ? s.wall.refusedAgainAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
+                        sample.rttNanos(), bounds.min(), next)
                 : s.wall;
         return new State(next, s.history, RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos,
                 s.probeRttNanos, now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);

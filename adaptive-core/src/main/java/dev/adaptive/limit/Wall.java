@@ -24,6 +24,20 @@ import java.time.Duration;
  * what one more slot would have earned in the meantime. A probe at or past the refused level
  * that ends without a refusal means the cap has moved: the wall is forgotten.
  *
+ * <p><b>A refusal below the level held.</b> A downstream that refuses a rate, not a concurrency
+ * (an API gateway's requests per second, a token bucket), refuses again at or below the level
+ * the last burst said it held: the calls in flight were fine, there were just too many of them
+ * per second, and the pause refilled the bucket for a while. Stepping back one slot per such
+ * burst costs one whole Retry-After per slot. What the client did since it resumed says more:
+ * while the downstream ran out, the client averaged {@code c} calls in flight, and by Little's
+ * law ({@code throughput = in flight / latency}) the rate it sustains is below {@code c} calls'
+ * worth; so a refusal at or below the level held holds the limit below the average in flight of
+ * the successes admitted since the last burst's decrease (those admitted at or above the level
+ * it resumed at; the ones of the refill right after the pause, below it, would drag the average
+ * down past what the downstream sustains). A concurrency cap the client stays under never
+ * refuses at the level held, so there the rule does nothing; a cap that moved down (another
+ * client took part of it) reads as a rate, and is probed back up at the patience below.
+ *
  * @param refused       the lowest concurrency the burst was refused at; {@link Integer#MAX_VALUE}
  *                      when there is no wall
  * @param held          the concurrency the downstream is known to have held, below {@code refused}
@@ -33,9 +47,16 @@ import java.time.Duration;
  * @param sinceNanos    when the burst began (the end of its first refusal)
  * @param waitNanos     the Retry-After the burst's first refusal announced, 0 if none
  * @param refusalRttNanos how long the burst's first refusal took to come back
+ * @param atMost        the most the burst may say was held: below the average in flight since the
+ *                      last burst, when this one came at or below that burst's held level;
+ *                      {@link Integer#MAX_VALUE} otherwise
+ * @param resumeLevel   the limit the burst's decrease set: the level the client resumes at
+ * @param admittedSum   the in flight at admission, summed over the successes admitted since the
+ *                      decrease at {@code resumeLevel} or more
+ * @param admittedCount how many such successes
  */
 record Wall(int refused, int held, int refusals, int top, int proven, long sinceNanos, long waitNanos,
-            long refusalRttNanos) {
+            long refusalRttNanos, int atMost, int resumeLevel, long admittedSum, int admittedCount) {
 
     /** A failure of the burst no slower than this many times its first refusal was refused too. */
     private static final int AS_FAST = 2;
@@ -44,7 +65,7 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
     private static final int MIN_PATIENCE = 30;
 
     /** No wall: nothing was refused, or the last wall was disproved. */
-    static final Wall NONE = new Wall(Integer.MAX_VALUE, 0, 0, 0, 0, 0, 0, 0);
+    static final Wall NONE = new Wall(Integer.MAX_VALUE, 0, 0, 0, 0, 0, 0, 0, Integer.MAX_VALUE, 0, 0, 0);
 
     /** @return whether there is a wall */
     boolean standing() {
@@ -62,8 +83,51 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
      * @param min        the limit's minimum: the wall never holds the limit below it
      */
     static Wall refusedAt(int inflight, int proven, long nowNanos, Duration retryAfter, long rttNanos, int min) {
-        return new Wall(0, 0, 0, 0, proven, nowNanos, saturatedNanos(retryAfter), Math.max(0, rttNanos))
-                .with(Math.max(min + 1, inflight), 1, inflight, min);
+        return NONE.refusedAgainAt(inflight, proven, nowNanos, retryAfter, rttNanos, min, min);
+    }
+
+    /**
+     * The first refusal of a new burst, this wall being the last burst's (or {@link #NONE}). If
+     * the refusal came at or below the level this wall says was held, the downstream refuses
+     * something other than this many calls in flight (a rate; or its cap moved down): the new
+     * wall's held level is then below the average in flight of the successes admitted since this
+     * wall's decrease (see the class documentation).
+     *
+     * @param inflight   attempts in flight when the refused one was admitted, counting it
+     * @param proven     the highest level a whole probe ended at without a refusal
+     * @param nowNanos   when the refusal ended
+     * @param retryAfter what the refusal announced (zero when nothing)
+     * @param rttNanos   how long the refusal took to come back
+     * @param min        the limit's minimum: the wall never holds the limit below it
+     * @param resume     the limit the decrease this refusal causes sets
+     * @return the new burst's wall
+     */
+    Wall refusedAgainAt(int inflight, int proven, long nowNanos, Duration retryAfter, long rttNanos, int min,
+                        int resume) {
+        int cap = Integer.MAX_VALUE;
+        if (standing() && inflight <= held && admittedCount > 0) {
+            cap = (int) Math.max(min, Math.ceil((double) admittedSum / admittedCount) - 1);
+        }
+        return new Wall(0, 0, 0, 0, proven, nowNanos, saturatedNanos(retryAfter), Math.max(0, rttNanos), cap,
+                resume, 0, 0).with(Math.max(min + 1, inflight), 1, inflight, min);
+    }
+
+    /**
+     * A success, counted towards the average in flight since this wall's decrease if it was
+     * admitted after it at the level the client resumed at or more.
+     *
+     * @param inflight   attempts in flight when it was admitted, counting it
+     * @param startNanos when it was admitted
+     * @return the wall with it counted, or this wall (no allocation) if it does not count
+     */
+    Wall admitted(int inflight, long startNanos) {
+        if (!standing() || inflight < resumeLevel || startNanos - sinceNanos <= 0
+                || admittedCount == Integer.MAX_VALUE) {
+            // A wall that stood through two billion successes has its average already.
+            return this;
+        }
+        return new Wall(refused, held, refusals, top, proven, sinceNanos, waitNanos, refusalRttNanos, atMost,
+                resumeLevel, admittedSum + inflight, admittedCount + 1);
     }
 
     /**
@@ -99,9 +163,10 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
     }
 
     private Wall with(int nextRefused, int k, int n, int min) {
-        long held = Math.max((long) n - k, proven);
+        long held = Math.min(Math.max((long) n - k, proven), atMost);
         int boundedHeld = (int) Math.max(min, Math.min(nextRefused - 1L, held));
-        return new Wall(nextRefused, boundedHeld, k, n, proven, sinceNanos, waitNanos, refusalRttNanos);
+        return new Wall(nextRefused, boundedHeld, k, n, proven, sinceNanos, waitNanos, refusalRttNanos, atMost,
+                resumeLevel, admittedSum, admittedCount);
     }
 
     /**
@@ -145,7 +210,8 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
             return this;
         }
         return level >= refused ? NONE
-                : new Wall(refused, level, refusals, top, proven, nowNanos, waitNanos, refusalRttNanos);
+                : new Wall(refused, level, refusals, top, proven, nowNanos, waitNanos, refusalRttNanos, atMost,
+                        resumeLevel, admittedSum, admittedCount);
     }
 
     private static long saturatedNanos(Duration d) {

@@ -283,6 +283,44 @@ abstract class AdaptiveLimitContract {
         assertThat(fold.metric("held")).isEqualTo(held - 1);
     }
 
+    /**
+     * A token bucket refuses a rate, not a concurrency: after the first burst's pause the client
+     * resumes, climbs, and is refused again at or below the level that burst said was held.
+     * Stepping back one slot per burst cost a whole Retry-After per slot (six pauses a run on a
+     * bucket of 100 per second, 40 ms calls, where 4 in flight keep to the rate). The second
+     * burst holds the limit below the average in flight of the successes admitted since the first
+     * one's decrease at the level it resumed at or more (not those of the refill right after the
+     * pause, below it): by Little's law the downstream ran out while the client averaged that.
+     */
+    @Test
+    void aRefusalAtOrBelowTheLevelHeldHoldsBelowTheAverageInFlightSinceThePause() {
+        Fold fold = new Fold(limit(1, 20, 1_000));
+        fold.apply(new Sample(fold.now(), Fold.nanos(2), 20, Outcome.rateLimited(Duration.ofSeconds(1))));
+        assertThat(fold.metric("held")).isEqualTo(19.0);
+        int resume = fold.limit();
+        fold.advance(1_000);
+        // The refill right after the pause, below the level resumed at: not counted.
+        for (int i = 0; i < 10; i++) {
+            fold.apply(new Sample(fold.now(), Fold.nanos(10), 3, Outcome.SUCCESS));
+            fold.advance(10);
+        }
+        // The climb, each success admitted at the limit of its time.
+        long sum = 0;
+        int count = 0;
+        for (int i = 0; i < 300 && fold.limit() < resume + 6; i++) {
+            sum += fold.limit();
+            count++;
+            fold.success(10);
+        }
+        int n = fold.limit();
+        assertThat(n).as("the limit climbed, and is refused at or below the level held").isBetween(resume + 1, 19);
+        fold.apply(new Sample(fold.now(), Fold.nanos(2), n, Outcome.rateLimited(Duration.ofSeconds(1))));
+        int below = (int) Math.ceil((double) sum / count) - 1;
+        assertThat(fold.metric("held")).as("below the average in flight since the pause, %d / %d", sum, count)
+                .isEqualTo(below);
+        assertThat(fold.metric("held")).as("not n - k").isLessThan(n - 1);
+    }
+
     @Test
     void updateIsPure() {
         Limit limit = limit(2, 5, 60);

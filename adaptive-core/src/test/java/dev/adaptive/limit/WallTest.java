@@ -48,6 +48,47 @@ class WallTest {
         assertThat(lower.held()).isEqualTo(13);
     }
 
+    /**
+     * A refusal at or below the level the last burst said was held reads as a rate: the new held
+     * level is below the average in flight of the successes admitted after the last decrease at
+     * the level resumed at or more.
+     */
+    @Test
+    void aRefusalAtOrBelowTheHeldLevelHoldsBelowTheAverageInFlightSinceTheDecrease() {
+        long s = S;
+        Wall first = Wall.NONE.refusedAgainAt(20, 0, s, Duration.ofSeconds(1), 0, 1, 10);
+        assertThat(first.held()).isEqualTo(19);
+        // Admitted before the decrease, or in the refill below the level resumed at: not counted.
+        assertThat(first.admitted(12, s - 1)).isSameAs(first);
+        assertThat(first.admitted(12, s)).isSameAs(first);
+        assertThat(first.admitted(3, s + 1)).isSameAs(first);
+        Wall counted = first;
+        for (int i = 0; i < 10; i++) {
+            counted = counted.admitted(10, s + 1 + i).admitted(15, s + 1 + i);
+        }
+        assertThat(counted.admittedCount()).isEqualTo(20);
+
+        // Refused at 15, under the 19 held: below an average of 12.5, so 12, whatever a quiet
+        // probe at 14 said; more refusals of the burst lower it once n - k says less.
+        Wall rate = counted.refusedAgainAt(15, 14, 5 * s, Duration.ofSeconds(1), 0, 1, 7);
+        assertThat(rate.refused()).isEqualTo(15);
+        assertThat(rate.held()).as("not max(n - k, proven) = 14").isEqualTo(12);
+        Wall unproven = counted.refusedAgainAt(15, 0, 5 * s, Duration.ofSeconds(1), 0, 1, 7);
+        assertThat(unproven.alsoRefusedAt(15, 1).alsoRefusedAt(15, 1).held()).isEqualTo(12);
+        assertThat(unproven.alsoRefusedAt(15, 1).alsoRefusedAt(15, 1).alsoRefusedAt(15, 1).held()).isEqualTo(11);
+        // The next burst starts counting afresh, from the level this one resumes at.
+        assertThat(rate.admittedCount()).isZero();
+        assertThat(rate.resumeLevel()).isEqualTo(7);
+
+        // Above the level held: a cap met again, n - k as ever.
+        assertThat(counted.refusedAgainAt(20, 0, 5 * s, Duration.ofSeconds(1), 0, 1, 10).held()).isEqualTo(19);
+        // Nothing counted since the decrease: nothing to read a rate from.
+        assertThat(first.refusedAgainAt(15, 0, 5 * s, Duration.ofSeconds(1), 0, 1, 7).held()).isEqualTo(14);
+        // Never below the minimum.
+        Wall low = Wall.NONE.refusedAgainAt(4, 0, s, Duration.ofSeconds(1), 0, 2, 2).admitted(2, s + 1);
+        assertThat(low.refusedAgainAt(3, 0, 5 * s, Duration.ofSeconds(1), 0, 2, 2).held()).isEqualTo(2);
+    }
+
     @Test
     void everyoneRefusedStillLeavesTheMinimum() {
         Wall wall = Wall.refusedAt(3, 0, 0, Duration.ofSeconds(1), 0, 2);
