@@ -28,7 +28,8 @@ import java.util.Map;
  * The real-HTTP scenarios: the flaky model behind a JDK HTTP server on 127.0.0.1, and clients
  * that really send. S3 (the default): base 40 ms, soft 6, hard 12, 429 with
  * {@code Retry-After: 1} past the cap, 200 requests; S3-flat ({@code --scenario=S3-flat}): flat
- * 25 ms up to a cap of 16, then 429, 300 requests. Adaptive on its three faces, each with the default algorithm and no tuning for
+ * 25 ms up to a cap of 16, then 429, 300 requests; a rate limit of the RL family
+ * ({@code --scenario=RL1}, no target: written to {@code rl1-http.md}). Adaptive on its three faces, each with the default algorithm and no tuning for
  * the scenario: the core pool with {@code java.net.http}; a Camel route
  * {@code to("adaptive:s3")} whose consumer calls camel-http; the Vert.x
  * {@code AdaptiveWebClient}. The peers: Apache HttpClient 5 with its Retry-After-aware retry
@@ -53,7 +54,7 @@ public final class HttpBench {
     }
 
     /**
-     * @param args {@code --scenario=S3|S3-flat --runs=3 --out=benchmarks/results}; {@code --adaptive-only --trace} prints
+     * @param args {@code --scenario=S3|S3-flat|RL1..RL4 --runs=3 --out=benchmarks/results}; {@code --adaptive-only --trace} prints
      *             how Adaptive decided on each face, for understanding a result; {@code --faces=camel,c=10}
      *             keeps only the clients whose label contains one of the given strings
      * @throws Exception if a server cannot start or a result cannot be written
@@ -63,10 +64,12 @@ public final class HttpBench {
         int runs = Options.positive(opts, "runs", 3);
         Path out = Path.of(opts.getOrDefault("out", "benchmarks/results"));
         Scenario s3 = Scenario.byId(opts.getOrDefault("scenario", "S3"));
-        if (s3 != Scenario.S3 && s3 != Scenario.S3_FLAT) {
-            throw new IllegalArgumentException("scenario must be S3 or S3-flat: " + s3.id());
+        if (s3 != Scenario.S3 && s3 != Scenario.S3_FLAT && !s3.rateLimited()) {
+            throw new IllegalArgumentException("scenario must be S3, S3-flat or one of the rate limits RL1-RL4: "
+                    + s3.id());
         }
-        String stem = s3 == Scenario.S3 ? "s3-http" : "s3-flat-http";
+        String stem = s3 == Scenario.S3 ? "s3-http" : s3 == Scenario.S3_FLAT ? "s3-flat-http"
+                : s3.id().toLowerCase(Locale.ROOT) + "-http";
         List<HttpFace> faces = new ArrayList<>();
         TraceListener trace = opts.containsKey("trace") ? e -> Trace.print(e, true) : null;
         faces.add(new AdaptiveJdkFace(trace));
@@ -114,14 +117,19 @@ public final class HttpBench {
         StringBuilder verdict = new StringBuilder();
         for (Summary adaptive : ratioed) {
             if (adaptive.family().equals("adaptive")) {
-                verdict.append(s3.flat() ? flatVerdict(adaptive, bestPeer, s3) : String.format(Locale.ROOT,
+                verdict.append(s3.rateLimited() ? rateReference(adaptive, bestPeer, s3)
+                        : s3.flat() ? flatVerdict(adaptive, bestPeer, s3) : String.format(Locale.ROOT,
                         "Target: S3: %s %.2f × the best peer (%s), worst arrivals during Retry-After %d"
                                 + " (%d after the client had read the 429); target ≤ 1.15 ×, 0 arrivals: %s%n",
                         adaptive.policy(), adaptive.ratio(), bestPeer.policy(), adaptive.arrivalsMax(), adaptive.knewMax(),
                         adaptive.ratio() <= 1.15 && adaptive.arrivalsMax() == 0 ? "MET" : "NOT MET"));
             }
         }
-        String server = s3.flat()
+        String server = s3.rateLimited()
+                ? String.format(Locale.ROOT, "flat %.0f ms (jitter %.2f) behind a token bucket of %.0f requests per"
+                        + " second with a burst of %d, the wait to the next token rounded up to whole seconds",
+                        s3.baseMillis(), s3.jitter(), s3.ratePerSecond(), s3.rateBurst())
+                : s3.flat()
                 ? String.format(Locale.ROOT, "flat %.0f ms up to a cap of %d", s3.baseMillis(), s3.hard())
                 : String.format(Locale.ROOT, "the flaky model, base %.0f ms, soft %d, hard %d", s3.baseMillis(), s3.soft(),
                         s3.hard());
@@ -173,6 +181,22 @@ public final class HttpBench {
                 met ? "MET" : "NOT MET");
     }
 
+    /**
+     * A rate limit has no target: the reference is the best fixed guess plus one Retry-After, as
+     * for a flat cap (the rate gives no warning either), with the 429s and pauses beside it.
+     */
+    private static String rateReference(Summary adaptive, Summary bestFixed, Scenario s) {
+        double reference = bestFixed.wallMedian() + s.retryAfter().toMillis();
+        return String.format(Locale.ROOT,
+                "%s: %s %.2f × (best fixed + Retry-After) (%s + %d ms), median %s × 429 (worst %d), median %s"
+                        + " pause(s) (worst %d), worst %d failed, worst arrivals during Retry-After %d (%d after the"
+                        + " client had read the 429)%n",
+                s.id(), adaptive.policy(), adaptive.wallMedian() / reference, bestFixed.policy(),
+                s.retryAfter().toMillis(), count(adaptive.tooManyMedian()), adaptive.tooManyMax(),
+                count(adaptive.episodesMedian()), adaptive.episodesMax(), adaptive.failedMax(), adaptive.arrivalsMax(),
+                adaptive.knewMax());
+    }
+
     private static String count(double median) {
         return median == Math.rint(median) ? Long.toString((long) median) : String.format(Locale.ROOT, "%.1f", median);
     }
@@ -197,6 +221,9 @@ public final class HttpBench {
 
     private static RunResult once(HttpFace face, Scenario scenario, long run) throws Exception {
         try (FlakyHttpServer server = FlakyHttpServer.builder(scenario.server()).seed(run).start()) {
+            if (scenario.rateLimited()) {
+                server.downstream().withRate(scenario.ratePerSecond(), scenario.rateBurst());
+            }
             HttpFace.Tally tally = face.run(URI.create(server.url("/")), scenario);
             return new RunResult(face.name(), face.adaptive() ? "adaptive" : "peer", scenario.id(), run,
                     tally.wallNanos() / 1e6, tally.ok(), tally.failed(), 0, server.stats());
