@@ -49,13 +49,14 @@ public sealed interface Answer permits Answer.Ok, Answer.TooManyRequests, Answer
     }
 
     /**
-     * A 429 with {@code Retry-After}.
+     * A 429, with {@code Retry-After} or without
+     * ({@link FlakyDownstream#withoutRetryAfter()}).
      *
-     * @param retryAfter the announced wait
+     * @param retryAfter the announced wait, or {@code null} if the server announces none
      * @param quota      the quota the server announces with it, or {@code null} if it keeps none
      */
     record TooManyRequests(Duration retryAfter, Quota quota) implements Answer {
-        /** @param retryAfter the announced wait */
+        /** @param retryAfter the announced wait, or {@code null} for none */
         public TooManyRequests(Duration retryAfter) {
             this(retryAfter, null);
         }
@@ -63,11 +64,13 @@ public sealed interface Answer permits Answer.Ok, Answer.TooManyRequests, Answer
         /**
          * Validates.
          *
-         * @param retryAfter the announced wait
+         * @param retryAfter the announced wait, or {@code null} for none
          * @param quota      the announced quota, or {@code null}
          */
         public TooManyRequests {
-            Objects.requireNonNull(retryAfter, "retryAfter");
+            if (retryAfter != null && retryAfter.isNegative()) {
+                throw new IllegalArgumentException("retryAfter must not be negative: " + retryAfter);
+            }
         }
 
         @Override

@@ -23,7 +23,9 @@ import java.util.function.ObjLongConsumer;
  * ({@link #withRate(double, int)}), a token bucket that refuses requests beyond a rate per second
  * once a burst is spent, with a 429 whose {@code Retry-After} is the time to the next token in
  * whole seconds rounded up, as an HTTP header says it (at least 1 s), and announces nothing on
- * its answers; and an <b>outage</b>
+ * its answers; <b>silent 429s</b> ({@link #withoutRetryAfter()}), the model's, the quota's and the
+ * rate's refusals without a {@code Retry-After}, as many APIs answer, opening no window; and an
+ * <b>outage</b>
  * ({@link #withOutage(Duration, Duration)}), a span in which every request is answered 500 after
  * the model's latency, whatever the load. An outage can also begin at any moment
  * ({@link #withOutageFromNow(Duration)}): a run that must meet it in its middle, whatever the
@@ -78,6 +80,8 @@ public final class FlakyDownstream {
     private int rateBurst;
     private double tokens;
     private long tokensAtNanos;
+    /** Whether a 429 says {@code Retry-After}; see {@link #withoutRetryAfter()}. */
+    private boolean announceRetryAfter = true;
     private int quotaLimit;
     private long quotaWindowNanos;
     private long quotaWindowIndex = -1;
@@ -143,6 +147,20 @@ public final class FlakyDownstream {
         this.rateBurst = burst;
         this.tokens = burst;
         this.tokensAtNanos = clock.getAsLong();
+        return this;
+    }
+
+    /**
+     * Makes every 429 silent: the model's past the cap, the quota's and the rate's are answered
+     * without a {@code Retry-After} (a quota's answers still carry the quota). A silent 429 opens no
+     * window, so no arrival counts as during Retry-After and no rate-limit episode is counted:
+     * the client was told of no instant to wait until. The shape of the many APIs that refuse
+     * without saying for how long.
+     *
+     * @return this
+     */
+    public synchronized FlakyDownstream withoutRetryAfter() {
+        this.announceRetryAfter = false;
         return this;
     }
 
@@ -228,15 +246,15 @@ public final class FlakyDownstream {
             Duration rateWait = ratePerNano > 0 ? takeToken(now) : null;
             if (rateWait != null) {
                 delayNanos = REFUSAL_NANOS;
-                response = new Answer.TooManyRequests(rateWait);
+                response = new Answer.TooManyRequests(announceRetryAfter ? rateWait : null);
             } else if (overQuota) {
                 delayNanos = REFUSAL_NANOS;
-                response = new Answer.TooManyRequests(quota.reset(), quota);
+                response = new Answer.TooManyRequests(announceRetryAfter ? quota.reset() : null, quota);
             } else if (n > model.hard() && !outage) {
                 delayNanos = REFUSAL_NANOS;
                 response = random.nextDouble() < model.overCapErrorShare()
                         ? new Answer.ServerError(true)
-                        : new Answer.TooManyRequests(model.retryAfter());
+                        : new Answer.TooManyRequests(announceRetryAfter ? model.retryAfter() : null);
             } else {
                 double millis = model.congestedMillis(n);
                 if (model.jitter() > 0) {
@@ -367,9 +385,12 @@ public final class FlakyDownstream {
 
     /**
      * The model's own 429s open a window of the model's Retry-After; a quota's or a rate's, and a
-     * scripted one, what they announce.
+     * scripted one, what they announce; a silent one none.
      */
     private long windowLength(Answer response) {
+        if (response instanceof Answer.TooManyRequests t && t.retryAfter() == null) {
+            return 0;
+        }
         if (response instanceof Answer.TooManyRequests t && (quotaLimit > 0 || ratePerNano > 0)) {
             return t.retryAfter().toNanos();
         }

@@ -380,7 +380,8 @@ public final class FlakyHttpServer implements AutoCloseable {
         String retryAfter = null;
         Answer.Quota quota = null;
         if (answer instanceof Answer.TooManyRequests t) {
-            retryAfter = Long.toString(Math.max(1, (t.retryAfter().toMillis() + 999) / 1000));
+            retryAfter = t.retryAfter() == null ? null
+                    : Long.toString(Math.max(1, (t.retryAfter().toMillis() + 999) / 1000));
             quota = t.quota();
         } else if (answer instanceof Answer.Ok o) {
             quota = o.quota();

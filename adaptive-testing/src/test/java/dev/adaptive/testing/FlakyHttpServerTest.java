@@ -64,6 +64,24 @@ class FlakyHttpServerTest {
     }
 
     @Test
+    void silent429sCarryNoRetryAfterHeader() {
+        try (FlakyHttpServer server = FlakyHttpServer.builder(FlakyModel.of(1500, 2, 4, Duration.ofSeconds(30))).start()) {
+            server.downstream().withoutRetryAfter();
+            List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                burst.add(get(server.url("/items/" + i)));
+            }
+            List<HttpResponse<String>> refused = burst.stream().map(CompletableFuture::join)
+                    .filter(r -> r.statusCode() == 429).toList();
+            assertThat(refused).isNotEmpty();
+            assertThat(refused).allSatisfy(r -> assertThat(r.headers().firstValue("Retry-After")).isEmpty());
+            get(server.url("/items/late")).join();
+            assertThat(server.stats().tooMany()).isEqualTo(refused.size());
+            assertThat(server.downstream().rawArrivalsDuringRetryAfter()).as("no window was announced").isZero();
+        }
+    }
+
+    @Test
     void windowsAreJudgedPerClientAndByWhatTheClientHadRead() {
         try (FlakyHttpServer server = FlakyHttpServer.start(FlakyModel.s3())) {
             assertThat(send(server, "/status/429?retryAfter=30", "a", 0).statusCode()).isEqualTo(429);

@@ -33,8 +33,9 @@ import java.util.stream.LongStream;
  * {@code s2-concurrency.svg} when the set has S2. The sets: {@code simulation} (S1, S2, S4, S6;
  * the default), {@code robustness} (S2-tight, S2-loose, S2-slow, S2-fast, S7, S4-200),
  * {@code flat-cap} (F1, F2, F3), {@code held-out} (H1, H2, H3: shapes the engine was not
- * tuned on), {@code random} (24 servers drawn at random) and {@code rate} (RL1-RL4: token-bucket
- * rate limits in front of flat latency).
+ * tuned on), {@code random} (24 servers drawn at random), {@code rate} (RL1-RL4: token-bucket
+ * rate limits in front of flat latency) and {@code silent} (F1-F3 and RL1-RL4 answering their
+ * 429s without a {@code Retry-After}: {@code F1-noRA} and so on).
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
@@ -43,6 +44,7 @@ import java.util.stream.LongStream;
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=flat-cap
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=held-out
  * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=rate
+ * java -cp benchmarks/target/benchmarks.jar dev.adaptive.benchmarks.Simulate --set=silent
  * </pre>
  *
  * Options: {@code --set=simulation}, {@code --scenarios=} (a subset of the set's, or others; the
@@ -130,8 +132,9 @@ public final class Simulate {
             case "held-out" -> Scenario.heldOut();
             case "random" -> Scenario.random(24, randomSeed);
             case "rate" -> Scenario.rateLimits();
+            case "silent" -> Scenario.silent();
             default -> throw new IllegalArgumentException(
-                    "set must be simulation, robustness, flat-cap, held-out, random or rate: " + name);
+                    "set must be simulation, robustness, flat-cap, held-out, random, rate or silent: " + name);
         };
     }
 
@@ -145,13 +148,16 @@ public final class Simulate {
                     s.id(), s.name(), s.items(), s.baseMillis(), s.ratePerSecond(), s.rateBurst(), s.jitter(),
                     s.retries()));
             sb.append(String.format(Locale.ROOT, "A token bucket: past the burst, a request that finds no token is"
-                    + " refused with a 429 whose Retry-After is the time to the next token in whole seconds, rounded"
-                    + " up (1 s). Floor (the burst at once, then the rate): %.0f ms.%n%n",
+                    + " refused with a 429 %s. Floor (the burst at once, then the rate): %.0f ms.%n%n",
+                    s.announcesRetryAfter() ? "whose Retry-After is the time to the next token in whole seconds,"
+                            + " rounded up (1 s)" : "without a Retry-After",
                     (s.items() - s.rateBurst()) / s.ratePerSecond() * 1000));
         } else {
             sb.append(String.format(Locale.ROOT,
-                    "## %s %s: %d items, base %.0f ms, soft %d, hard %d, Retry-After %d ms, jitter %.2f, tail %s, transient %.2f, retries %d%n%n",
-                    s.id(), s.name(), s.items(), s.baseMillis(), s.soft(), s.hard(), s.retryAfter().toMillis(), s.jitter(),
+                    "## %s %s: %d items, base %.0f ms, soft %d, hard %d, %s, jitter %.2f, tail %s, transient %.2f, retries %d%n%n",
+                    s.id(), s.name(), s.items(), s.baseMillis(), s.soft(), s.hard(),
+                    s.announcesRetryAfter() ? "Retry-After " + s.retryAfter().toMillis() + " ms" : "no Retry-After",
+                    s.jitter(),
                     s.tailProbability() > 0 ? String.format(Locale.ROOT, "%.0f%% × %.0f", s.tailProbability() * 100,
                             s.tailFactor()) : "none",
                     s.transientProbability(), s.retries()));
@@ -161,7 +167,13 @@ public final class Simulate {
                     + " limit of %d; the fixed sweep goes to %d.%n%n", s.clientMax(), s.clientMax()));
         }
         double retryAfterMillis = s.retryAfter().toMillis();
-        if (s.rateLimited()) {
+        boolean pauseOwed = (s.rateLimited() || s.flat()) && s.announcesRetryAfter();
+        if (!s.announcesRetryAfter()) {
+            sb.append("Silent 429s: the server refuses as its announcing twin does but says no Retry-After, so it"
+                    + " opens no window (no pauses or arrivals during Retry-After to count) and a client can only"
+                    + " back off; the reference is the oracle. Peers retry a 429 after the same backoff as an"
+                    + " error.\n\n");
+        } else if (s.rateLimited()) {
             sb.append(String.format(Locale.ROOT, "The rate gives no warning in the latency: the reference is the oracle"
                     + " plus one Retry-After (%.0f ms), the least a client that must be refused to find the rate"
                     + " pays.%n%n", r.oracle().wallMedian() + retryAfterMillis));
@@ -171,7 +183,7 @@ public final class Simulate {
                     s.hard(), r.oracle().wallMedian() + retryAfterMillis));
         }
         sb.append(MarkdownTable.render(r.displayRows(), r.oracle().policy(),
-                s.flat() ? r.oracle().wallMedian() + retryAfterMillis : 0)).append('\n');
+                pauseOwed ? r.oracle().wallMedian() + retryAfterMillis : 0)).append('\n');
         for (Target t : Target.of(s.id())) {
             if (r.rows().stream().anyMatch(x -> x.policy().equals(t.policy()))) {
                 sb.append("Target: ").append(t.verdict(r.row(t.policy()), retryAfterMillis)).append("\n\n");

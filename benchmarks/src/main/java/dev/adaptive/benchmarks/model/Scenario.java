@@ -35,11 +35,14 @@ import java.util.Objects;
  * @param ratePerSecond        the server's rate limit, requests per second past which it refuses
  *                             ({@link FlakyDownstream#withRate(double, int)}); 0 for none
  * @param rateBurst            the rate limit's burst; 0 without a rate
+ * @param announcesRetryAfter  whether the server's 429s say {@code Retry-After}; without it they
+ *                             are silent ({@link FlakyDownstream#withoutRetryAfter()}), and
+ *                             {@code retryAfter} is only what the server would have waited
  */
 public record Scenario(String id, String name, int items, double baseMillis, int soft, int hard,
                        Duration retryAfter, double jitter, double tailProbability, double tailFactor,
                        double transientProbability, double overCapErrorShare, int retries, List<Integer> guesses,
-                       int clientMax, double ratePerSecond, int rateBurst) {
+                       int clientMax, double ratePerSecond, int rateBurst, boolean announcesRetryAfter) {
 
     /**
      * A scenario without a rate limit.
@@ -64,8 +67,40 @@ public record Scenario(String id, String name, int items, double baseMillis, int
                     double jitter, double tailProbability, double tailFactor, double transientProbability,
                     double overCapErrorShare, int retries, List<Integer> guesses, int clientMax) {
         this(id, name, items, baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor,
-                transientProbability, overCapErrorShare, retries, guesses, clientMax, 0, 0);
+                transientProbability, overCapErrorShare, retries, guesses, clientMax, 0, 0, true);
     }
+
+    /**
+     * A scenario whose 429s say {@code Retry-After}.
+     *
+     * @param id                   short id
+     * @param name                 descriptive name
+     * @param items                number of items
+     * @param baseMillis           no-load latency
+     * @param soft                 the knee
+     * @param hard                 the cap
+     * @param retryAfter           the {@code Retry-After} a refusal past the cap announces
+     * @param jitter               latency spread
+     * @param tailProbability      chance of a slow answer
+     * @param tailFactor           the slow tail's multiplier
+     * @param transientProbability chance of a transient 500
+     * @param overCapErrorShare    share of over-cap refusals that are a 500
+     * @param retries              client retry budget for errors
+     * @param guesses              three fixed guesses
+     * @param clientMax            every adaptive policy's {@code maxLimit}, or {@link #UNBOUNDED}
+     * @param ratePerSecond        the rate limit per second, 0 for none
+     * @param rateBurst            the rate limit's burst, 0 without a rate
+     */
+    public Scenario(String id, String name, int items, double baseMillis, int soft, int hard, Duration retryAfter,
+                    double jitter, double tailProbability, double tailFactor, double transientProbability,
+                    double overCapErrorShare, int retries, List<Integer> guesses, int clientMax, double ratePerSecond,
+                    int rateBurst) {
+        this(id, name, items, baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor,
+                transientProbability, overCapErrorShare, retries, guesses, clientMax, ratePerSecond, rateBurst, true);
+    }
+
+    /** The suffix of the id of a scenario whose 429s are silent ({@link #withoutRetryAfter()}). */
+    public static final String SILENT_SUFFIX = "-noRA";
 
     /** {@link #clientMax()} of a scenario that bounds no policy. */
     public static final int UNBOUNDED = Integer.MAX_VALUE;
@@ -213,7 +248,24 @@ public record Scenario(String id, String name, int items, double baseMillis, int
      */
     public FlakyDownstream downstream(Ticker ticker, Scheduler scheduler, long seed, boolean record) {
         FlakyDownstream d = new FlakyDownstream(server(), ticker::nanoTime, scheduler::schedule, seed, record);
-        return ratePerSecond > 0 ? d.withRate(ratePerSecond, rateBurst) : d;
+        if (ratePerSecond > 0) {
+            d.withRate(ratePerSecond, rateBurst);
+        }
+        return announcesRetryAfter ? d : d.withoutRetryAfter();
+    }
+
+    /**
+     * @return this scenario's server with silent 429s (no {@code Retry-After}), the same client
+     *         work; its id is this one's with {@value #SILENT_SUFFIX}
+     * @throws IllegalStateException if this scenario's 429s are silent already
+     */
+    public Scenario withoutRetryAfter() {
+        if (!announcesRetryAfter) {
+            throw new IllegalStateException("the 429s of " + id + " are silent already");
+        }
+        return new Scenario(id + SILENT_SUFFIX, name + "-no-retry-after", items, baseMillis, soft, hard, retryAfter,
+                jitter, tailProbability, tailFactor, transientProbability, overCapErrorShare, retries, guesses,
+                clientMax, ratePerSecond, rateBurst, false);
     }
 
     /** @return whether the server limits a rate of requests ({@link #ratePerSecond()} above 0) */
@@ -255,6 +307,14 @@ public record Scenario(String id, String name, int items, double baseMillis, int
     /** @return the rate-limit family: token buckets in front of flat latency */
     public static List<Scenario> rateLimits() {
         return List.of(RL1, RL2, RL3, RL4);
+    }
+
+    /**
+     * @return the flat caps and the rate limits with silent 429s: the same servers refusing
+     *         without a {@code Retry-After}, as many APIs do
+     */
+    public static List<Scenario> silent() {
+        return java.util.stream.Stream.of(F1, F2, F3, RL1, RL2, RL3, RL4).map(Scenario::withoutRetryAfter).toList();
     }
 
     /** @return the held-out shapes: two flat caps and a knee the engine was not tuned on */
@@ -326,6 +386,18 @@ public record Scenario(String id, String name, int items, double baseMillis, int
                 return s;
             }
         }
+        if (id.regionMatches(true, Math.max(0, id.length() - SILENT_SUFFIX.length()), SILENT_SUFFIX, 0,
+                SILENT_SUFFIX.length()) && id.length() > SILENT_SUFFIX.length()) {
+            Scenario announced = null;
+            try {
+                announced = byId(id.substring(0, id.length() - SILENT_SUFFIX.length()));
+            } catch (IllegalArgumentException unknown) {
+                // Told below, with the whole id.
+            }
+            if (announced != null && announced.announcesRetryAfter()) {
+                return announced.withoutRetryAfter();
+            }
+        }
         java.util.regex.Matcher m = RANDOM_ID.matcher(id);
         if (m.matches()) {
             int n = Integer.parseInt(m.group(1));
@@ -335,13 +407,14 @@ public record Scenario(String id, String name, int items, double baseMillis, int
             }
         }
         throw new IllegalArgumentException("scenario must be one of R1..R24 (R1@<seed>..R24@<seed> for another random"
-                + " family), "
+                + " family), any of these with " + SILENT_SUFFIX + " for silent 429s, "
                 + ALL.stream().map(Scenario::id).collect(java.util.stream.Collectors.joining(", ")) + ": " + id);
     }
 
     /** @return a copy with a different number of items, for short smoke runs */
     public Scenario withItems(int items) {
         return new Scenario(id, name, items, baseMillis, soft, hard, retryAfter, jitter, tailProbability, tailFactor,
-                transientProbability, overCapErrorShare, retries, guesses, clientMax, ratePerSecond, rateBurst);
+                transientProbability, overCapErrorShare, retries, guesses, clientMax, ratePerSecond, rateBurst,
+                announcesRetryAfter);
     }
 }

@@ -49,8 +49,12 @@ public final class FailsafePolicy implements Policy {
         RetryPolicy<String> rateLimits = RetryPolicy.<String>builder()
                 .handle(TooManyRequestsException.class)
                 .withMaxRetries(Run.RATE_LIMIT_RETRIES)
-                .withDelayFn(ctx -> Duration.ofMillis(((TooManyRequestsException) ctx.getLastException())
-                        .retryAfterMillis()))
+                .withDelayFn(ctx -> {
+                    TooManyRequestsException t = (TooManyRequestsException) ctx.getLastException();
+                    // Without a Retry-After, the same backoff as after an error.
+                    return t.announced() ? Duration.ofMillis(t.retryAfterMillis())
+                            : run.backoff(Math.max(1, ctx.getAttemptCount()));
+                })
                 .build();
         RetryPolicy<String> errors = RetryPolicy.<String>builder()
                 .handle(ServerErrorException.class)

@@ -141,7 +141,9 @@ public final class NetflixPolicy implements Policy {
                 run.itemDone(true);
             } else if (cause instanceof TooManyRequestsException tooMany) {
                 if (item.rateLimitRetries++ < Run.RATE_LIMIT_RETRIES) {
-                    run.scheduler().schedule(() -> submit(item), tooMany.retryAfterMillis() * 1_000_000L);
+                    // Without a Retry-After, the same backoff as after an error.
+                    run.scheduler().schedule(() -> submit(item), tooMany.announced()
+                            ? tooMany.retryAfterMillis() * 1_000_000L : run.backoff(item.rateLimitRetries).toNanos());
                 } else {
                     run.itemDone(false);
                 }

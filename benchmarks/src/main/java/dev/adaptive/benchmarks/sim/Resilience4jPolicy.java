@@ -68,8 +68,10 @@ public final class Resilience4jPolicy implements Policy {
         Retry rateLimits = Retry.of("rate-limits", RetryConfig.<String>custom()
                 .maxAttempts(Run.RATE_LIMIT_RETRIES + 1)
                 .retryOnException(e -> e instanceof TooManyRequestsException)
-                .intervalBiFunction((attempt, either) -> either.isLeft()
-                        && either.getLeft() instanceof TooManyRequestsException t ? t.retryAfterMillis() : 0L)
+                .intervalBiFunction((attempt, either) -> !(either.isLeft()
+                        && either.getLeft() instanceof TooManyRequestsException t) ? 0L
+                        // Without a Retry-After, the same backoff as after an error.
+                        : t.announced() ? t.retryAfterMillis() : run.backoff(attempt).toMillis())
                 .build());
         Permits permits = new Permits(bulkhead);
         Supplier<CompletionStage<String>> call = Retry.decorateCompletionStage(rateLimits, executor,

@@ -233,6 +233,45 @@ class FlakyDownstreamTest {
     }
 
     @Test
+    void silent429sSayNoRetryAfterAndOpenNoWindow() {
+        // The model's cap (F3: 4) and a rate (one token every 2 s, a bucket of one), both silent.
+        Scenario f3 = Scenario.byId("F3-noRA");
+        assertThat(f3).isEqualTo(Scenario.F3.withoutRetryAfter());
+        assertThat(f3.announcesRetryAfter()).isFalse();
+        FlakyDownstream capped = f3.downstream(time, time, 1, false);
+        List<CompletableFuture<Answer>> calls = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            calls.add(capped.call());
+        }
+        // After the four admitted ones (200 ms ± 30 %), inside what an announced 1 s would span.
+        time.advance(Duration.ofMillis(300));
+        CompletableFuture<Answer> inWhatWouldBeTheWindow = capped.call();
+        time.runUntilIdle();
+        assertThat(calls.subList(4, 6)).allSatisfy(c -> assertThat(c.join()).isEqualTo(new Answer.TooManyRequests(null)));
+        assertThat(inWhatWouldBeTheWindow.join()).isEqualTo(new Answer.Ok());
+        DownstreamStats stats = capped.stats();
+        assertThat(stats.tooMany()).isEqualTo(2);
+        assertThat(stats.rateLimitEpisodes()).as("nothing announced, no episode").isZero();
+        assertThat(stats.arrivalsDuringRetryAfter()).isZero();
+        assertThat(capped.rawArrivalsDuringRetryAfter()).as("no window was announced").isZero();
+
+        FlakyDownstream rate = Scenario.S1.downstream(time, time, 1, false).withRate(0.5, 1).withoutRetryAfter();
+        CompletableFuture<Answer> first = rate.call();
+        CompletableFuture<Answer> second = rate.call();
+        time.runUntilIdle();
+        assertThat(first.join()).isEqualTo(new Answer.Ok());
+        assertThat(second.join()).isEqualTo(new Answer.TooManyRequests(null));
+        assertThat(rate.stats().rateLimitEpisodes()).isZero();
+
+        assertThatThrownBy(f3::withoutRetryAfter).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("F3-noRA");
+        assertThatThrownBy(() -> Scenario.byId("S9-noRA")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("S9-noRA");
+        assertThatThrownBy(() -> new Answer.TooManyRequests(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retryAfter");
+    }
+
+    @Test
     void anOutageAnswers500AndCountsItsArrivalsAndFirstAttempts() {
         FlakyDownstream down = Scenario.S1.downstream(time, time, 1, false)
                 .withOutage(Duration.ofSeconds(1), Duration.ofSeconds(1));
