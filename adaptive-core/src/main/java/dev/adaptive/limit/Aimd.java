@@ -44,7 +44,7 @@ import java.util.Objects;
  * <p>A rate limit leaves a wall (what the refusal burst says the downstream held: after {@code k}
  * refusals with up to {@code n} in flight, about {@code n - k}); growth goes back to it and past
  * it only one slot at a time, each once the wall has stood for 30 Retry-Afters (one per slot held,
- * if more); a failure of the burst as fast as its refusals counts among the {@code k}. A burst
+ * if more; round trips of a success instead for a 429 without {@code Retry-After}); a failure of the burst as fast as its refusals counts among the {@code k}. A burst
  * refused at or below the level the last one said was held met a rate, not a cap (a token bucket,
  * refilled by the pause): its wall holds the limit below the average in flight of the successes
  * admitted since the last decrease at the level resumed at or more, what the downstream ran out at
@@ -281,8 +281,8 @@ public final class Aimd extends BoundedLimit {
         // of errors may be an outage that has nothing to do with concurrency.
         int next = bounds.floor(s.limit * decreaseFactor);
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? s.wall.refusedAgainAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
-                        sample.rttNanos(), bounds.min(), next)
+                ? s.wall.refusedAgainAt(Math.min(sample.inflight(), s.limit), s.proven, now,
+                        Wall.waitUnit(r.retryAfter(), s.baselineRttNanos), sample.rttNanos(), bounds.min(), next)
                 : s.wall;
         return new State(next, s.history, RttBatch.EMPTY, Integer.MAX_VALUE, s.baselineRttNanos, s.recentRttNanos,
                 s.ratio, now, true, now, true, next, false, wall, 0, s.baseLevel, dropRate, false);

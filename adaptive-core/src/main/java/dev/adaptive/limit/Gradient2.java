@@ -54,7 +54,8 @@ import java.util.Objects;
  * cut the new limit again). A rate limit also leaves a wall (what the refusal burst says the
  * downstream held: after {@code k} refusals with up to {@code n} in flight, about {@code n - k}, a
  * failure as fast as the refusals counting among the {@code k}): growth goes back to it and past
- * it only one slot at a time, each once the wall has stood for 30 Retry-Afters. A burst refused at
+ * it only one slot at a time, each once the wall has stood for 30 Retry-Afters (round trips of a
+ * success for a 429 without {@code Retry-After}). A burst refused at
  * or below the level the last one said was held met a rate, not a cap (a token bucket, refilled by
  * the pause): its wall holds the limit below the average in flight of the successes admitted since
  * the last decrease at the level resumed at or more, what the downstream ran out at by Little's
@@ -318,7 +319,8 @@ public final class Gradient2 extends BoundedLimit {
         double next = bounds.clamp(s.estimate * decreaseFactor);
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
                 ? s.wall.refusedAgainAt(Math.min(sample.inflight(), (int) Math.floor(s.estimate)), s.proven, now,
-                        r.retryAfter(), sample.rttNanos(), bounds.min(), (int) Math.floor(next))
+                        Wall.waitUnit(r.retryAfter(), s.longRttNanos), sample.rttNanos(), bounds.min(),
+                        (int) Math.floor(next))
                 : s.wall;
         return new State(next, s.longRttNanos, s.longRttCount, s.longLevel, RttBatch.EMPTY,
                 s.shortRttNanos, s.gradient, now, true, wall, 0, dropRate, false, RttBatch.EMPTY, 0, s.noise, s.noiseWindows);

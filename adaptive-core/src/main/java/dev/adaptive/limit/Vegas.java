@@ -74,7 +74,9 @@ import java.util.Objects;
  * the queue, so a knee below the level held still stops it), and past it only one slot at a time,
  * each after eight quiet probes in a row and once the wall has stood for 30 Retry-Afters (or one
  * per slot held, if more): a wrong probe then costs the pause of one Retry-After in thirty, no
- * more than one more slot would have earned. A probe at the refused level itself that ends without
+ * more than one more slot would have earned. A 429 without {@code Retry-After} costs no pause but
+ * the halving, recovered within a few round trips: its wall stands for as many round trips of a
+ * success (the baseline) instead. A probe at the refused level itself that ends without
  * a refusal means the cap has moved, and the wall is forgotten. A burst refused at or below the
  * level the last one said was held met a rate, not a cap (a token bucket, refilled by the pause):
  * its wall holds the limit below the average in flight of the successes admitted since the last
@@ -302,8 +304,8 @@ public final class Vegas extends BoundedLimit {
         // wall. Drops do not: a run of errors may be an outage that has nothing to do with
         // concurrency, and a wall left by it would hold the limit down after the recovery.
         Wall wall = sample.outcome() instanceof Outcome.RateLimited r
-                ? s.wall.refusedAgainAt(Math.min(sample.inflight(), s.limit), s.proven, now, r.retryAfter(),
-                        sample.rttNanos(), bounds.min(), next)
+                ? s.wall.refusedAgainAt(Math.min(sample.inflight(), s.limit), s.proven, now,
+                        Wall.waitUnit(r.retryAfter(), s.baseRttNanos), sample.rttNanos(), bounds.min(), next)
                 : s.wall;
         return new State(next, s.history, RttBatch.EMPTY, RttBatch.EMPTY, NO_LEVEL, next, s.queue, s.baseRttNanos,
                 s.probeRttNanos, now, true, 1, wall, s.proven, s.baseLevel, false, 0, true, now, dropRate);

@@ -19,9 +19,14 @@ import java.time.Duration;
  *
  * <p>Growth with a wall: up to the held level as fast as the algorithm grows; from there one
  * slot per decision up to one below the refused level, where it stops; the refused level
- * itself is probed again only after the wall has stood for {@code refused × Retry-After}, so
- * that the pauses a wrong probe costs (the whole window idle for one Retry-After) never exceed
- * what one more slot would have earned in the meantime. A probe at or past the refused level
+ * itself is probed again only after the wall has stood for {@code held × Retry-After} (at least
+ * 30 of them), so that the pauses a wrong probe costs (the whole window idle for one
+ * Retry-After) never exceed what one more slot would have earned in the meantime. A silent
+ * refusal (a 429 without {@code Retry-After}) costs no pause but the decrease, recovered within
+ * a few round trips: its wall stands for as many round trips of a success instead
+ * ({@link #waitUnit}). Counted in zero time it stood for nothing, and growth walked into the
+ * same cap again a tenth of a second after each decrease (eight times in a 1.3 s run on a cap
+ * of 30 with 10 ms calls). A probe at or past the refused level
  * that ends without a refusal means the cap has moved: the wall is forgotten.
  *
  * <p><b>A refusal below the level held.</b> A downstream that refuses a rate, not a concurrency
@@ -45,7 +50,8 @@ import java.time.Duration;
  * @param top           the most attempts in flight at the admission of any of them, {@code n}
  * @param proven        the highest level a whole probe ended at without a refusal before the burst
  * @param sinceNanos    when the burst began (the end of its first refusal)
- * @param waitNanos     the Retry-After the burst's first refusal announced, 0 if none
+ * @param waitNanos     the unit of the wall's patience: the Retry-After the burst's first refusal
+ *                      announced, or a round trip of a success if it announced none ({@link #waitUnit})
  * @param refusalRttNanos how long the burst's first refusal took to come back
  * @param atMost        the most the burst may say was held: below the average in flight since the
  *                      last burst, when this one came at or below that burst's held level;
@@ -78,7 +84,8 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
      * @param inflight   attempts in flight when the refused one was admitted, counting it
      * @param proven     the highest level a whole probe ended at without a refusal
      * @param nowNanos   when the refusal ended
-     * @param retryAfter what the refusal announced (zero when nothing)
+     * @param retryAfter the unit of the wall's patience ({@link #waitUnit}): what the refusal
+     *                   announced, or a round trip of a success if nothing
      * @param rttNanos   how long the refusal took to come back
      * @param min        the limit's minimum: the wall never holds the limit below it
      */
@@ -96,7 +103,8 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
      * @param inflight   attempts in flight when the refused one was admitted, counting it
      * @param proven     the highest level a whole probe ended at without a refusal
      * @param nowNanos   when the refusal ended
-     * @param retryAfter what the refusal announced (zero when nothing)
+     * @param retryAfter the unit of the wall's patience ({@link #waitUnit}): what the refusal
+     *                   announced, or a round trip of a success if nothing
      * @param rttNanos   how long the refusal took to come back
      * @param min        the limit's minimum: the wall never holds the limit below it
      * @param resume     the limit the decrease this refusal causes sets
@@ -212,6 +220,25 @@ record Wall(int refused, int held, int refusals, int top, int proven, long since
         return level >= refused ? NONE
                 : new Wall(refused, level, refusals, top, proven, nowNanos, waitNanos, refusalRttNanos, atMost,
                         resumeLevel, admittedSum, admittedCount);
+    }
+
+    /**
+     * The unit of a wall's patience: what one wrong probe of the refused level costs. A refusal
+     * with a {@code Retry-After} costs that whole pause. A silent one (a 429 without
+     * {@code Retry-After}) costs no pause, only the decrease it brings, which the limit climbs back
+     * from within a few round trips: the unit is then one round trip of a success. Without one
+     * (nothing succeeded yet) the unit is zero and the refused level may be probed again at once,
+     * as before anything was known.
+     *
+     * @param retryAfter    what the refusal announced, zero when nothing
+     * @param roundTripNanos the algorithm's round trip of a success (its baseline), 0 if none yet
+     * @return the time to count the wall's patience in
+     */
+    static Duration waitUnit(Duration retryAfter, double roundTripNanos) {
+        if (!retryAfter.isZero() || !(roundTripNanos > 0) || Double.isInfinite(roundTripNanos)) {
+            return retryAfter;
+        }
+        return Duration.ofNanos((long) Math.min(Long.MAX_VALUE, roundTripNanos));
     }
 
     private static long saturatedNanos(Duration d) {

@@ -321,6 +321,41 @@ abstract class AdaptiveLimitContract {
         assertThat(fold.metric("held")).as("not n - k").isLessThan(n - 1);
     }
 
+    /**
+     * A 429 without {@code Retry-After} costs no pause, only the decrease: its wall stands for as
+     * many round trips of a success as a wall with one stands Retry-Afters. Counted in zero time,
+     * it stood for nothing, and growth walked into the same cap a tenth of a second after each
+     * decrease (eight times in a 1.3 s run on a cap of 30 with 10 ms calls). Without the round
+     * trips, the three algorithms probed the refused level 40-160 ms after the refusal here.
+     */
+    @Test
+    void aWallOfA429WithoutRetryAfterStandsForRoundTrips() {
+        Fold fold = warm(bounded(), 8);
+        int n = fold.limit();
+        long refused = fold.now();
+        fold.apply(new Sample(refused, Fold.nanos(2), n, Outcome.rateLimited(null)));
+        int held = (int) fold.metric("held");
+        assertThat(held).isEqualTo(n - 1);
+        // Flat 10 ms successes with the limit in flight, each ending now: the wall stands for one
+        // round trip per slot held, at least 30 (300 ms), before the refused level is probed.
+        long patience = Fold.nanos(10.0 * Math.max(30, held));
+        long backAt = -1;
+        long probedAt = -1;
+        while (fold.now() - refused < 3 * patience && probedAt < 0) {
+            fold.apply(new Sample(fold.now() - Fold.nanos(10), Fold.nanos(10), fold.limit(), Outcome.SUCCESS));
+            fold.advance(10.0 / fold.limit());
+            if (backAt < 0 && fold.limit() == held) {
+                backAt = fold.now() - refused;
+            }
+            if (fold.limit() > held) {
+                probedAt = fold.now() - refused;
+            }
+        }
+        assertThat(backAt).as("back at the level held well within the patience").isBetween(0L, patience / 2);
+        assertThat(probedAt).as("the refused level probed once the wall has stood its patience, not before")
+                .isGreaterThanOrEqualTo(patience);
+    }
+
     @Test
     void updateIsPure() {
         Limit limit = limit(2, 5, 60);

@@ -32,6 +32,28 @@ class WallTest {
         assertThat(Wall.NONE.alsoDroppedAt(18, 0, 1)).isEqualTo(Wall.NONE);
     }
 
+    /**
+     * Without a {@code Retry-After} the unit of the wall's patience is a round trip of a success:
+     * the refused level waits max(30, held) of them. With one, the announced wait; with neither,
+     * nothing (the refused level may be probed at once, as before the wall learnt anything).
+     */
+    @Test
+    void aSilentRefusalsPatienceIsCountedInRoundTrips() {
+        long ms = 1_000_000L;
+        assertThat(Wall.waitUnit(Duration.ofSeconds(2), 10 * ms)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(Wall.waitUnit(Duration.ZERO, 10 * ms)).isEqualTo(Duration.ofMillis(10));
+        assertThat(Wall.waitUnit(Duration.ZERO, 0)).isEqualTo(Duration.ZERO);
+        assertThat(Wall.waitUnit(Duration.ZERO, Double.NaN)).isEqualTo(Duration.ZERO);
+        assertThat(Wall.waitUnit(Duration.ZERO, Double.POSITIVE_INFINITY)).isEqualTo(Duration.ZERO);
+
+        Wall wall = Wall.refusedAt(12, 0, 0, Wall.waitUnit(Duration.ZERO, 10 * ms), 2 * ms, 1);
+        assertThat(wall.held()).isEqualTo(11);
+        assertThat(wall.bound(11, 12, 299 * ms, true)).as("30 round trips not over").isEqualTo(11);
+        assertThat(wall.bound(11, 12, 300 * ms, true)).as("30 round trips over").isEqualTo(12);
+        Wall unknown = Wall.refusedAt(12, 0, 0, Wall.waitUnit(Duration.ZERO, 0), 2 * ms, 1);
+        assertThat(unknown.bound(11, 12, 1, true)).isEqualTo(12);
+    }
+
     @Test
     void afterKRefusalsWithNInFlightTheDownstreamHeldNMinusK() {
         Wall wall = Wall.refusedAt(18, 12, 0, Duration.ofSeconds(1), 0, 1);
