@@ -29,7 +29,8 @@ import java.util.Map;
  * that really send. S3 (the default): base 40 ms, soft 6, hard 12, 429 with
  * {@code Retry-After: 1} past the cap, 200 requests; S3-flat ({@code --scenario=S3-flat}): flat
  * 25 ms up to a cap of 16, then 429, 300 requests; a rate limit of the RL family
- * ({@code --scenario=RL1}, no target: written to {@code rl1-http.md}). Adaptive on its three faces, each with the default algorithm and no tuning for
+ * ({@code --scenario=RL1}, no target: written to {@code rl1-http.md}); any of these with silent
+ * 429s ({@code --scenario=S3-flat-noRA}: no {@code Retry-After}, no target). Adaptive on its three faces, each with the default algorithm and no tuning for
  * the scenario: the core pool with {@code java.net.http}; a Camel route
  * {@code to("adaptive:s3")} whose consumer calls camel-http; the Vert.x
  * {@code AdaptiveWebClient}. The peers: Apache HttpClient 5 with its Retry-After-aware retry
@@ -54,7 +55,7 @@ public final class HttpBench {
     }
 
     /**
-     * @param args {@code --scenario=S3|S3-flat|RL1..RL4 --runs=3 --out=benchmarks/results}; {@code --adaptive-only --trace} prints
+     * @param args {@code --scenario=S3|S3-flat|RL1..RL4 (each also with -noRA) --runs=3 --out=benchmarks/results}; {@code --adaptive-only --trace} prints
      *             how Adaptive decided on each face, for understanding a result; {@code --faces=camel,c=10}
      *             keeps only the clients whose label contains one of the given strings
      * @throws Exception if a server cannot start or a result cannot be written
@@ -64,9 +65,11 @@ public final class HttpBench {
         int runs = Options.positive(opts, "runs", 3);
         Path out = Path.of(opts.getOrDefault("out", "benchmarks/results"));
         Scenario s3 = Scenario.byId(opts.getOrDefault("scenario", "S3"));
-        if (s3 != Scenario.S3 && s3 != Scenario.S3_FLAT && !s3.rateLimited()) {
-            throw new IllegalArgumentException("scenario must be S3, S3-flat or one of the rate limits RL1-RL4: "
-                    + s3.id());
+        Scenario announced = s3.announcesRetryAfter() ? s3
+                : Scenario.byId(s3.id().substring(0, s3.id().length() - Scenario.SILENT_SUFFIX.length()));
+        if (announced != Scenario.S3 && announced != Scenario.S3_FLAT && !announced.rateLimited()) {
+            throw new IllegalArgumentException("scenario must be S3, S3-flat or one of the rate limits RL1-RL4, or one"
+                    + " of these with " + Scenario.SILENT_SUFFIX + " for silent 429s: " + s3.id());
         }
         String stem = s3 == Scenario.S3 ? "s3-http" : s3 == Scenario.S3_FLAT ? "s3-flat-http"
                 : s3.id().toLowerCase(Locale.ROOT) + "-http";
@@ -117,7 +120,8 @@ public final class HttpBench {
         StringBuilder verdict = new StringBuilder();
         for (Summary adaptive : ratioed) {
             if (adaptive.family().equals("adaptive")) {
-                verdict.append(s3.rateLimited() ? rateReference(adaptive, bestPeer, s3)
+                verdict.append(!s3.announcesRetryAfter() ? silentReference(adaptive, bestPeer, s3)
+                        : s3.rateLimited() ? rateReference(adaptive, bestPeer, s3)
                         : s3.flat() ? flatVerdict(adaptive, bestPeer, s3) : String.format(Locale.ROOT,
                         "Target: S3: %s %.2f × the best peer (%s), worst arrivals during Retry-After %d"
                                 + " (%d after the client had read the 429); target ≤ 1.15 ×, 0 arrivals: %s%n",
@@ -139,7 +143,10 @@ public final class HttpBench {
                 + String.format(Locale.ROOT, " --runs=%d` in %.0f s; %d runs per client; median ± sd; wall time from"
                         + " the first item sent to the last ended. Load average (1 min) at the start %s, at the end %s.",
                         runs, (System.nanoTime() - started) / 1e9, runs, loadAtStart, loadAverage())
-                + " Server: JDK HttpServer with " + server + ", `Retry-After: 1`, " + s3.items() + " requests."
+                + " Server: JDK HttpServer with " + server + (s3.announcesRetryAfter() ? ", `Retry-After: 1`, "
+                        : ", 429s without `Retry-After` (silent: no window, so no pauses or arrivals during"
+                        + " Retry-After to count; the peers' retry strategies then wait their default 1 s), ")
+                + s3.items() + " requests."
                 + " \"× best peer\" divides by the fastest Apache/Failsafe configuration."
                 + " Every request says in a header how many 429s its client had read when it was sent (for"
                 + " Adaptive's faces: when the limiter granted its slot), so that arrivals during Retry-After"
@@ -179,6 +186,17 @@ public final class HttpBench {
                 count(adaptive.tooManyMedian()), adaptive.tooManyMax(), count(adaptive.episodesMedian()),
                 adaptive.episodesMax(), adaptive.failedMax(), adaptive.arrivalsMax(), adaptive.knewMax(),
                 met ? "MET" : "NOT MET");
+    }
+
+    /**
+     * Silent 429s have no target either: no Retry-After is owed, so the reference is the best
+     * fixed guess itself, with the 429s beside it.
+     */
+    private static String silentReference(Summary adaptive, Summary bestFixed, Scenario s) {
+        return String.format(Locale.ROOT,
+                "%s: %s %.2f × the best fixed guess (%s), median %s × 429 (worst %d), worst %d failed%n",
+                s.id(), adaptive.policy(), adaptive.wallMedian() / bestFixed.wallMedian(), bestFixed.policy(),
+                count(adaptive.tooManyMedian()), adaptive.tooManyMax(), adaptive.failedMax());
     }
 
     /**
@@ -223,6 +241,9 @@ public final class HttpBench {
         try (FlakyHttpServer server = FlakyHttpServer.builder(scenario.server()).seed(run).start()) {
             if (scenario.rateLimited()) {
                 server.downstream().withRate(scenario.ratePerSecond(), scenario.rateBurst());
+            }
+            if (!scenario.announcesRetryAfter()) {
+                server.downstream().withoutRetryAfter();
             }
             HttpFace.Tally tally = face.run(URI.create(server.url("/")), scenario);
             return new RunResult(face.name(), face.adaptive() ? "adaptive" : "peer", scenario.id(), run,
