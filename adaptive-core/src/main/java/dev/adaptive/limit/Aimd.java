@@ -44,11 +44,12 @@ import java.util.Objects;
  * <p>A rate limit leaves a wall (what the refusal burst says the downstream held: after {@code k}
  * refusals with up to {@code n} in flight, about {@code n - k}); growth goes back to it and past
  * it only one slot at a time, each once the wall has stood for 30 Retry-Afters (one per slot held,
- * if more; round trips of a success instead for a 429 without {@code Retry-After}); a failure of the burst as fast as its refusals counts among the {@code k}. A burst
- * refused at or below the level the last one said was held met a rate, not a cap (a token bucket,
- * refilled by the pause): its wall holds the limit below the average in flight of the successes
- * admitted since the last decrease at the level resumed at or more, what the downstream ran out at
- * by Little's law. A congestion sample that started before the last multiplicative decrease (or at
+ * if more; round trips of a success instead for a 429 without {@code Retry-After}); a failure of
+ * the burst as fast as its refusals counts among the {@code k}. A burst refused at or below the
+ * level the last one said was held met a rate, not a cap (a token bucket, refilled by the pause):
+ * its wall holds the limit below the average in flight of the successes admitted since the last
+ * decrease at the level resumed at or more, what the downstream ran out at by Little's law. A
+ * congestion sample that started before the last multiplicative decrease (or at
  * its very instant, with more in flight than the decreased limit) is ignored, so that the attempts
  * that were in flight together during one overload cost one decrease, not one each.
  *
