@@ -269,7 +269,8 @@ public final class Vegas extends BoundedLimit {
             }
             // Admitted under an earlier limit, or at too few in flight to queue beyond beta, or
             // before the baseline can judge: it says nothing about this limit. This case changes
-            // nothing at all, and then allocates nothing (a lightly loaded client's every answer);
+            // nothing else, and then allocates nothing (a lightly loaded client's every answer)
+            // unless a rate limit's wall counts it above (admitted at the level resumed at or more);
             // an answer kept in the window below the limit costs one node and one state, as a
             // probe's does.
             return dropRate == s.dropRate ? s : s.with(s.probe, dropRate);

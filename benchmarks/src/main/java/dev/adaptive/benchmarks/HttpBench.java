@@ -65,8 +65,7 @@ public final class HttpBench {
         int runs = Options.positive(opts, "runs", 3);
         Path out = Path.of(opts.getOrDefault("out", "benchmarks/results"));
         Scenario s3 = Scenario.byId(opts.getOrDefault("scenario", "S3"));
-        Scenario announced = s3.announcesRetryAfter() ? s3
-                : Scenario.byId(s3.id().substring(0, s3.id().length() - Scenario.SILENT_SUFFIX.length()));
+        Scenario announced = s3.announced();
         if (announced != Scenario.S3 && announced != Scenario.S3_FLAT && !announced.rateLimited()) {
             throw new IllegalArgumentException("scenario must be S3, S3-flat or one of the rate limits RL1-RL4, or one"
                     + " of these with " + Scenario.SILENT_SUFFIX + " for silent 429s: " + s3.id());
@@ -239,12 +238,7 @@ public final class HttpBench {
 
     private static RunResult once(HttpFace face, Scenario scenario, long run) throws Exception {
         try (FlakyHttpServer server = FlakyHttpServer.builder(scenario.server()).seed(run).start()) {
-            if (scenario.rateLimited()) {
-                server.downstream().withRate(scenario.ratePerSecond(), scenario.rateBurst());
-            }
-            if (!scenario.announcesRetryAfter()) {
-                server.downstream().withoutRetryAfter();
-            }
+            scenario.shape(server.downstream());
             HttpFace.Tally tally = face.run(URI.create(server.url("/")), scenario);
             return new RunResult(face.name(), face.adaptive() ? "adaptive" : "peer", scenario.id(), run,
                     tally.wallNanos() / 1e6, tally.ok(), tally.failed(), 0, server.stats());

@@ -247,11 +247,27 @@ public record Scenario(String id, String name, int items, double baseMillis, int
      * @return a server of this scenario in that time
      */
     public FlakyDownstream downstream(Ticker ticker, Scheduler scheduler, long seed, boolean record) {
-        FlakyDownstream d = new FlakyDownstream(server(), ticker::nanoTime, scheduler::schedule, seed, record);
+        return shape(new FlakyDownstream(server(), ticker::nanoTime, scheduler::schedule, seed, record));
+    }
+
+    /**
+     * Gives a downstream of {@link #server()} what the model alone does not say: this scenario's
+     * rate limit, if any, and silent 429s, if so. The one place both are set, for a downstream
+     * built here and for the one behind a loopback HTTP server.
+     *
+     * @param downstream a downstream of this scenario's server, before its first call
+     * @return {@code downstream}
+     */
+    public FlakyDownstream shape(FlakyDownstream downstream) {
         if (ratePerSecond > 0) {
-            d.withRate(ratePerSecond, rateBurst);
+            downstream.withRate(ratePerSecond, rateBurst);
         }
-        return announcesRetryAfter ? d : d.withoutRetryAfter();
+        return announcesRetryAfter ? downstream : downstream.withoutRetryAfter();
+    }
+
+    /** @return this scenario if its 429s say {@code Retry-After}, else the scenario that announces */
+    public Scenario announced() {
+        return announcesRetryAfter ? this : byId(id.substring(0, id.length() - SILENT_SUFFIX.length()));
     }
 
     /**
