@@ -109,6 +109,7 @@ public final class FleetMember implements AutoCloseable {
     private final long syncNanos;
     private final boolean learn;
     private final long liveNanos;
+    private final long ttlNanos;
     private final OutagePolicy policy;
     private final Clock clock;
     private final Ticker ticker;
@@ -162,6 +163,7 @@ public final class FleetMember implements AutoCloseable {
         this.learn = b.learn;
         this.syncNanos = learn ? this.syncInterval.toNanos() : heartbeatNanos;
         long ttlNanos = this.ttl.toNanos();
+        this.ttlNanos = ttlNanos;
         // Trust our report for a little less than its TTL: a margin for clock skew and
         // coordinator latency, never so large that the window falls below one heartbeat.
         this.liveNanos = ttlNanos - Math.min(heartbeatNanos, ttlNanos - heartbeatNanos) / 2;
@@ -226,15 +228,22 @@ public final class FleetMember implements AutoCloseable {
             long now = ticker.nanoTime();
             if (beating) {
                 // One heartbeat at a time keeps this node's writes in order; one still pending
-                // when the next heartbeat is due is an outage.
+                // when the next heartbeat is due is an outage. One still pending after a whole
+                // ttl is given up: a stage that never completes (a reply lost by a transport
+                // without a timeout) would otherwise stop this node's heartbeats for good, and a
+                // closing node could never leave. Its report has expired by then; a reply that
+                // still comes is ignored (a newer beat has been sent).
                 long pending = now - beatSentNanos;
-                if (pending >= heartbeatNanos) {
-                    onOutage(null);
-                    tickTask = scheduler.schedule(this::tick, heartbeatNanos);
-                } else {
+                if (pending < heartbeatNanos) {
                     tickTask = scheduler.schedule(this::tick, heartbeatNanos - pending);
+                    return;
                 }
-                return;
+                onOutage(null);
+                if (pending < ttlNanos) {
+                    tickTask = scheduler.schedule(this::tick, Math.min(heartbeatNanos, ttlNanos - pending));
+                    return;
+                }
+                beating = false;
             }
             tickTask = scheduler.schedule(this::tick, syncNanos);
             if (leaving && limiter.inflight() == 0) {

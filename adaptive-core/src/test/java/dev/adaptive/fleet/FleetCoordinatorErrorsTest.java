@@ -37,6 +37,9 @@ class FleetCoordinatorErrorsTest {
     private volatile String failing = "";
     private volatile Throwable failure = new AssertionError("coordinator bug");
     private volatile boolean returnNull;
+    /** Heartbeats whose stage never completes: a reply lost by a transport without a timeout. */
+    private volatile boolean hang;
+    private final java.util.concurrent.atomic.AtomicInteger leaves = new java.util.concurrent.atomic.AtomicInteger();
 
     private final Coordinator broken = new Coordinator() {
         private <T> T maybeFail(String op, T value) {
@@ -54,11 +57,15 @@ class FleetCoordinatorErrorsTest {
 
         @Override
         public CompletionStage<List<NodeReport>> heartbeat(String key, NodeReport report, Duration ttl) {
+            if (hang) {
+                return new java.util.concurrent.CompletableFuture<>();
+            }
             return maybeFail("heartbeat", "heartbeat".equals(failing) ? null : store.heartbeat(key, report, ttl));
         }
 
         @Override
         public CompletionStage<Void> leave(String key, String nodeId) {
+            leaves.incrementAndGet();
             return maybeFail("leave", "leave".equals(failing) ? null : store.leave(key, nodeId));
         }
 
@@ -145,5 +152,35 @@ class FleetCoordinatorErrorsTest {
         failing = "leave";
         assertThatCode(other::close).doesNotThrowAnyException();
         assertThat(other.hasLeft()).isTrue();
+    }
+
+    @Test
+    void aHeartbeatWhoseReplyNeverComesIsGivenUpAfterTheTtlAndTheNextOneRecovers() {
+        FleetMember m = join();
+        time.advance(BEAT.multipliedBy(3));
+        assertThat(m.share()).isEqualTo(8);
+        long before = m.stats().heartbeats();
+        hang = true;
+        time.advance(BEAT.multipliedBy(2));
+        assertThat(m.stats().coordinatorUp()).isFalse();
+        hang = false;
+        time.advance(BEAT.multipliedBy(5));
+        assertThat(m.stats().heartbeats()).as("heartbeats answered after the lost one").isGreaterThan(before);
+        assertThat(m.stats().coordinatorUp()).isTrue();
+        assertThat(m.share()).isEqualTo(8);
+        assertThat(limiter.tryAcquire()).as("the limiter admits again").isPresent();
+    }
+
+    @Test
+    void aMemberClosedWhileItsHeartbeatHangsStillLeavesAndStopsItsTimer() {
+        FleetMember m = join();
+        time.advance(BEAT.multipliedBy(3));
+        hang = true;
+        time.advance(BEAT.multipliedBy(2));
+        m.close();
+        time.advance(m.ttl().plus(BEAT));
+        assertThat(m.hasLeft()).isTrue();
+        assertThat(leaves.get()).isEqualTo(1);
+        assertThat(time.pendingTasks()).as("no timer of the closed member left").isZero();
     }
 }
