@@ -1,6 +1,7 @@
 package dev.adaptive;
 
 import dev.adaptive.internal.Nanos;
+import dev.adaptive.internal.UserText;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.spi.Execution;
@@ -322,7 +323,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             return error;
         }
         if (outcome instanceof Outcome.RateLimited r) {
-            return new RateLimitedException("result classified as rate-limited: " + value, r.retryAfter());
+            return new RateLimitedException("result classified as rate-limited: " + UserText.of(value), r.retryAfter());
         }
         return outcome instanceof Outcome.Dropped ? new ClassifiedFailureException(value, outcome) : null;
     }

@@ -185,6 +185,35 @@ class AdaptiveExecutorTest {
         assertThat(starts).containsExactly(0L, ms(510));
     }
 
+    /** A value whose {@code toString()} throws, as a lazy entity without its session does. */
+    private static final class Unprintable {
+        @Override
+        public String toString() {
+            throw new StackOverflowError("toString bug");
+        }
+    }
+
+    @Test
+    void aValueClassifiedAsAFailureWhoseToStringThrowsStillEndsItsTaskAndFreesItsSlot() {
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).retryPolicy(noJitter().retries(0).build())
+                .classifier((value, error) -> value instanceof Unprintable ? Outcome.DROPPED : null).build();
+        AdaptiveExecutor rateLimited = AdaptiveExecutor.builder(limiter).retryPolicy(noJitter().retries(0).build())
+                .classifier((value, error) -> value instanceof Unprintable ? Outcome.rateLimited(Duration.ofMillis(100)) : null)
+                .build();
+        Execution<Object> dropped = ex.start(0, ctx -> CompletableFuture.completedFuture(new Unprintable()), null);
+        Execution<Object> refused = rateLimited.start(1, ctx -> CompletableFuture.completedFuture(new Unprintable()), null);
+        Execution<Object> next = ex.start(2, ctx -> CompletableFuture.completedFuture("next"), null);
+        time.runUntilIdle();
+        assertThat(dropped.result()).failsWithin(Duration.ZERO).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .havingCause().isInstanceOf(ClassifiedFailureException.class)
+                .withMessageContaining(Unprintable.class.getName() + " (its toString() threw java.lang.StackOverflowError)");
+        assertThat(refused.result()).failsWithin(Duration.ZERO).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .havingCause().isInstanceOf(RateLimitedException.class);
+        assertThat(next.result()).isCompletedWithValue("next");
+        assertThat(limiter.inflight()).isZero();
+    }
+
     @Test
     void ignoredFailureIsRetriedButNotSampled() {
         Limiter limiter = limiter(2);
