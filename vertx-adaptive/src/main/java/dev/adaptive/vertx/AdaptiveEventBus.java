@@ -17,7 +17,8 @@ import java.time.Clock;
  * <p>Failures: a consumer's failure ({@link io.vertx.core.eventbus.ReplyException} with
  * {@code RECIPIENT_FAILURE}), a reply timeout and "no handlers" are errors, retried on the error
  * budget; once retries run out the future fails with the last {@code ReplyException}, as the
- * consumer sent it, also when the last one was a rate limit.
+ * consumer sent it, also when the last one was a rate limit and when the limiter's retry budget
+ * refused the retry.
  *
  * <p>Thread-safe.
  */

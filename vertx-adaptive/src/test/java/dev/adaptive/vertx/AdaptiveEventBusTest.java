@@ -65,6 +65,25 @@ class AdaptiveEventBusTest {
     }
 
     @Test
+    void whenTheRetryBudgetRefusesARetryTheConsumersOwnFailureIsReportedToo(Vertx vertx) {
+        AtomicInteger arrivals = new AtomicInteger();
+        Await.result(vertx.eventBus().consumer("budget-429", m -> {
+            arrivals.incrementAndGet();
+            RateLimitReply.fail(m, Duration.ofMillis(10));
+        }).completion());
+        // The retry budget on (the default) but empty: the first retry is refused.
+        AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setRetryBudgetRatio(0)
+                .setRetryBudgetMinPerSecond(0).setStatsAddress(null));
+        Throwable t = Await.failure(AdaptiveEventBus.create(limiter).request("budget-429", "x"));
+        assertThat(t).isInstanceOfSatisfying(ReplyException.class, re -> {
+            assertThat(re.failureCode()).isEqualTo(429);
+            assertThat(re.getMessage()).isEqualTo("retry-after-ms=10");
+        });
+        assertThat(arrivals).hasValue(1);
+        assertThat(limiter.limiter().stats().retriesRefused()).isEqualTo(1);
+    }
+
+    @Test
     void ordinaryFailuresAreRetriedOnTheErrorBudget(Vertx vertx) {
         AtomicInteger arrivals = new AtomicInteger();
         Await.result(vertx.eventBus().consumer("flaky", m -> {

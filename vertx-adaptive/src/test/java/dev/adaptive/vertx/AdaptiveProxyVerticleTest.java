@@ -77,6 +77,25 @@ class AdaptiveProxyVerticleTest {
     }
 
     @Test
+    void aRateLimitWhoseRetryTheBudgetRefusedIsForwardedAsTheTargetSentItToo(Vertx vertx) {
+        // The defaults alone (the retry budget on: a fifth of first attempts and 10 a second over
+        // 10 s): 30 callers against a target that keeps refusing spend it within a few retries.
+        Await.result(vertx.eventBus().consumer("busy-all", m -> RateLimitReply.fail(m, Duration.ofMillis(5))).completion());
+        Await.result(vertx.deployVerticle(new AdaptiveProxyVerticle(), new DeploymentOptions()
+                .setConfig(config("front-all", "busy-all", new JsonObject().put("statsAddress", (String) null)))));
+        List<Future<Message<Object>>> replies = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            replies.add(vertx.eventBus().request("front-all", "x" + i));
+        }
+        for (Future<Message<Object>> reply : replies) {
+            assertThat(Await.failure(reply)).isInstanceOfSatisfying(ReplyException.class, re -> {
+                assertThat(re.failureCode()).as("the target's 429, so the caller backs off too").isEqualTo(429);
+                assertThat(re.getMessage()).isEqualTo("retry-after-ms=5");
+            });
+        }
+    }
+
+    @Test
     void undeployingFailsEveryPendingRequestAtOnceWithAClearError(Vertx vertx) {
         AtomicInteger held = new AtomicInteger();
         // A target that never answers: without the proxy failing them, callers would hang until their own timeout.

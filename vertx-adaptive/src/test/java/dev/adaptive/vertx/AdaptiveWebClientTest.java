@@ -140,6 +140,20 @@ class AdaptiveWebClientTest {
     }
 
     @Test
+    void whenTheRetryBudgetRefusesARetryTheLastResponseIsReportedToo(Vertx vertx) {
+        answer("/spent", status(429, "Retry-After", "0"));
+        AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, fast().setRetryBudgetRatio(0).setRetryBudgetMinPerSecond(0));
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
+        Throwable t = Await.failure(client.send(client.get(port, "127.0.0.1", "/spent")));
+        assertThat(t).isInstanceOfSatisfying(HttpRateLimitedException.class, e -> {
+            assertThat(e.statusCode()).isEqualTo(429);
+            assertThat(e.response().bodyAsString()).isEqualTo("status 429");
+        });
+        assertThat(arrivalsWallMs).hasSize(1);
+        assertThat(limiter.limiter().stats().retriesRefused()).isEqualTo(1);
+    }
+
+    @Test
     void otherClientErrorsAreReturnedAsTheyAreWithoutRetryAndWithoutASample(Vertx vertx) {
         answer("/missing", status(404));
         List<Outcome> outcomes = new CopyOnWriteArrayList<>();

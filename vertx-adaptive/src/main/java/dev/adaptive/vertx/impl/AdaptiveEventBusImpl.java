@@ -47,13 +47,15 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
 
     /**
      * @param failure a final failure
-     * @return the consumer's own {@link ReplyException} when a rate limit wraps one
+     * @return the consumer's own {@link ReplyException} when a rate limit wraps one, also when
+     *         the retry budget ended the call ({@link LastFailure})
      */
     static Throwable unwrap(Throwable failure) {
-        if (failure instanceof RateLimitedException && failure.getCause() instanceof ReplyException re) {
+        Throwable last = LastFailure.of(failure);
+        if (last instanceof RateLimitedException && last.getCause() instanceof ReplyException re) {
             return re;
         }
-        return failure;
+        return last;
     }
 
     @Override

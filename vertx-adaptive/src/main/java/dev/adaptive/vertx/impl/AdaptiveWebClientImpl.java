@@ -100,7 +100,7 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
             }
             sent.onComplete(done -> forget.run());
             return sent.compose(response -> read(what, response));
-        });
+        }).recover(error -> Future.failedFuture(LastFailure.of(error)));
     }
 
     private <T> Future<HttpResponse<T>> read(String what, HttpResponse<T> response) {
