@@ -60,7 +60,7 @@ final class StrictJson {
                 }
                 Object typed = option.read(value);
                 AdaptiveConfig.builder().set(option, value);
-                out.put(key, typed instanceof Duration d ? (Object) d.toMillis()
+                out.put(key, typed instanceof Duration d ? (Object) wholeMillis(key, value, d)
                         : typed instanceof Enum<?> c ? ConfigText.enumName(c) : typed);
             } else if (own.containsKey(key)) {
                 out.put(key, own(key, value, own.get(key)));
@@ -74,12 +74,23 @@ final class StrictJson {
         return out;
     }
 
+    /**
+     * A data object holds durations in whole milliseconds: a finer one would be cut, and a
+     * {@code taskTimeout} of half a millisecond would become 0, no timeout at all.
+     */
+    private static long wholeMillis(String key, Object value, Duration d) {
+        if (d.toNanosPart() % 1_000_000 != 0) {
+            throw new IllegalArgumentException(key + " must be a whole number of milliseconds: " + value);
+        }
+        return d.toMillis();
+    }
+
     private static Object own(String key, Object value, Shape shape) {
         return switch (shape) {
             case TEXT -> ConfigText.text(key, value);
             case NULLABLE_TEXT -> value == null ? null : ConfigText.text(key, value);
             case BOOLEAN -> ConfigText.bool(key, value);
-            case MILLIS -> ConfigText.duration(key, value).toMillis();
+            case MILLIS -> wholeMillis(key, value, ConfigText.duration(key, value));
             case OBJECT -> {
                 if (!(value instanceof JsonObject)) {
                     throw new IllegalArgumentException(key + " must be a JSON object: " + value);

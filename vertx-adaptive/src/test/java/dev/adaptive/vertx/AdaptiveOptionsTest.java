@@ -108,6 +108,14 @@ class AdaptiveOptionsTest {
         assertThat(o.getBackoff()).isEqualTo("constant");
         assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("maxDelay", "1h30x")))
                 .hasMessageStartingWith("maxDelay must be a duration: ");
+        // Held in milliseconds: a finer duration is refused, not cut (half a millisecond of
+        // taskTimeout would have become 0, no timeout at all).
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("taskTimeout", "PT0.0005S")))
+                .hasMessage("taskTimeout must be a whole number of milliseconds: PT0.0005S");
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("retryBudgetWindow", "PT1.0005S")))
+                .hasMessage("retryBudgetWindow must be a whole number of milliseconds: PT1.0005S");
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("statsInterval", "PT0.0000001S")))
+                .hasMessage("statsInterval must be a whole number of milliseconds: PT0.0000001S");
         assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("algorithm", "f\u0131xed")))
                 .hasMessage("algorithm must be one of vegas|aimd|gradient2|fixed: f\u0131xed");
     }
