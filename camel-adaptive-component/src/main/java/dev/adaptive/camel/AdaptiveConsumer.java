@@ -47,6 +47,9 @@ public class AdaptiveConsumer extends DefaultConsumer implements ShutdownAware, 
     protected void doStart() throws Exception {
         super.doStart();
         ExchangePool p = endpoint.pool();
+        // A consumer that starts is not suspended: the pause of a suspend that a stop followed
+        // (a stopped route is not resumed) ends here, or the pool would hold every exchange.
+        p.resume();
         p.attach(this, getAsyncProcessor());
         pool = p;
     }

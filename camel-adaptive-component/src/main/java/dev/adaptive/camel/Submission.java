@@ -90,7 +90,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     /** Whether a first attempt admitted at once runs on the submitting thread. */
     private final boolean onCaller;
     /**
-     * The thread inside {@link #run()} while it starts the execution, for {@link #onCaller}.
+     * The thread inside {@link #run(boolean)} while it starts the execution, for {@link #onCaller}.
      * Plain, as {@link #submitting}: only that thread writes it, once to itself and once back to
      * {@code null}, and a thread that grants the first attempt later, whatever it reads, reads a
      * thread other than itself. A volatile write costs a synchronous exchange a fence each.
@@ -140,12 +140,12 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             return false;
         }
         if (!inSubmit) {
-            run();
+            run(false);
             return false;
         }
         submitting = Thread.currentThread();
         try {
-            run();
+            run(true);
         } finally {
             submitting = null;
         }
@@ -156,8 +156,15 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         return false;
     }
 
-    private void run() {
-        if (onCaller) {
+    /**
+     * @param inSubmit whether on the caller's thread, in the producer's {@code process}: only
+     *                 there may a synchronous caller's first attempt run in place. A start for
+     *                 an exchange that waited for the consumer comes from the thread that starts
+     *                 the consumer route, inside the pool's lock: its attempt goes to a worker.
+     */
+    private void run(boolean inSubmit) {
+        boolean inPlace = onCaller && inSubmit;
+        if (inPlace) {
             starting = Thread.currentThread();
         }
         Execution<Exchange> e;
@@ -165,7 +172,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             // With a free slot, the executor calls call() before start() returns.
             e = pool.executor().start(index, this, null);
         } finally {
-            if (onCaller) {
+            if (inPlace) {
                 starting = null; // the only writes of it, and only for synchronous callers
             }
         }

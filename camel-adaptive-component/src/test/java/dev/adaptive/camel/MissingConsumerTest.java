@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,5 +70,53 @@ class MissingConsumerTest extends CamelTestSupport {
             assertThat(e.getMessage().getBody(String.class)).startsWith("served ");
         });
         batch.stop();
+    }
+
+    /**
+     * {@code synchronous=true} runs a first attempt on the caller's thread only from the
+     * producer's {@code process}: an exchange that waited for the consumer goes to a worker when
+     * the route starts, not to the thread that starts it (which would run every waiting
+     * exchange's route in turn, holding the pool's lock, before its start returned).
+     */
+    @Test
+    void aSynchronousExchangeWaitingForTheConsumerRunsOnAWorkerWhenTheRouteStarts() throws Exception {
+        CountDownLatch inRoute = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        context.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("adaptive:late").routeId("late").autoStartup(false).process(e -> {
+                    ranOn.set(Thread.currentThread());
+                    inRoute.countDown();
+                    release.await(30, TimeUnit.SECONDS);
+                    e.getMessage().setBody("done");
+                });
+            }
+        });
+        CompletableFuture<Object> reply = template.asyncRequestBody("adaptive:late?synchronous=true", "x");
+        AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (adaptive.stats("late").map(AdaptiveStats::pending).orElse(0) < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        AtomicReference<Thread> starter = new AtomicReference<>();
+        CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
+            starter.set(Thread.currentThread());
+            try {
+                context.getRouteController().startRoute("late");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            assertThat(inRoute.await(30, TimeUnit.SECONDS)).as("the waiting exchange reached the route").isTrue();
+            started.get(30, TimeUnit.SECONDS);
+            assertThat(ranOn.get()).as("not on the thread that started the route").isNotSameAs(starter.get());
+            assertThat(ranOn.get().getName()).contains("Adaptive[late]");
+        } finally {
+            release.countDown();
+        }
+        assertThat(reply.get(30, TimeUnit.SECONDS)).isEqualTo("done");
     }
 }
