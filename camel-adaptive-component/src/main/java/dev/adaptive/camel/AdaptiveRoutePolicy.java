@@ -100,7 +100,12 @@ public final class AdaptiveRoutePolicy extends RoutePolicySupport {
             release(lease, exchange);
         }
         if (!suspended.isEmpty() && guard.inflight() <= resumeAt()) {
-            resume(route.getConsumer());
+            // Every consumer this policy holds, not only this route's: routes that share the
+            // policy share its in-flight count, and a route whose own exchanges have all ended
+            // while the others' kept the count up hears of the drop only from theirs.
+            for (Consumer consumer : suspended) {
+                resume(consumer);
+            }
         }
     }
 

@@ -94,6 +94,34 @@ class AdaptiveRoutePolicyTest {
     }
 
     @Test
+    void aPolicySharedByTwoRoutesResumesEveryConsumerItSuspendedOnceInFlightFalls() throws Exception {
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("seda:more?pollTimeout=20").routeId("more").log("${body}");
+            }
+        });
+        Route other = camel.getRoute("more");
+        AdaptiveRoutePolicy policy = AdaptiveRoutePolicy.builder().guard(ConcurrencyGuard.builder().time(time)
+                .limit(GuardGradient.builder().minLimit(10).initialLimit(10).maxLimit(10).build()).build()).build();
+        List<Exchange> inOther = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            Exchange e = new DefaultExchange(camel);
+            policy.onExchangeBegin(other, e);
+            inOther.add(e);
+        }
+        List<Exchange> inJobs = begin(policy, 2);
+        assertThat(consumerSuspended()).as("10 in flight, limit 10").isTrue();
+        time.advance(Duration.ofMillis(10));
+        inJobs.forEach(e -> policy.onExchangeDone(route, e));      // 8 left, above 7: no resume yet
+        assertThat(consumerSuspended()).isTrue();
+        inOther.forEach(e -> policy.onExchangeDone(other, e));     // the other route's end the drop
+        assertThat(policy.stats().inflight()).isZero();
+        assertThat(consumerSuspended()).as("resumed by the other route's exchanges ending").isFalse();
+        assertThat(policy.isSuspended(route)).isFalse();
+    }
+
+    @Test
     void theCeilingIsLearnedFromLatency() {
         AdaptiveRoutePolicy policy = policy(2, 4, null);
         // The route's backend, as in the flaky model: an exchange that finds k in flight takes
