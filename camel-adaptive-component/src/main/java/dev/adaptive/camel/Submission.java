@@ -7,6 +7,7 @@ import dev.adaptive.spi.OneListenerFuture;
 import dev.adaptive.LimiterClosedException;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.RetryBudgetExhaustedException;
 import dev.adaptive.TaskContext;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
@@ -397,8 +398,9 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
 
     private void finish(Exchange result, Throwable error) {
         Throwable cause = error == null ? null : OutcomeClassifier.unwrap(error);
+        Exchange source = source(result, cause);
         SentExchange s = sent;
-        if (s != null && source(result, cause) != original) {
+        if (s != null && source != original) {
             // The caller's exchange gets another attempt's result, or none: first it goes back
             // to what it was when sent, as if the first attempt had run on a copy too.
             s.restore(original);
@@ -414,6 +416,13 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             if (stopped != null) {
                 original.setException(stopped);
             }
+        } else if (cause instanceof RetryBudgetExhaustedException refused && source != null) {
+            // The retry budget refused a retry: the caller gets the last attempt's result, as when
+            // its retries run out, and the budget's exception with the attempt's own failure as its
+            // cause (the route's exception, not the engine's carrier of it).
+            copyResults(source);
+            original.setException(refused.getCause() instanceof AttemptFailure f
+                    ? withCause(refused, f.attempt().getException()) : refused);
         } else if ((cause instanceof RateLimitedException || cause instanceof ClassifiedFailureException)
                 && lastAttempt != null) {
             // The route succeeded but the classifier read its result as a failure (a 429 with
@@ -431,18 +440,29 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         complete();
     }
 
-    /** @return the attempt whose result the caller's exchange gets, or {@code null} if none */
+    /**
+     * @return the attempt whose result the caller's exchange gets, or {@code null} if none: for a
+     *         retry the budget refused, the one its last failure came from
+     */
     private Exchange source(Exchange result, Throwable cause) {
         if (cause == null) {
             return result;
         }
-        if (cause instanceof AttemptFailure f) {
+        Throwable last = cause instanceof RetryBudgetExhaustedException ? cause.getCause() : cause;
+        if (last instanceof AttemptFailure f) {
             return f.attempt();
         }
-        if (cause instanceof RateLimitedException || cause instanceof ClassifiedFailureException) {
+        if (last instanceof RateLimitedException || last instanceof ClassifiedFailureException) {
             return lastAttempt;
         }
         return null;
+    }
+
+    /** The same refusal, with {@code cause} in place of the engine's carrier of it. */
+    private static RetryBudgetExhaustedException withCause(RetryBudgetExhaustedException refused, Throwable cause) {
+        RetryBudgetExhaustedException copy = new RetryBudgetExhaustedException(refused.getMessage(), cause);
+        copy.setStackTrace(refused.getStackTrace());
+        return copy;
     }
 
     /** Completes the caller's callback, never on the timers' thread. */

@@ -161,6 +161,51 @@ class ExchangePoolTest {
         assertThat(pool.stats().congestionEvents()).isEqualTo(2);
     }
 
+    /** At once (a retry without a backoff asks the budget when planned) and after a backoff. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {0, 50})
+    void whenTheRetryBudgetRefusesARetryTheCallerGetsTheLastAttemptsResultAndExceptionAsTheCause(long minDelay) {
+        List<Exception> thrown = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.set("retries", 1).set("minDelay", Duration.ofMillis(minDelay))
+                .set("retryBudgetRatio", 0.0).set("retryBudgetMinPerSecond", 0.0), Runnable::run, e -> {
+                    e.getMessage().setBody("response of attempt " + (thrown.size() + 1));
+                    e.getMessage().setHeader("fromRoute", "yes");
+                    IllegalStateException failure = new IllegalStateException("downstream 500");
+                    thrown.add(failure);
+                    throw failure;
+                });
+
+        Exchange x = submit(pool, "request");
+        time.runUntilIdle();
+
+        assertThat(ended).containsExactly(x);
+        assertThat(x.getException()).isInstanceOf(dev.adaptive.RetryBudgetExhaustedException.class)
+                .hasMessageContaining("retry budget exhausted");
+        assertThat(x.getException().getCause()).as("the route's own exception, not the engine's carrier of it")
+                .isSameAs(thrown.get(thrown.size() - 1));
+        assertThat(x.getMessage().getBody()).isEqualTo("response of attempt " + thrown.size());
+        assertThat(x.getMessage().getHeader("fromRoute")).isEqualTo("yes");
+        assertThat(attempts(x)).isEqualTo(thrown.size());
+    }
+
+    @Test
+    void whenTheRetryBudgetRefusesTheRetryOfARateLimitedAnswerTheCallerGetsThatAnswer() {
+        ExchangePool pool = pool(o -> o.set("maxRateLimitRetries", 3)
+                .set("retryBudgetRatio", 0.0).set("retryBudgetMinPerSecond", 0.0), Runnable::run, e -> {
+                    e.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 429);
+                    e.getMessage().setHeader("Retry-After", "1");
+                    e.getMessage().setBody("slow down");
+                });
+
+        Exchange x = submit(pool, "request");
+        time.runUntilIdle();
+
+        assertThat(x.getException()).isInstanceOf(dev.adaptive.RetryBudgetExhaustedException.class)
+                .hasCauseInstanceOf(dev.adaptive.RateLimitedException.class);
+        assertThat(x.getMessage().getBody()).isEqualTo("slow down");
+        assertThat(x.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE)).isEqualTo(429);
+    }
+
     @Test
     void anAttemptPastItsTaskTimeoutIsAbandonedItsThreadInterruptedAndRetried() {
         List<Runnable> held = new ArrayList<>();
