@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -148,6 +149,33 @@ public abstract class CoordinatorContract {
         if (dropsEarlierPauses()) {
             assertThat(first).as("no earlier pause relayed").containsOnly(later);
         }
+    }
+
+    /**
+     * A subscription closed right after it was made hears nothing, not even the stored pause
+     * that a catch-up read still under way finds: "closes the subscription" holds from the
+     * close on. Waits two seconds, longer than any catch-up an implementation schedules.
+     */
+    @Test
+    void aSubscriptionClosedAtOnceNeverHearsTheStoredPause() throws Exception {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        Coordinator c = coordinator(namespace(), clock);
+        await(c.publishPause("api", new FleetPause("n1", clock.instant().plusSeconds(30))));
+        List<Integer> heardAfterClose = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            int round = i;
+            AtomicBoolean closed = new AtomicBoolean();
+            AutoCloseable sub = c.subscribePauses("api", p -> {
+                if (closed.get()) {
+                    heardAfterClose.add(round);
+                }
+            });
+            closed.set(true);
+            sub.close();
+        }
+        Thread.sleep(2_000);
+        assertThat(heardAfterClose).as("rounds whose listener was called after close()").isEmpty();
     }
 
     @Test

@@ -100,7 +100,11 @@ public class AdaptiveProxyVerticle extends VerticleBase {
         consumer = options.isLocalConsumer()
                 ? vertx.eventBus().localConsumer(options.getAddress(), this::forward)
                 : vertx.eventBus().consumer(options.getAddress(), this::forward);
-        return consumer.completion();
+        return consumer.completion().recover(err -> {
+            // stop() is not called for a failed start: undo what start() made.
+            consumer.unregister();
+            return limiter.close().transform(closed -> Future.failedFuture(err));
+        });
     }
 
     @Override

@@ -58,6 +58,8 @@ public final class SharedDataCoordinator implements Coordinator {
     private static final String PAUSE = "pause";
     /** When a new subscription reads the stored pause a second time, after its first read. */
     private static final long CATCH_UP_AGAIN_MILLIS = 1_000;
+    /** How long after a refused registration of a pause consumer it is tried again. */
+    private static final long REGISTER_AGAIN_MILLIS = 1_000;
 
     private final Vertx vertx;
     private final String prefix;
@@ -161,7 +163,73 @@ public final class SharedDataCoordinator implements Coordinator {
     public AutoCloseable subscribePauses(String key, Consumer<FleetPause> listener) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(listener, "listener");
-        Consumer<String> deliver = json -> {
+        PauseConsumer subscription = new PauseConsumer(key, listener);
+        subscription.register();
+        return subscription;
+    }
+
+    /**
+     * One subscription. Its consumer is registered again {@value #REGISTER_AGAIN_MILLIS} ms after
+     * a refused registration (the cluster manager can refuse one while a member is unreachable
+     * or leaving): dropped, this node would never hear the fleet's pauses, nor be told. Nothing
+     * reaches the listener once it is closed, a catch-up read still under way included.
+     */
+    private final class PauseConsumer implements AutoCloseable {
+        private final String key;
+        private final Consumer<FleetPause> listener;
+        private final AtomicBoolean closed = new AtomicBoolean();
+        private volatile MessageConsumer<String> consumer;
+
+        PauseConsumer(String key, Consumer<FleetPause> listener) {
+            this.key = key;
+            this.listener = listener;
+        }
+
+        void register() {
+            if (closed.get()) {
+                return;
+            }
+            MessageConsumer<String> c = vertx.eventBus().consumer(prefix + key + ".pause", m -> deliver(m.body()));
+            consumer = c;
+            if (closed.get()) {
+                c.unregister();
+                return;
+            }
+            c.completion().onComplete(done -> {
+                if (done.succeeded()) {
+                    // Catch up once registered: a pause stored before this node subscribed still
+                    // holds. And once more a little later: "registered" means written to the
+                    // cluster, but a publisher on another node may still relay to the members it
+                    // knew, and its store write may land just after the first read (seen in a
+                    // clean-clone CI run). A pause heard twice is harmless: a pause never
+                    // shortens another.
+                    catchUp();
+                    vertx.setTimer(CATCH_UP_AGAIN_MILLIS, id -> catchUp());
+                } else {
+                    c.unregister(); // drops the local half of the refused registration
+                    if (!closed.get()) {
+                        vertx.setTimer(REGISTER_AGAIN_MILLIS, id -> register());
+                    }
+                }
+            });
+        }
+
+        private void catchUp() {
+            if (closed.get()) {
+                return;
+            }
+            map(key + ".pause").compose(m -> m.get(PAUSE)).onSuccess(json -> {
+                FleetPause p = ReportJson.pause(json);
+                if (p != null && p.until().toEpochMilli() > clock.millis()) {
+                    deliver(json);
+                }
+            });
+        }
+
+        private void deliver(String json) {
+            if (closed.get()) {
+                return;
+            }
             FleetPause p = ReportJson.pause(json);
             if (p != null) {
                 try {
@@ -170,32 +238,16 @@ public final class SharedDataCoordinator implements Coordinator {
                     // A listener's failure (anything) is its own; the relay goes on for the others.
                 }
             }
-        };
-        MessageConsumer<String> consumer = vertx.eventBus().consumer(prefix + key + ".pause", m -> deliver.accept(m.body()));
-        Runnable catchUp = () -> map(key + ".pause").compose(m -> m.get(PAUSE)).onSuccess(json -> {
-            FleetPause p = ReportJson.pause(json);
-            if (p != null && p.until().toEpochMilli() > clock.millis()) {
-                deliver.accept(json);
-            }
-        });
-        // Catch up once registered: a pause stored before this node subscribed still holds.
-        // And once more a little later: "registered" means written to the cluster, but a
-        // publisher on another node may still relay to the members it knew, and its store
-        // write may land just after the first read (seen in a clean-clone CI run). A pause
-        // heard twice is harmless: a pause never shortens another.
-        AtomicBoolean closed = new AtomicBoolean();
-        consumer.completion().onSuccess(v -> {
-            catchUp.run();
-            vertx.setTimer(CATCH_UP_AGAIN_MILLIS, id -> {
-                if (!closed.get()) {
-                    catchUp.run();
-                }
-            });
-        });
-        return () -> {
+        }
+
+        @Override
+        public void close() {
             closed.set(true);
-            consumer.unregister();
-        };
+            MessageConsumer<String> c = consumer;
+            if (c != null) {
+                c.unregister();
+            }
+        }
     }
 
     private Future<AsyncMap<String, String>> map(String suffix) {

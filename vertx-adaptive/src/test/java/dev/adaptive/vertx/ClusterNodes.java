@@ -16,6 +16,7 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * Clustered Vert.x nodes on loopback with the Hazelcast cluster manager: TCP-IP join between
@@ -29,6 +30,15 @@ final class ClusterNodes implements AutoCloseable {
     final List<HazelcastClusterManager> managers = new ArrayList<>();
 
     static ClusterNodes start(int count) throws IOException {
+        return start(count, HazelcastClusterManager::new);
+    }
+
+    /**
+     * @param count    the nodes
+     * @param managers makes each node's cluster manager from its configuration (a subclass that
+     *                 injects faults, say)
+     */
+    static ClusterNodes start(int count, Function<Config, HazelcastClusterManager> managers) throws IOException {
         List<Integer> ports = freePorts(count);
         List<String> members = ports.stream().map(p -> "127.0.0.1:" + p).toList();
         String clusterName = "adaptive-test-" + UUID.randomUUID();
@@ -36,7 +46,7 @@ final class ClusterNodes implements AutoCloseable {
         // One after the other: the first becomes master at once, the others join it; started
         // together they could each form a cluster and only merge seconds later.
         for (int port : ports) {
-            HazelcastClusterManager manager = new HazelcastClusterManager(config(clusterName, port, members));
+            HazelcastClusterManager manager = managers.apply(config(clusterName, port, members));
             Vertx vertx = Await.result(Vertx.builder()
                     .with(new VertxOptions().setEventBusOptions(new EventBusOptions()
                             .setHost("127.0.0.1").setPort(0).setClusterPublicHost("127.0.0.1")))
