@@ -268,12 +268,13 @@ final class ExecutionImpl<R> implements Execution<R> {
             core.emit(new TraceEvent.TaskStart(core.name(), lease.startNanos(), index, n, core.limit(), core.inflight()));
         }
         Duration timeout = executor.taskTimeout();
-        if (timeout != null) {
-            // Armed with the start, not when the task is called: the bound is on the slot held.
-            a.timer = core.scheduler().schedule(a::onTimeout, Nanos.of(timeout));
-        }
         CompletionStage<R> stage;
         try {
+            if (timeout != null) {
+                // Armed with the start, not when the task is called: the bound is on the slot held.
+                // A scheduler that rejects it fails the attempt, which frees its slot.
+                a.timer = core.scheduler().schedule(a::onTimeout, Nanos.of(timeout));
+            }
             stage = task.call(a);
             if (stage == null) {
                 throw new NullPointerException("task returned a null CompletionStage");
@@ -452,14 +453,30 @@ final class ExecutionImpl<R> implements Execution<R> {
      * @param cause  its failure
      */
     private void retryAfter(long delayNanos, CompletableFuture<Lease> next, Attempt asking, Throwable cause) {
-        Cancellable t = hooks.delayRetry(() -> {
-            retryTimer = null;
-            if (next != null) {
-                awaitLease(next, false);
-            } else if (asking == null || retryWhenAllowed(asking, cause)) {
-                acquireAndRun(true);
+        Cancellable t;
+        try {
+            t = hooks.delayRetry(() -> {
+                retryTimer = null;
+                if (next != null) {
+                    awaitLease(next, false);
+                } else if (asking == null || retryWhenAllowed(asking, cause)) {
+                    acquireAndRun(true);
+                }
+            }, delayNanos, core.scheduler());
+        } catch (Throwable rejected) {
+            // The wait could not be armed (a scheduler that rejects, shut down say): the retry
+            // would never come, so the execution ends now with its last failure.
+            if (cause != rejected) {
+                cause.addSuppressed(rejected);
             }
-        }, delayNanos, core.scheduler());
+            result.completeExceptionally(cause);
+            if (next != null) {
+                // Its result is done: a lease already granted to the queued retry goes back as
+                // unused, and one still waiting was withdrawn with the result.
+                awaitLease(next, false);
+            }
+            return;
+        }
         if (t != null) {
             retryTimer = t;
             if (result.isDone()) {

@@ -345,9 +345,15 @@ final class LimiterCore {
             Listeners.tellAll(queueListeners, w, (l, x) -> l.run(), queueListenerFailures);
         }
         if (waitTimeoutNanos > 0) {
-            w.timeout = scheduler.schedule(() -> w.completeExceptionally(new AcquireTimeoutException(
-                    "limiter '" + name + "': no slot within waitTimeout=" + Duration.ofNanos(waitTimeoutNanos))),
-                    waitTimeoutNanos);
+            try {
+                w.timeout = scheduler.schedule(() -> w.completeExceptionally(new AcquireTimeoutException(
+                        "limiter '" + name + "': no slot within waitTimeout=" + Duration.ofNanos(waitTimeoutNanos))),
+                        waitTimeoutNanos);
+            } catch (Throwable rejected) {
+                // Already queued: fail the acquisition (it leaves the queue) rather than leave an
+                // orphan that a later grant would give a slot nobody releases.
+                w.completeExceptionally(rejected);
+            }
         }
         // The state may have changed between the check and the enqueue.
         LimiterState now = state;
@@ -629,18 +635,18 @@ final class LimiterCore {
             successes.increment();
         } else if (outcome instanceof Outcome.Ignored) {
             ignored.increment();
-        } else if (outcome instanceof Outcome.RateLimited r) {
+        } else if (outcome instanceof Outcome.RateLimited) {
             rateLimitEvents.increment();
-            // Open the pause before the slot is freed, so the drain below cannot dispatch into
-            // the window the server just announced.
-            if (!r.retryAfter().isZero()) {
-                pauseFor(r.retryAfter(), now);
-            }
         } else if (outcome instanceof Outcome.Dropped) {
             congestionEvents.increment();
         }
         CompletableFuture<Lease> next = null;
         try {
+            if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
+                // Open the pause before the slot is freed, so the drain below cannot dispatch into
+                // the window the server just announced.
+                pauseFor(r.retryAfter(), now);
+            }
             fold(lease, outcome, now, rtt);
         } finally {
             if (gate != null) {
@@ -999,7 +1005,26 @@ final class LimiterCore {
             Listeners.tellAll(pauseListeners, event, Consumer::accept, pauseListenerFailures);
         }
         Pause mine = opened;
-        scheduler.schedule(() -> maybeEndPause(mine), wait);
+        try {
+            scheduler.schedule(() -> maybeEndPause(mine), wait);
+        } catch (Throwable rejected) {
+            // No timer will end this pause (a scheduler that rejects, shut down say): put back what
+            // was open (whose own timer ends it) rather than hold dispatch for good. Not rethrown:
+            // it would unwind the release of the lease that carried the answer.
+            if (PAUSE.compareAndSet(this, mine, current)) {
+                logUntimedPause(wait, rejected);
+                drain();
+            }
+        }
+    }
+
+    private void logUntimedPause(long waitNanos, Throwable rejected) {
+        try {
+            LOG.log(Level.WARNING, "limiter '" + name + "': the scheduler refused the timer of a Retry-After pause of "
+                    + Duration.ofNanos(waitNanos) + " (" + rejected + "); dispatch is not held for it");
+        } catch (Throwable brokenLogger) {
+            // Logging is an observer.
+        }
     }
 
     private void maybeEndPause(Pause mine) {

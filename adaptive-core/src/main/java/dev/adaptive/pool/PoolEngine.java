@@ -186,6 +186,9 @@ public final class PoolEngine<T, R> {
         this.feeder = new WorkLoop(executor, this::feedPass);
         this.delivery = new WorkLoop(executor, this::deliverPass);
         this.resumeFeeder = feeder::resume;
+        // A run stopped before start() (a subscriber that cancels in onSubscribe) finishes at
+        // once: its stats must measure from here, not from 0.
+        this.startNanos = ticker.nanoTime();
     }
 
     /**
@@ -208,6 +211,9 @@ public final class PoolEngine<T, R> {
     public void start() {
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("a run starts once");
+        }
+        if (finished.get()) {
+            return; // stopped and ended before it started: nothing to arm or open
         }
         startNanos = ticker.nanoTime();
         atStart = limiter.stats();
@@ -391,9 +397,15 @@ public final class PoolEngine<T, R> {
         Execution<R> e;
         try {
             e = starter.start(index, ctx -> call(item, ctx), lease, overWhenDone);
-        } catch (RuntimeException | Error broken) {
+        } catch (Throwable broken) {
+            // The item was accepted: it ends as an error with no attempt, and the slot the run
+            // held for it goes back (a no-op if the starter released it).
             unfinished.decrementAndGet();
-            throw broken;
+            lease.release(Outcome.IGNORED);
+            failed.increment();
+            outbox.offer(new ItemError<>(index, item, broken, 0));
+            deliver();
+            return;
         }
         CompletableFuture<R> result = e.result();
         boolean tracked = !result.isDone();

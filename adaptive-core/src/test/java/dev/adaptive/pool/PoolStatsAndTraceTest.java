@@ -2,12 +2,15 @@ package dev.adaptive.pool;
 
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.limit.Aimd;
+import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 import static dev.adaptive.pool.VirtualPoolHarness.Reply;
 import static dev.adaptive.pool.VirtualPoolHarness.ms;
@@ -116,5 +119,40 @@ class PoolStatsAndTraceTest {
         Map<Integer, Duration> totals = rec.totals(h.time.nanoTime());
         assertThat(totals.values().stream().reduce(Duration.ZERO, Duration::plus))
                 .isEqualTo(Duration.ofMillis(changes + 1));
+    }
+
+    @Test
+    void aRunCancelledInOnSubscribeMeasuresItsElapsedFromWhenItWasMadeNotFromTheTickersZero() {
+        VirtualTime time = new VirtualTime();
+        time.advance(Duration.ofHours(5)); // the ticker reads 5 h when the run is made
+        PoolPublisher<Integer, Integer> publisher = ItemPool.of(1, 2, 3).withVirtualTime(time)
+                .publish((item, ctx) -> CompletableFuture.completedFuture(item));
+        publisher.subscribe(new Flow.Subscriber<>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                s.cancel();
+            }
+
+            @Override
+            public void onNext(Settled<Integer, Integer> item) {
+                // cancelled before any item: none comes
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // not what this test reads
+            }
+
+            @Override
+            public void onComplete() {
+                // not what this test reads
+            }
+        });
+        time.runUntilIdle();
+
+        PoolStats stats = publisher.stats().join();
+        assertThat(stats.accepted()).isEqualTo(3);
+        assertThat(stats.failed()).isEqualTo(3);
+        assertThat(stats.elapsed()).as("elapsed of a run that never ran").isLessThan(Duration.ofSeconds(1));
     }
 }
