@@ -40,6 +40,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code adaptive.limiter.inflight}</td><td>gauge</td><td></td><td>leases held</td></tr>
  *   <tr><td>{@code adaptive.limiter.waiting}</td><td>gauge</td><td></td><td>acquisitions queued</td></tr>
  *   <tr><td>{@code adaptive.limiter.paused}</td><td>gauge</td><td></td><td>1 while a Retry-After pause is open</td></tr>
+ *   <tr><td>{@code adaptive.limiter.outage}</td><td>gauge</td><td></td><td>1 while an outage holds dispatch to one probe at a time</td></tr>
  *   <tr><td>{@code adaptive.limiter.pause.remaining}</td><td>time gauge</td><td></td><td>what is left of it</td></tr>
  *   <tr><td>{@code adaptive.limiter.attempts}</td><td>counter</td><td>{@code outcome}</td><td>attempts released, by outcome</td></tr>
  *   <tr><td>{@code adaptive.limiter.retries}</td><td>counter</td><td>{@code cause}</td><td>retries decided, by cause</td></tr>
@@ -48,6 +49,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code adaptive.limiter.shed}</td><td>counter</td><td></td><td>acquisitions refused as full</td></tr>
  *   <tr><td>{@code adaptive.limiter.retries.refused}</td><td>counter</td><td></td><td>retries the retry budget refused</td></tr>
  *   <tr><td>{@code adaptive.limiter.quota.holds}</td><td>counter</td><td></td><td>holds of dispatch by an announced quota</td></tr>
+ *   <tr><td>{@code adaptive.limiter.outages}</td><td>counter</td><td></td><td>outages met</td></tr>
  *   <tr><td>{@code adaptive.limiter.callback.failures}</td><td>counter</td><td>{@code callback}</td><td>user callbacks that threw</td></tr>
  *   <tr><td>{@code adaptive.limiter.attempt.rtt}</td><td>timer</td><td>{@code outcome}</td><td>attempt round trips</td></tr>
  *   <tr><td>{@code adaptive.fleet.share}</td><td>gauge</td><td>{@code fleet}</td><td>this node's ceiling</td></tr>
@@ -66,8 +68,13 @@ import java.util.function.ToDoubleFunction;
  * one {@link TraceEvent.TaskEnd} per attempt (and no other trace event, unless another listener
  * wants them), a small cost per attempt; {@link Builder#attemptTimer(boolean)} turns it off.
  *
- * <p>Thread-safe. {@link #bindTo(MeterRegistry)} may be called for several registries;
- * {@link #close()} removes every meter it registered and the trace listener.
+ * <p>Thread-safe. {@link #bindTo(MeterRegistry)} may be called for several registries (again
+ * for one already bound, it does nothing); {@link #close()} removes every meter it registered
+ * and the trace listener. One registry holds the meters of one limiter per name and tags: a
+ * registry that already has them (another limiter of the same name, or a composite this binding
+ * already feeds) is refused with an {@link IllegalStateException} naming the limiter, since
+ * Micrometer would hand back the other limiter's meters, and closing either binding would then
+ * remove the meters of both.
  */
 public final class LimiterMetrics implements MeterBinder, AutoCloseable {
 
@@ -113,9 +120,28 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
         return m;
     }
 
+    /**
+     * Registers the limiter's meters in {@code registry}; nothing if this binding already did.
+     *
+     * @param registry where the meters go
+     * @throws IllegalStateException if the registry already has the meters of a limiter of this
+     *                               name and tags
+     */
     @Override
     public void bindTo(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
+        synchronized (bound) {
+            for (Bound b : bound) {
+                if (b.registry() == registry) {
+                    return; // once per registry: a second timer listener would count each attempt twice
+                }
+            }
+        }
+        if (registry.find(LIMITER + ".limit").tags(tags).meter() != null) {
+            throw new IllegalStateException("the registry already has the meters of a limiter named '"
+                    + limiter.name() + "' " + tags + ": two limiters share that name (give each its own), or the"
+                    + " registry is in a composite this binding already feeds");
+        }
         List<Meter> meters = new ArrayList<>();
         String p = LIMITER + ".";
         meters.add(gauge(registry, p + "limit", "The concurrency limit now", Limiter::limit));

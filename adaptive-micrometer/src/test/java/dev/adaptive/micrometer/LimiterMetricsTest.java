@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class LimiterMetricsTest {
 
@@ -170,5 +171,40 @@ class LimiterMetricsTest {
         } finally {
             member.close();
         }
+    }
+
+    @Test
+    void aSecondLimiterOfTheSameNameIsRefusedAndTheFirstKeepsItsMeters() {
+        Limiter first = Limiter.builder().name("orders").time(time).limit(FixedLimit.of(10)).build();
+        LimiterMetrics firstMetrics = LimiterMetrics.bind(first, registry);
+        Limiter second = Limiter.builder().name("orders").time(time).limit(FixedLimit.of(20)).build();
+        LimiterMetrics secondMetrics = LimiterMetrics.builder(second).build();
+        assertThatThrownBy(() -> secondMetrics.bindTo(registry)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("limiter named 'orders'").hasMessageContaining("two limiters share that name");
+        secondMetrics.close(); // registered nothing: removes nothing
+        assertThat(registry.scrape()).contains("adaptive_limiter_limit{name=\"orders\"} 10.0");
+        // Under a name of its own, both are there.
+        Limiter renamed = Limiter.builder().name("orders-b").time(time).limit(FixedLimit.of(30)).build();
+        try (LimiterMetrics other = LimiterMetrics.bind(renamed, registry)) {
+            assertThat(registry.scrape()).contains("adaptive_limiter_limit{name=\"orders-b\"} 30.0")
+                    .contains("adaptive_limiter_limit{name=\"orders\"} 10.0");
+        }
+        firstMetrics.close();
+        assertThat(registry.scrape()).doesNotContain("adaptive_limiter");
+    }
+
+    @Test
+    void bindingTwiceToOneRegistryRegistersOnceAndCountsEachAttemptOnce() {
+        Limiter limiter = Limiter.builder().name("orders").time(time).limit(FixedLimit.of(10)).build();
+        LimiterMetrics metrics = LimiterMetrics.builder(limiter).build();
+        metrics.bindTo(registry);
+        metrics.bindTo(registry);
+        AdaptiveExecutor.builder(limiter).build().execute(ctx -> CompletableFuture.completedFuture("ok"));
+        time.runUntilIdle();
+        assertThat(registry.scrape())
+                .contains("adaptive_limiter_attempts_total{name=\"orders\",outcome=\"success\"} 1.0")
+                .contains("adaptive_limiter_attempt_rtt_seconds_count{name=\"orders\",outcome=\"success\"} 1\n");
+        metrics.close();
+        assertThat(registry.scrape()).doesNotContain("adaptive_limiter");
     }
 }

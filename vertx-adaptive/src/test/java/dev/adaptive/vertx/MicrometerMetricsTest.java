@@ -82,4 +82,23 @@ class MicrometerMetricsTest {
         assertThat(registry.scrape()).doesNotContain("adaptive_limiter");
         server.close();
     }
+
+    /**
+     * Two limiters of one name (both unnamed, say: "adaptive"): the second runs without meters
+     * (a warning says why) rather than share the first's, and closing it leaves the first's.
+     */
+    @Test
+    void aSecondLimiterOfTheSameNameRunsWithoutMetersAndLeavesTheFirstsInPlace() {
+        vertx = Vertx.vertx(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)
+                .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))));
+        PrometheusMeterRegistry registry = (PrometheusMeterRegistry) BackendRegistries.getDefaultNow();
+        AdaptiveLimiter first = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setAlgorithm("fixed").setMaxLimit(10));
+        AdaptiveLimiter second = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setAlgorithm("fixed").setMaxLimit(20));
+        assertThat(second.stats().getInteger("limit")).as("the second limiter runs").isEqualTo(20);
+        assertThat(registry.scrape()).contains("adaptive_limiter_limit{name=\"adaptive\"} 10.0");
+        Await.result(second.close());
+        assertThat(registry.scrape()).as("the first is still open").contains("adaptive_limiter_limit{name=\"adaptive\"} 10.0");
+        Await.result(first.close());
+        assertThat(registry.scrape()).doesNotContain("adaptive_limiter_limit");
+    }
 }
