@@ -6,9 +6,12 @@ import dev.adaptive.testing.FlakyHttpServer;
 import dev.adaptive.testing.FlakyModel;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.camel.CamelContext;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
+import org.apache.camel.spi.CamelEvent;
+import org.apache.camel.support.EventNotifierSupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -89,6 +92,19 @@ public final class CamelMainExample {
         return metrics;
     }
 
+    private static void printSummary(CamelContext context, Metrics metrics) {
+        AdaptiveStats stats = context.getComponent("adaptive", AdaptiveComponent.class).stats("orders-api").orElse(null);
+        if (stats != null) {
+            System.out.printf("camel main: %d ok, %d failed, limit %d (max reached %d), %d rate-limit events%n",
+                    stats.completed(), stats.failed(), stats.limit(), stats.maxLimitReached(), stats.rateLimitEvents());
+        }
+        System.out.println("camel main: meters scraped from " + metrics.endpoint().uri() + ":");
+        metrics.scrapeOverHttp().lines().filter(l -> l.startsWith("adaptive_limiter_")
+                        && !l.contains("outcome=\"ignored\"") && !l.contains("outcome=\"dropped\"")
+                        && !l.contains("_max{"))
+                .forEach(l -> System.out.println("  " + l));
+    }
+
     /**
      * @param args optional base URL of the API ({@code /items/{i}} is appended); default: an embedded flaky server
      * @throws Exception when Camel cannot start
@@ -99,21 +115,16 @@ public final class CamelMainExample {
             Main main = new Main();
             main.addOverrideProperty("api.url", local != null ? local.uri().toString() : args[0]);
             Metrics metrics = withMetrics(main);
-            main.addMainListener(new MainListenerSupport() {
+            // The summary is read as the context begins to stop, on the thread that stops it and
+            // before any route or component stops. A MainListener's beforeStop is too late here:
+            // duration-max-idle stops the context on a thread of its own, and the component may
+            // already have removed the pool's meters when beforeStop runs.
+            main.bind("summaryOnStop", new EventNotifierSupport() {
                 @Override
-                public void beforeStop(BaseMainSupport stopped) {
-                    AdaptiveStats stats = stopped.getCamelContext().getComponent("adaptive", AdaptiveComponent.class)
-                            .stats("orders-api").orElse(null);
-                    if (stats != null) {
-                        System.out.printf("camel main: %d ok, %d failed, limit %d (max reached %d), %d rate-limit"
-                                + " events%n", stats.completed(), stats.failed(), stats.limit(),
-                                stats.maxLimitReached(), stats.rateLimitEvents());
+                public void notify(CamelEvent event) {
+                    if (event instanceof CamelEvent.CamelContextStoppingEvent stopping) {
+                        printSummary(stopping.getContext(), metrics);
                     }
-                    System.out.println("camel main: meters scraped from " + metrics.endpoint().uri() + ":");
-                    metrics.scrapeOverHttp().lines().filter(l -> l.startsWith("adaptive_limiter_")
-                                    && !l.contains("outcome=\"ignored\"") && !l.contains("outcome=\"dropped\"")
-                                    && !l.contains("_max{"))
-                            .forEach(l -> System.out.println("  " + l));
                 }
             });
             main.run();

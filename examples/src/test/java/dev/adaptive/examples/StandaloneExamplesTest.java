@@ -54,6 +54,8 @@ class StandaloneExamplesTest {
     @Test
     void camelMainExample() throws Exception {
         String out = Console.capture(() -> CamelMainExample.main(new String[0]));
-        assertThat(out).containsPattern("camel main: 50 ok, 0 failed, limit \\d+ \\(max reached \\d+\\), \\d+ rate-limit events");
+        assertThat(out).containsPattern("camel main: 50 ok, 0 failed, limit \\d+ \\(max reached \\d+\\), \\d+ rate-limit events")
+                .contains("camel main: meters scraped from")
+                .contains("adaptive_limiter_limit{camelContext=\"orders-example\",name=\"adaptive:orders-api\"}");
     }
 }
