@@ -36,14 +36,19 @@ class AdaptiveRoutePolicyTest {
 
     @BeforeEach
     void startRoute() throws Exception {
+        camel.start();
+        route = sedaRoute("jobs");
+    }
+
+    /** @return a route {@code id} consuming {@code seda:id}, added to the started context */
+    private Route sedaRoute(String id) throws Exception {
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("seda:jobs?pollTimeout=20").routeId("jobs").log("${body}");
+                from("seda:" + id + "?pollTimeout=20").routeId(id).log("${body}");
             }
         });
-        camel.start();
-        route = camel.getRoute("jobs");
+        return camel.getRoute(id);
     }
 
     @AfterEach
@@ -95,13 +100,7 @@ class AdaptiveRoutePolicyTest {
 
     @Test
     void aPolicySharedByTwoRoutesResumesEveryConsumerItSuspendedOnceInFlightFalls() throws Exception {
-        camel.addRoutes(new RouteBuilder() {
-            @Override
-            public void configure() {
-                from("seda:more?pollTimeout=20").routeId("more").log("${body}");
-            }
-        });
-        Route other = camel.getRoute("more");
+        Route other = sedaRoute("more");
         AdaptiveRoutePolicy policy = AdaptiveRoutePolicy.builder().guard(ConcurrencyGuard.builder().time(time)
                 .limit(GuardGradient.builder().minLimit(10).initialLimit(10).maxLimit(10).build()).build()).build();
         List<Exchange> inOther = new ArrayList<>();

@@ -46,13 +46,19 @@ class AdaptiveEventBusTest {
         assertThat(target.maxInflight()).isLessThanOrEqualTo(3);
     }
 
-    @Test
-    void whenTheRateLimitBudgetRunsOutTheConsumersOwnFailureIsReported(Vertx vertx) {
+    /** @return the requests that reached a consumer at {@code address} that refuses each with a 10 ms wait */
+    private static AtomicInteger alwaysRateLimited(Vertx vertx, String address) {
         AtomicInteger arrivals = new AtomicInteger();
-        Await.result(vertx.eventBus().consumer("always-429", m -> {
+        Await.result(vertx.eventBus().consumer(address, m -> {
             arrivals.incrementAndGet();
             RateLimitReply.fail(m, Duration.ofMillis(10));
         }).completion());
+        return arrivals;
+    }
+
+    @Test
+    void whenTheRateLimitBudgetRunsOutTheConsumersOwnFailureIsReported(Vertx vertx) {
+        AtomicInteger arrivals = alwaysRateLimited(vertx, "always-429");
         AdaptiveEventBus bus = AdaptiveEventBus.create(AdaptiveLimiter.create(vertx,
                 new AdaptiveOptions().setMaxRateLimitRetries(2).setStatsAddress(null)));
         Throwable t = Await.failure(bus.request("always-429", "x"));
@@ -66,11 +72,7 @@ class AdaptiveEventBusTest {
 
     @Test
     void whenTheRetryBudgetRefusesARetryTheConsumersOwnFailureIsReportedToo(Vertx vertx) {
-        AtomicInteger arrivals = new AtomicInteger();
-        Await.result(vertx.eventBus().consumer("budget-429", m -> {
-            arrivals.incrementAndGet();
-            RateLimitReply.fail(m, Duration.ofMillis(10));
-        }).completion());
+        AtomicInteger arrivals = alwaysRateLimited(vertx, "budget-429");
         // The retry budget on (the default) but empty: the first retry is refused.
         AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setRetryBudgetRatio(0)
                 .setRetryBudgetMinPerSecond(0).setStatsAddress(null));
