@@ -293,10 +293,8 @@ final class ExecutionImpl<R> implements Execution<R> {
     private Outcome classify(Object value, Throwable error) {
         Outcome o;
         try {
+            // null is the classifier's "as the default says" (OutcomeClassifier), not a failure.
             o = executor.classifier().classify(value, error);
-            if (o == null) {
-                core.classifierFailures.failed(new NullPointerException("the classifier returned null"));
-            }
         } catch (Throwable t) {
             core.classifierFailures.failed(t);
             o = null;

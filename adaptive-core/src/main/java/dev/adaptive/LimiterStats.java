@@ -42,8 +42,9 @@ import java.time.Duration;
  * @param lastRetryAfter      the last wait a server asked for (before the limiter's cap), as a
  *                            rate-limited release or {@link Limiter#pauseFor(Duration)} passed
  *                            it; {@link Duration#ZERO} before the first
- * @param classifierFailures  calls of an executor's {@link OutcomeClassifier} that threw or
- *                            returned {@code null}; the default classification applied
+ * @param classifierFailures  calls of an executor's {@link OutcomeClassifier} that threw; the
+ *                            default classification applied (a {@code null} answer asks for it
+ *                            and is not counted)
  * @param quotaHolds          times a quota the server announced left no more than what was in
  *                            flight, so that dispatch held until its renewal (once per window)
  * @param retriesRefused      times the {@link dev.adaptive.retry.RetryBudget} refused a retry (a

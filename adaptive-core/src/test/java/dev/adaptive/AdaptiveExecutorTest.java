@@ -183,6 +183,22 @@ class AdaptiveExecutorTest {
         time.runUntilIdle();
         assertThat(e.result()).isCompletedWithValue("boom");
         assertThat(starts).containsExactly(0L, ms(510));
+        assertThat(limiter.stats().classifierFailures()).as("the throw, not the null answers").isEqualTo(1);
+    }
+
+    @Test
+    void aClassifierThatAnswersNullAsksForTheDefaultAndIsNotCountedAsFailing() {
+        Limiter limiter = limiter(2);
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).retryPolicy(noJitter().retries(0).build())
+                .classifier((result, error) -> null).build();
+        Execution<String> ok = ex.start(0, scripted(Duration.ofMillis(10), "ok"), null);
+        Execution<String> failed = ex.start(1, scripted(Duration.ofMillis(10), new IllegalStateException("500")), null);
+        time.runUntilIdle();
+        assertThat(ok.result()).isCompletedWithValue("ok");
+        assertThat(failed.result()).isCompletedExceptionally();
+        assertThat(limiter.stats().successes()).isEqualTo(1);
+        assertThat(limiter.stats().congestionEvents()).isEqualTo(1);
+        assertThat(limiter.stats().classifierFailures()).isZero();
     }
 
     /** A value whose {@code toString()} throws, as a lazy entity without its session does. */

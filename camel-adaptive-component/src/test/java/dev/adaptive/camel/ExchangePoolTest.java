@@ -225,6 +225,7 @@ class ExchangePoolTest {
         assertThat(attempts(x)).isEqualTo(2);
         assertThat(pool.stats().congestionEvents()).isEqualTo(2);
         assertThat(pool.stats().inflight()).isZero();
+        assertThat(pool.limiter().stats().classifierFailures()).as("a timeout is no classifier's failure").isZero();
     }
 
     @Test
