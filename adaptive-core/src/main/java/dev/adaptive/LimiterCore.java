@@ -595,15 +595,21 @@ final class LimiterCore {
         }
         GateWake wake = new GateWake(at);
         gateWake.set(wake);
-        wake.timer = scheduler.schedule(() -> {
+        try {
+            wake.timer = scheduler.schedule(() -> {
+                gateWake.compareAndSet(wake, null);
+                drain();
+            }, wait);
+        } catch (Throwable rejected) {
+            // Not armed (a scheduler that rejects, shut down say): forget it, so that the next drain (a release, an acquire, gateChanged) arms again.
             gateWake.compareAndSet(wake, null);
-            drain();
-        }, wait);
+            gateFailures.failed(rejected);
+        }
     }
 
     private void cancelGateWake() {
         GateWake armed = gateWake.getAndSet(null);
-        if (armed != null) {
+        if (armed != null && armed.timer != null) {
             armed.timer.cancel();
         }
     }

@@ -3,8 +3,7 @@ package dev.adaptive;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
-import dev.adaptive.time.Cancellable;
-import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.VirtualTime;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
@@ -22,23 +21,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SchedulerRejectsTest {
 
-    /** VirtualTime that rejects every schedule() while {@link #rejecting} is set. */
-    static final class RejectingScheduler implements Scheduler {
-        final VirtualTime time;
-        volatile boolean rejecting;
-
-        RejectingScheduler(VirtualTime time) {
-            this.time = time;
-        }
-
-        @Override
-        public Cancellable schedule(Runnable task, long delayNanos) {
-            if (rejecting) {
-                throw new RejectedExecutionException("scheduler shut down");
-            }
-            return time.schedule(task, delayNanos);
-        }
-    }
 
     private final VirtualTime time = new VirtualTime();
     private final RejectingScheduler scheduler = new RejectingScheduler(time);

@@ -51,10 +51,10 @@ final class DelayedRetries {
      */
     Wait add(Runnable retry, long delayNanos, boolean armed, long now) {
         Wait w = new Wait(retry, delayNanos);
-        waits.add(w);
         if (armed) {
-            arm(w, now);
+            arm(w, now); // a scheduler that rejects throws here: nothing is kept
         }
+        waits.add(w);
         return w;
     }
 
@@ -95,12 +95,19 @@ final class DelayedRetries {
             if (w.timer != null) {
                 continue;
             }
-            if (w.remainingNanos <= 0) {
-                waits.remove(w);
-                ready.add(w);
-            } else {
-                arm(w, now);
+            if (w.remainingNanos > 0) {
+                try {
+                    arm(w, now);
+                    continue;
+                } catch (Throwable rejected) {
+                    // Its wait cannot be timed (a scheduler that rejects): better early than never,
+                    // and the thaw goes on for the others.
+                    w.timer = null;
+                    w.timerToken = null;
+                }
             }
+            waits.remove(w);
+            ready.add(w);
         }
         return ready;
     }

@@ -2,15 +2,13 @@ package dev.adaptive.pool;
 
 import dev.adaptive.Limiter;
 import dev.adaptive.limit.FixedLimit;
-import dev.adaptive.time.Cancellable;
-import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,21 +44,13 @@ class PoolStarterFailsTest {
     @Test
     void anItemPoolWhoseSchedulerRejectsTheTaskTimeoutStillCompletes() {
         VirtualTime time = new VirtualTime();
-        boolean[] rejecting = {true};
-        Scheduler scheduler = new Scheduler() {
-            @Override
-            public Cancellable schedule(Runnable task, long delayNanos) {
-                if (rejecting[0]) {
-                    throw new RejectedExecutionException("scheduler shut down");
-                }
-                return time.schedule(task, delayNanos);
-            }
-        };
+        RejectingScheduler scheduler = new RejectingScheduler(time);
+        scheduler.rejecting = true;
         PoolRun<AdaptiveResult<String, String>> run = ItemPool.of("a", "b")
                 .withTime(time, scheduler)
                 .withTaskTimeout(Duration.ofSeconds(1))
                 .process((item, ctx) -> CompletableFuture.completedFuture(item));
-        rejecting[0] = false;
+        scheduler.rejecting = false;
         time.advance(Duration.ofMinutes(10));
 
         assertThat(run.isDone()).as("run completed").isTrue();
