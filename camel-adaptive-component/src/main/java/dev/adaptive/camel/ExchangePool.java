@@ -219,8 +219,12 @@ final class ExchangePool {
         pending.incrementAndGet();
         if (t == null) {
             active.add(s);
-            awaitConsumer(s, consumerTimeout);
-            return false;
+            if (!awaitConsumer(s, consumerTimeout)) {
+                return false;
+            }
+            // The consumer arrived between the check above and the wait: still on the caller's
+            // thread, in its process(), so it starts as if it had been there all along.
+            active.remove(s);
         }
         if (s.start(true)) {
             // It ended on this thread (a first attempt on it, whose route was synchronous): Camel
@@ -258,17 +262,20 @@ final class ExchangePool {
         return true;
     }
 
-    private void awaitConsumer(Submission s, Duration timeout) {
-        awaitingConsumer.add(s);
+    /**
+     * @return {@code true} if the consumer arrived between the check in submit() and this wait,
+     *         and the exchange was taken back for the caller to start; {@code false} if it waits
+     *         (the consumer's attach, or the timeout, takes it from here)
+     */
+    private boolean awaitConsumer(Submission s, Duration timeout) {
         scheduler.schedule(() -> {
             if (awaitingConsumer.remove(s)) {
                 s.fail(notAvailable(s.original(), "none started within timeout=" + timeout));
             }
         }, timeout);
-        // The consumer may have arrived between the check in submit() and the add above.
-        if (target != null && awaitingConsumer.remove(s)) {
-            s.start(false);
-        }
+        awaitingConsumer.add(s);
+        // A consumer that attached before the add did not see this exchange: take it back.
+        return target != null && awaitingConsumer.remove(s);
     }
 
     // ---- the consumer's side -------------------------------------------------------------

@@ -347,6 +347,39 @@ class ExchangePoolTest {
         assertThat(atOnce.getException()).isInstanceOf(AdaptiveConsumerNotAvailableException.class);
     }
 
+    /**
+     * The consumer attaches in the instant between submit()'s check for it and the wait it arms:
+     * the exchange is still in the caller's process(), so a synchronous caller's first attempt
+     * runs there and then, on the caller's own exchange, as if the consumer had been there.
+     */
+    @Test
+    void aSynchronousExchangeWhoseConsumerArrivesWhileItIsBeingQueuedStillRunsInPlace() {
+        PoolConfig config = PoolConfig.builder().set("jitter", 0).build();
+        ExchangePool[] pool = new ExchangePool[1];
+        List<Thread> ranOn = new ArrayList<>();
+        dev.adaptive.time.Scheduler attachingFirst = (task, delayNanos) -> {
+            if (pool[0].target() == null) {
+                pool[0].attach(this, AsyncProcessorConverterHelper.convert(e -> {
+                    ranOn.add(Thread.currentThread());
+                    e.getMessage().setBody("done");
+                }));
+            }
+            return time.schedule(task, delayNanos);
+        };
+        pool[0] = new ExchangePool("p", () -> config, time, attachingFirst, r -> {
+            throw new AssertionError("handed to a worker");
+        }, Clock.systemUTC());
+        Exchange x = new DefaultExchange(camel);
+        x.getIn().setBody("x");
+
+        boolean endedInProcess = pool[0].submit(x, doneSync -> ended.add(x), Duration.ofSeconds(30), true);
+
+        assertThat(ranOn).containsExactly(Thread.currentThread());
+        assertThat(endedInProcess).as("ended before process() returned").isTrue();
+        assertThat(x.getMessage().getBody()).isEqualTo("done");
+        assertThat(ended).containsExactly(x);
+    }
+
     @Test
     void aClassifierBeanOverridesTheDefaultReadingAndFallsBackWhenItThrows() {
         AtomicInteger calls = new AtomicInteger();
