@@ -105,9 +105,15 @@ final class ExchangePool {
         if (e != null) {
             return e;
         }
+        // Fixes the options under the component's monitor: never while holding this one, which
+        // the component's stop (holding its own) takes to close the pool.
+        PoolConfig config = configSource.get();
         synchronized (this) {
+            if (closed) {
+                throw stopped("it is stopped");
+            }
             if (engine == null) {
-                engine = build(configSource.get());
+                engine = build(config);
                 if (paused) {
                     engine.limiter().pause();
                 }
@@ -344,14 +350,18 @@ final class ExchangePool {
 
     /** Stops for good: every exchange still on its way fails with {@link AdaptivePoolStoppedException}. */
     void close() {
-        if (stopping == null) {
-            stopping = "the Camel context or component stopped";
+        Engine e;
+        synchronized (this) {
+            // After an engine being built (whose meters and fleet this closes), before any other.
+            if (stopping == null) {
+                stopping = "the Camel context or component stopped";
+            }
+            closed = true;
+            e = engine;
         }
-        closed = true;
         awaitingConsumer.clear();
         // An exchange accepted while this runs is failed by its own add: none slips past.
         active.close("the Camel context or component stopped before the exchange completed");
-        Engine e = engine;
         if (e != null) {
             if (e.fleet() != null) {
                 e.fleet().close();
