@@ -116,8 +116,9 @@ public class AdaptiveComponent extends DefaultComponent {
     }
 
     /**
-     * @return the named pools' options, keyed {@code <pool name>.<option>} (a name may hold dots:
-     *         the option is what follows the last one)
+     * @return the named pools' options, keyed {@code <pool name>.<option>} (a name set here, in
+     *         Java, may hold dots: the option is what follows the last one; in properties it may
+     *         not, since Camel's binding takes each dot for a step into this map)
      */
     public Map<String, Object> getPools() {
         return pools;

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * is loaded only after {@link #PRESENT} found them on the class path, so the component runs
  * without them. Binds a pool's limiter to the {@link MeterRegistry} of the Camel context's
  * registry: the bean named {@code meterRegistry}, else the one named {@code metricsRegistry}
- * (camel-micrometer's name), else the only {@code MeterRegistry} bean; none, no meters.
+ * (camel-micrometer's name), else the only {@code MeterRegistry} bean; none, no meters; several,
+ * none of them named so, no meters and a warning.
  */
 final class PoolMeters {
 
@@ -52,6 +53,13 @@ final class PoolMeters {
         static AutoCloseable bind(CamelContext context, Limiter limiter, FleetMember fleet) {
             MeterRegistry registry = find(context.getRegistry());
             if (registry == null) {
+                int beans = context.getRegistry().findByType(MeterRegistry.class).size();
+                if (beans > 1) {
+                    // Several, none under a name it knows: which one is meant is the user's call.
+                    LOG.warn("{} runs without meters: the registry holds {} MeterRegistry beans and none is named"
+                            + " meterRegistry or metricsRegistry; bind the one to use under either name", limiter.name(),
+                            beans);
+                }
                 return null;
             }
             LimiterMetrics metrics = LimiterMetrics.builder(limiter).tag("camelContext", context.getName())
