@@ -466,6 +466,14 @@ final class ExchangePool {
             // The pool's own refusals say nothing about the downstream's capacity.
             return isPoolFailure(error) ? Outcome.IGNORED : null;
         }
+        try {
+            return classifyAttempt(custom, defaults, attempt);
+        } finally {
+            CarriedAnswer.forget(attempt);
+        }
+    }
+
+    private Outcome classifyAttempt(ExchangeClassifier custom, ExchangeClassifier defaults, Exchange attempt) {
         if (custom != null) {
             try {
                 Outcome o = custom.classify(attempt);

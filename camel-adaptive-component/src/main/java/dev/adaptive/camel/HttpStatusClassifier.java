@@ -84,8 +84,10 @@ final class HttpStatusClassifier implements ExchangeClassifier {
         if (!m.hasHeaders()) {
             return Outcome.SUCCESS;
         }
-        Map<String, Object> headers = m.getHeaders();
-        Integer status = m.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        // The answer the route got: not what the caller's message carried in from another call.
+        Map<String, Object> headers = CarriedAnswer.fresh(attempt);
+        Integer status = headers.get(Exchange.HTTP_RESPONSE_CODE) == null ? null
+                : m.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
         if (status != null) {
             Outcome o = rateLimited(new HttpAnswer(status, headers));
             if (o != null) {

@@ -291,6 +291,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         exchange.setProperty(AdaptiveConstants.ATTEMPT, ctx.attempt());
         // The grant's own reading, not a second one of the same clock.
         exchange.setProperty(AdaptiveConstants.DISPATCHED, ctx.startNanos());
+        CarriedAnswer.mark(exchange);
         return new Run(target, exchange, ctx);
     }
 

@@ -5,7 +5,6 @@ import dev.adaptive.docs.Snippets;
 import dev.adaptive.testing.FlakyHttpServerExtension;
 import dev.adaptive.testing.FlakyModel;
 import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
@@ -93,37 +92,6 @@ class DocsExamplesTest {
             camel.start();
             assertHttpFollowsTheRules(camel, maxLimitOf(snippet));
             runsOrders(camel, 40);
-        }
-    }
-
-    @Test
-    void theClassificationSectionsHeaderRemovalKeepsAnotherApisAnswerFromPausingThePool() throws Exception {
-        String java = Snippets.blocks("docs/camel.md", "## Classification", "java").stream()
-                .filter(b -> b.contains("removeHeaders")).findFirst().orElseThrow();
-        try (CamelContext camel = new DefaultCamelContext()) {
-            camel.addRoutes(routes(java));
-            camel.addRoutes(new RouteBuilder() {
-                @Override
-                public void configure() {
-                    from("adaptive:fallback").setBody(constant("fallback ok"));
-                }
-            });
-            camel.start();
-            ProducerTemplate template = camel.createProducerTemplate();
-            for (int i = 0; i < 3; i++) {
-                Exchange sent = template.request("direct:primary-refused", e -> {
-                    e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, 429);
-                    e.getIn().setHeader("retry-after", "30");
-                    e.getIn().setHeader("X-RateLimit-Remaining", "0");
-                    e.getIn().setHeader("X-RateLimit-Reset", "60");
-                    e.getIn().setHeader("RateLimit", "limit=10, remaining=0, reset=60");
-                });
-                assertThat(sent.getException()).isNull();
-                assertThat(sent.getMessage().getBody()).isEqualTo("fallback ok");
-            }
-            AdaptiveStats stats = camel.getComponent("adaptive", AdaptiveComponent.class).stats("fallback").orElseThrow();
-            assertThat(stats.rateLimitEvents()).isZero();
-            assertThat(stats.ratePaused()).isFalse();
         }
     }
 

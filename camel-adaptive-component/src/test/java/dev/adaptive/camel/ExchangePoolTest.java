@@ -14,6 +14,8 @@ import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -162,8 +164,8 @@ class ExchangePoolTest {
     }
 
     /** At once (a retry without a backoff asks the budget when planned) and after a backoff. */
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(longs = {0, 50})
+    @ParameterizedTest
+    @ValueSource(longs = {0, 50})
     void whenTheRetryBudgetRefusesARetryTheCallerGetsTheLastAttemptsResultAndExceptionAsTheCause(long minDelay) {
         List<Exception> thrown = new ArrayList<>();
         ExchangePool pool = pool(o -> o.set("retries", 1).set("minDelay", Duration.ofMillis(minDelay))
@@ -378,6 +380,66 @@ class ExchangePoolTest {
         assertThat(endedInProcess).as("ended before process() returned").isTrue();
         assertThat(x.getMessage().getBody()).isEqualTo("done");
         assertThat(ended).containsExactly(x);
+    }
+
+    /** The caller's message carries another API's answer: a 429 with a long Retry-After and a spent quota. */
+    private Exchange carryingAnotherApisAnswer(Object body) {
+        Exchange e = new DefaultExchange(camel);
+        e.getIn().setBody(body);
+        e.getIn().setHeader(Exchange.HTTP_RESPONSE_CODE, 429);
+        e.getIn().setHeader("Retry-After", "30");
+        e.getIn().setHeader("X-RateLimit-Remaining", "0");
+        e.getIn().setHeader("X-RateLimit-Reset", "60");
+        return e;
+    }
+
+    @ParameterizedTest(name = "synchronous={0}")
+    @ValueSource(booleans = {false, true})
+    void anotherApisAnswerTheCallerCarriesInIsNotReadAsThisPoolsAndStaysOnTheMessage(boolean synchronous) {
+        List<String> log = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 4), Runnable::run, e -> {
+            log.add(e.getIn().getBody(String.class) + "@" + time.elapsed().toMillis());
+            e.getMessage().setBody("fallback ok"); // no HTTP call of its own
+        });
+        Exchange x = carryingAnotherApisAnswer("x");
+        pool.submit(x, doneSync -> ended.add(x), Duration.ofSeconds(30), synchronous);
+        Exchange y = carryingAnotherApisAnswer("y");
+        pool.submit(y, doneSync -> ended.add(y), Duration.ofSeconds(30), synchronous);
+        time.advance(Duration.ofSeconds(1));
+        time.runDue();
+
+        assertThat(log).as("attempts, body@ms: nothing held by the other API's pause or quota")
+                .containsExactly("x@0", "y@0");
+        assertThat(ended).containsExactly(x, y);
+        assertThat(pool.stats().rateLimitEvents()).isZero();
+        assertThat(x.getException()).isNull();
+        assertThat(attempts(x)).isEqualTo(1);
+        assertThat(x.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE)).as("left as it came").isEqualTo(429);
+        assertThat(x.getProperties()).doesNotContainKey(CarriedAnswer.PROPERTY);
+    }
+
+    @Test
+    void aRouteThatGetsItsOwn429IsReadAsRateLimitedWhateverTheCallerCarriedIn() {
+        List<String> log = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 4).set("maxRateLimitRetries", 1),
+                Runnable::run, e -> {
+                    log.add(e.getIn().getBody(String.class) + "@" + time.elapsed().toMillis());
+                    if (log.size() == 1) {
+                        // A fresh answer: camel-http sets new values for each response it reads.
+                        e.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, Integer.valueOf(429));
+                        e.getMessage().setHeader("Retry-After", new String("2"));
+                    } else {
+                        e.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, Integer.valueOf(200));
+                    }
+                });
+        Exchange x = carryingAnotherApisAnswer("x");
+        pool.submit(x, doneSync -> ended.add(x), Duration.ofSeconds(30), false);
+        time.runUntilIdle();
+
+        assertThat(log).containsExactly("x@0", "x@2000");
+        assertThat(pool.stats().rateLimitEvents()).isEqualTo(1);
+        assertThat(x.getException()).isNull();
+        assertThat(attempts(x)).isEqualTo(2);
     }
 
     @Test
