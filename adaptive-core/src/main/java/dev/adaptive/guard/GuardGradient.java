@@ -39,8 +39,9 @@ import java.util.Objects;
  * {@code min(backoffRatio, 1 - smoothing / 2)}, at once and unsmoothed. {@code 1 - smoothing/2}
  * is the factor of the slowest possible success (gradient 0.5) before its {@code sqrt} headroom,
  * so a drop always decreases more than a slow success; with the defaults both are 0.9. A drop
- * of a request admitted before the last decrease is ignored: a burst of failures caused by one
- * overload must not halve the limit once per request.
+ * of a request admitted before the last drop is ignored: a burst of failures caused by one
+ * overload must not halve the limit once per request (a drop after a decrease by latency still
+ * counts: the latency said the queue was growing, the drop that the overload already fails).
  *
  * <p>The limit is the floor of the estimate within [minLimit, maxLimit], or the probe limit
  * while a recalibration probe runs.

@@ -26,6 +26,8 @@ final class DropTolerance {
     private static final double Z = 3;
     /** How many times longer the usual share's horizon is than the recent one's. */
     private static final int USUAL = 8;
+    /** The smallest tolerance above 0 whose drops still move the shares past their rounding. */
+    static final double MIN = 1e-4;
 
     private final double tolerance;
     private final double horizon;
@@ -38,6 +40,12 @@ final class DropTolerance {
      */
     DropTolerance(double tolerance) {
         this.tolerance = OptionChecks.closedUnit("dropTolerance", tolerance);
+        if (tolerance > 0 && tolerance < MIN) {
+            // One drop moves the share by a quarter of the tolerance; below this it would be
+            // rounded away as it is counted, and drops would never count at all.
+            throw new IllegalArgumentException("dropTolerance must be 0 (every drop counts) or within [" + MIN
+                    + ", 1]: " + tolerance);
+        }
         this.horizon = tolerance > 0 ? Math.ceil(4 / tolerance) : 1;
         this.usualHorizon = USUAL * horizon;
     }

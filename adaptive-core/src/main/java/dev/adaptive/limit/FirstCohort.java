@@ -26,6 +26,13 @@ record FirstCohort(long[] unloaded, int level, double limitRttNanos) {
      * (4 % of the windows of a downstream whose latency does not depend on the load).
      */
     private static final double Z = 1.645;
+    /**
+     * The largest first window read: the test and the line are over every pair of answers, so a
+     * window of tens of thousands (an initial limit in the tens of thousands) would cost seconds
+     * and gigabytes, and past 65,536 answers overflow the pairs' count. A first window this large
+     * is taken as one level, as any later probe is.
+     */
+    static final int MAX_ANSWERS = 2_000;
 
     /**
      * @param rtts      the window's RTTs
@@ -35,6 +42,9 @@ record FirstCohort(long[] unloaded, int level, double limitRttNanos) {
      */
     static FirstCohort of(long[] rtts, int[] inflights, int limit) {
         int n = rtts.length;
+        if (n > MAX_ANSWERS) {
+            return null;
+        }
         int half = limit / 2;
         int low = 0;
         int lowLevel = 0;

@@ -52,7 +52,7 @@ public abstract class LimitBuilder<B extends LimitBuilder<B>> {
     }
 
     /**
-     * @param dropTolerance the share of recent attempts, 0 to 1, that may fail with drops (errors,
+     * @param dropTolerance the share of recent attempts, 0 or 0.0001 to 1, that may fail with drops (errors,
      *                      timeouts) above the share the downstream usually fails with (and beyond
      *                      chance) before they count as an overload and shrink the limit by the
      *                      algorithm's decrease factor; 0 makes every drop one; default 0.05 (an

@@ -155,6 +155,11 @@ public final class Vegas extends BoundedLimit {
         }
         this.beta = b.beta;
         this.alphaShare = OptionChecks.closedUnit("alphaShare", b.alphaShare);
+        if (b.alpha == 0 && b.alphaShare == 0) {
+            // The limit grows only while the queue reads below alpha', which can never be below 0.
+            throw new IllegalArgumentException("alpha and alphaShare must not both be 0 (the limit could never grow):"
+                    + " alpha=0.0, alphaShare=0.0");
+        }
         if (!(b.betaShare >= b.alphaShare && b.betaShare <= 1)) {
             throw new IllegalArgumentException(
                     "betaShare must be >= alphaShare (" + b.alphaShare + ") and <= 1: " + b.betaShare);
@@ -655,7 +660,8 @@ public final class Vegas extends BoundedLimit {
         }
 
         /**
-         * @param alpha least queue (calls) below which the limit grows, {@code >= 0}; default 1
+         * @param alpha least queue (calls) below which the limit grows, {@code >= 0}, not 0 together with
+         *              {@code alphaShare}; default 1
          * @return this builder
          */
         public Builder alpha(double alpha) {

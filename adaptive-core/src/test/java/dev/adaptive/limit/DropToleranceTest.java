@@ -85,4 +85,18 @@ class DropToleranceTest {
         assertThatThrownBy(() -> new DropTolerance(1.5)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("dropTolerance").hasMessageContaining("1.5");
     }
+
+    @Test
+    void aToleranceTooSmallForOneDropToCountIsRefusedNamingIt() {
+        // Below 1e-4 a drop's step is rounded away as it is counted: the tolerance asked for
+        // "almost none" would have meant "every drop ignored".
+        assertThatThrownBy(() -> new DropTolerance(1e-6)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("dropTolerance must be 0 (every drop counts) or within [1.0E-4, 1]: 1.0E-6");
+        assertThatThrownBy(() -> Vegas.builder().dropTolerance(1e-6).build()).hasMessageContaining("dropTolerance");
+        assertThatThrownBy(() -> Aimd.builder().dropTolerance(1e-5).build()).hasMessageContaining("dropTolerance");
+        assertThatThrownBy(() -> Gradient2.builder().dropTolerance(5e-5).build()).hasMessageContaining("dropTolerance");
+        DropTolerance least = new DropTolerance(DropTolerance.MIN);
+        assertThat(least.after(DropShare.NONE, true).recent()).as("one drop at the least tolerance is counted").isPositive();
+        assertThat(new DropTolerance(0).tolerance()).isZero();
+    }
 }

@@ -84,4 +84,20 @@ class FirstCohortTest {
         }
         assertThat(FirstCohort.of(rtts, inflights, 40)).isNull();
     }
+
+    @Test
+    void aFirstWindowLargerThanItReadsIsOneLevelWithoutReadingItsPairs() {
+        // An initial limit of 131,200: a first window of 65,600 answers, whose pairs once
+        // overflowed an int (and cost seconds for every fold that met them).
+        int n = 65_600;
+        long[] rtts = new long[n];
+        int[] inflights = new int[n];
+        for (int i = 0; i < n; i++) {
+            inflights[i] = i + 1;
+            rtts[i] = 10_000_000L + 1_000L * i; // slower with every call in flight
+        }
+        assertThat(FirstCohort.of(rtts, inflights, 2 * n)).isNull();
+        assertThat(FirstCohort.of(java.util.Arrays.copyOf(rtts, 200), java.util.Arrays.copyOf(inflights, 200), 200))
+                .as("a window it reads, with the same gradient").isNotNull();
+    }
 }

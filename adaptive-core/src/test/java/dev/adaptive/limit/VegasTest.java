@@ -731,11 +731,20 @@ class VegasTest extends AdaptiveLimitContract {
 
     @Test
     void extremeButValidOptionsWork() {
-        Vegas v = Vegas.builder().alpha(0).beta(0).alphaShare(0).betaShare(0).baseRttQuantile(0).probeWindow(1)
+        Vegas v = Vegas.builder().alpha(0).beta(0).alphaShare(0.01).betaShare(0.01).baseRttQuantile(0).probeWindow(1)
                 .baseRttWindow(1).dropTolerance(0).slowStartFactor(1).build();
         new Fold(v).successes(100, 10).drop(1).successes(100, 20);
         Vegas w = Vegas.builder().alphaShare(1).betaShare(1).dropTolerance(1).slowStartFactor(4).build();
         new Fold(w).successes(100, 10).drop(1).successes(100, 20);
         assertThat(Vegas.builder().baseRttQuantile(1).build().baseRttQuantile()).isEqualTo(1);
+    }
+
+    @Test
+    void alphaAndAlphaShareBothZeroAreRefusedSinceTheLimitCouldNeverGrow() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Vegas.builder().alpha(0).alphaShare(0).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("alpha and alphaShare must not both be 0 (the limit could never grow): alpha=0.0, alphaShare=0.0");
+        org.assertj.core.api.Assertions.assertThatCode(() -> Vegas.builder().alpha(0).alphaShare(0.1).beta(2).build())
+                .doesNotThrowAnyException();
     }
 }
