@@ -7,11 +7,13 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link FlakyHttpServer} for a JUnit 5 test class. Registered on a static field
  * ({@code @RegisterExtension static final FlakyHttpServerExtension server = ...}) one server
- * serves every test of the class, started before the first and closed after the last; on an
+ * serves every test of the class and of its {@code @Nested} classes, started before the first
+ * and closed after the last; on an
  * instance field each test gets a fresh one, closed after it.
  *
  * <p>{@link #get()} is the server while it runs; {@link #port()} and {@link #url(String)} are
@@ -24,6 +26,8 @@ public final class FlakyHttpServerExtension
     private final FlakyHttpServer.Builder builder;
     private volatile FlakyHttpServer server;
     private volatile boolean perClass;
+    /** Classes entered: JUnit calls beforeAll for a {@code @Nested} class too, which shares the server. */
+    private final AtomicInteger classDepth = new AtomicInteger();
 
     /** @param builder how to start the server; started once per class or once per test */
     public FlakyHttpServerExtension(FlakyHttpServer.Builder builder) {
@@ -41,12 +45,16 @@ public final class FlakyHttpServerExtension
     @Override
     public void beforeAll(ExtensionContext context) {
         perClass = true;
-        server = builder.start();
+        if (classDepth.getAndIncrement() == 0) {
+            server = builder.start();
+        }
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
-        close();
+        if (classDepth.decrementAndGet() == 0) {
+            close();
+        }
     }
 
     @Override

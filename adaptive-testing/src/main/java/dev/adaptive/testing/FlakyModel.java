@@ -72,10 +72,14 @@ public record FlakyModel(double baseMillis, int soft, int hard, Duration retryAf
         if (!(tailFactor >= 1)) {
             throw new IllegalArgumentException("tail factor must be >= 1: " + tailFactor);
         }
-        for (double p : new double[] {tailProbability, transientProbability, overCapErrorShare}) {
-            if (!(p >= 0 && p <= 1)) {
-                throw new IllegalArgumentException("probabilities must be in [0, 1]: " + p);
-            }
+        probability("tailProbability", tailProbability);
+        probability("transientProbability", transientProbability);
+        probability("overCapErrorShare", overCapErrorShare);
+    }
+
+    private static void probability(String name, double p) {
+        if (!(p >= 0 && p <= 1)) {
+            throw new IllegalArgumentException(name + " must be in [0, 1]: " + p);
         }
     }
 

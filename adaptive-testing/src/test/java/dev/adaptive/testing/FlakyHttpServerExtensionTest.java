@@ -2,6 +2,7 @@ package dev.adaptive.testing;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -54,6 +55,16 @@ class FlakyHttpServerExtensionTest {
         lastOwn = own.get();
         assertThat(shared.url("/a")).isEqualTo("http://127.0.0.1:" + shared.port() + "/a");
         assertThat(own.port()).isNotEqualTo(shared.port());
+    }
+
+    /** A {@code @Nested} class shares the class's server: JUnit's beforeAll for it starts none. */
+    @Nested
+    class Inner {
+        @Test
+        void seesTheServerOfTheClass() {
+            assertThat(sharedSeen).as("the outer tests ran first").isNotEmpty();
+            assertThat(sharedSeen).singleElement().isSameAs(shared.get());
+        }
     }
 
     @AfterAll

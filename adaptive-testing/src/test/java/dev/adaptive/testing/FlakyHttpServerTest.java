@@ -199,7 +199,11 @@ class FlakyHttpServerTest {
         assertThatThrownBy(() -> new FlakyModel(40, 6, 12, Duration.ofSeconds(1), 0, 0, 0.5, 0, 0))
                 .hasMessage("tail factor must be >= 1: 0.5");
         assertThatThrownBy(() -> new FlakyModel(40, 6, 12, Duration.ofSeconds(1), 0, 2, 1, 0, 0))
-                .hasMessage("probabilities must be in [0, 1]: 2.0");
+                .hasMessage("tailProbability must be in [0, 1]: 2.0");
+        assertThatThrownBy(() -> new FlakyModel(40, 6, 12, Duration.ofSeconds(1), 0, 0, 1, -0.1, 0))
+                .hasMessage("transientProbability must be in [0, 1]: -0.1");
+        assertThatThrownBy(() -> new FlakyModel(40, 6, 12, Duration.ofSeconds(1), 0, 0, 1, 0, 1.5))
+                .hasMessage("overCapErrorShare must be in [0, 1]: 1.5");
     }
 
     @Test
