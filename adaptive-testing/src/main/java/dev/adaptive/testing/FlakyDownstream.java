@@ -17,9 +17,10 @@ import java.util.function.ObjLongConsumer;
  * the model's latency, when the scheduler runs it.
  *
  * <p>Three shapes can be added before the first call: a <b>quota</b>
- * ({@link #withQuota(int, Duration)}), a fixed window of {@code q} accepted requests per
- * {@code window} from the start, announced with every answer as what remains and the time to the
- * window's end, and past it a 429 with a {@code Retry-After} of that time; a <b>rate</b>
+ * ({@link #withQuota(int, Duration)}), a fixed window of {@code q} requests counted per
+ * {@code window} from the start (refused ones included), announced with every 200 and every 429
+ * of its own as what remains and the time to the window's end, and past it a 429 with a
+ * {@code Retry-After} of that time; a <b>rate</b>
  * ({@link #withRate(double, int)}), a token bucket that refuses requests beyond a rate per second
  * once a burst is spent, with a 429 whose {@code Retry-After} is the time to the next token in
  * whole seconds rounded up, as an HTTP header says it (at least 1 s), and announces nothing on
@@ -113,7 +114,11 @@ public final class FlakyDownstream {
     }
 
     /**
-     * Adds a quota: {@code q} accepted requests per fixed {@code window} from the start.
+     * Adds a quota: {@code q} requests per fixed {@code window} from the start, counted as they
+     * arrive within the quota, whatever else then refuses them (the hard cap, the rate): a
+     * gateway's counter in front of the service, not the service's own. Past {@code q} a request
+     * is refused with the quota's 429 (its {@code Retry-After} the time to the window's end) and
+     * counts no further.
      *
      * @param q      requests accepted per window, at least 1
      * @param window the window, positive

@@ -38,8 +38,9 @@ import java.util.function.UnaryOperator;
  * <p>Any path but the scripted ones below follows the model: a 200 after the model's latency
  * (body {@code "ok"} by default, see {@link Builder#okBody(UnaryOperator)}), a 429 with
  * {@code Retry-After} in whole seconds rounded up, or a 500. With a quota
- * ({@link FlakyDownstream#withQuota(int, Duration) downstream().withQuota}) every 200 and 429
- * announces it as {@code RateLimit: "default";r=<remaining>;t=<seconds to reset>}. Every answer
+ * ({@link FlakyDownstream#withQuota(int, Duration) downstream().withQuota}) every 200 and every
+ * 429 of the quota itself announces it as {@code RateLimit: "default";r=<remaining>;t=<seconds to
+ * reset>} (a 429 of the hard cap or of a rate does not). Every answer
  * names the request's path in its {@value #PATH_HEADER} header.
  *
  * <p>Scripted paths: {@code /status/{code}} always answers that status (with
