@@ -31,8 +31,11 @@ import java.util.function.BiFunction;
  * <p>Each attempt sends a {@linkplain HttpRequest#copy() copy} of the request, so one request
  * may be retried. Results: the response, for a success or an ignored 4xx; once the budgets run
  * out (the limiter's retry budget refusing a retry included), an {@link HttpRateLimitedException}
- * or {@link HttpStatusException} holding the last response, or the last connection failure. Requests with a streamed body cannot be retried and
- * are not offered. When an attempt's cancellation fires (task timeout, limiter close, pool
+ * or {@link HttpStatusException} holding the last response, or the last connection failure; the
+ * status and headers are read before the body codec runs, so a 429 whose body the codec cannot
+ * decode still pauses. A streamed request body cannot be sent again (a retry would send it
+ * empty), and a streaming response codec would receive every attempt's body: use buffered
+ * bodies and a buffering codec. When an attempt's cancellation fires (task timeout, limiter close, pool
  * stop), its HTTP exchange is reset, so a server that never answers cannot keep the client's
  * connections (done for the stock {@link WebClient} implementation).
  *

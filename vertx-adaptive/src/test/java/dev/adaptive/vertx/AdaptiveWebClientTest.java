@@ -12,6 +12,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.codec.BodyCodec;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -151,6 +152,36 @@ class AdaptiveWebClientTest {
         });
         assertThat(arrivalsWallMs).hasSize(1);
         assertThat(limiter.limiter().stats().retriesRefused()).isEqualTo(1);
+    }
+
+    /**
+     * A JSON client whose 429 comes as text (a gateway's): the codec fails on the body, but the
+     * status and Retry-After, read from the answer's head, still pause every request until then.
+     */
+    @Test
+    void a429WhoseBodyTheCodecCannotDecodeStillPausesForItsRetryAfter(Vertx vertx) {
+        answer("/json", req -> req.response().setStatusCode(429).putHeader("Retry-After", "1")
+                        .putHeader("Content-Type", "text/plain").end("Too Many Requests"),
+                req -> req.response().putHeader("Content-Type", "application/json").end("{\"ok\":true}"));
+        AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, fast());
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
+        HttpResponse<JsonObject> r = Await.result(client.send(client.get(port, "127.0.0.1", "/json")
+                .as(BodyCodec.jsonObject())));
+        assertThat(r.body().getBoolean("ok")).isTrue();
+        assertThat(arrivalsWallMs).hasSize(2);
+        assertThat(arrivalsWallMs.get(1) - arrivalsWallMs.get(0)).as("the retry waited for Retry-After: 1")
+                .isGreaterThanOrEqualTo(900);
+        assertThat(limiter.limiter().stats().rateLimitEvents()).isEqualTo(1);
+        assertThat(limiter.limiter().stats().pausesOpened()).isEqualTo(1);
+    }
+
+    @Test
+    void aSuccessWhoseBodyTheCodecCannotDecodeKeepsItsDecodeFailure(Vertx vertx) {
+        answer("/bad-json", status(200));
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx),
+                AdaptiveLimiter.create(vertx, fast().setRetries(0)));
+        Throwable t = Await.failure(client.send(client.get(port, "127.0.0.1", "/bad-json").as(BodyCodec.jsonObject())));
+        assertThat(t).isInstanceOf(io.vertx.core.json.DecodeException.class);
     }
 
     @Test

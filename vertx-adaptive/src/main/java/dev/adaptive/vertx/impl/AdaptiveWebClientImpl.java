@@ -86,21 +86,37 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
                 + request.uri();
         return limiter.execute(executor, ctx -> {
             HttpRequest<T> copy = request.copy();
-            Runnable forget = aborts.watch(copy, ctx.cancellation());
+            ExchangeAborts.Watch watch = aborts.watch(copy, ctx.cancellation());
             Future<HttpResponse<T>> sent;
             try {
                 sent = sender.apply(copy, ctx);
             } catch (RuntimeException | Error e) {
-                forget.run();
+                watch.forget();
                 throw e;
             }
             if (sent == null) {
-                forget.run();
+                watch.forget();
                 throw new NullPointerException("sender returned a null Future");
             }
-            sent.onComplete(done -> forget.run());
-            return sent.compose(response -> read(what, response));
+            sent.onComplete(done -> watch.forget());
+            return sent.transform(done -> done.succeeded() ? read(what, done.result())
+                    : readHead(what, watch.head(), done.cause()));
         }).recover(error -> Future.failedFuture(LastFailure.of(error)));
+    }
+
+    /**
+     * An attempt that failed after its answer's head arrived (its body codec failed on a 429's
+     * text, say): the status and headers are read as for a whole answer, so a rate limit still
+     * pauses and an error status is still one; any other status keeps the attempt's own failure.
+     */
+    private <T> Future<HttpResponse<T>> readHead(String what, HttpResponse<T> head, Throwable failure) {
+        if (head != null) {
+            Future<HttpResponse<T>> read = read(what, head);
+            if (read.failed()) {
+                return read;
+            }
+        }
+        return Future.failedFuture(failure);
     }
 
     private <T> Future<HttpResponse<T>> read(String what, HttpResponse<T> response) {

@@ -1,21 +1,33 @@
 package dev.adaptive.vertx.impl;
 
 import dev.adaptive.Cancellation;
+import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.impl.ClientPhase;
 import io.vertx.ext.web.client.impl.HttpContext;
+import io.vertx.ext.web.client.impl.HttpResponseImpl;
 import io.vertx.ext.web.client.impl.WebClientInternal;
 
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 
 /**
  * Resets the HTTP exchange of an attempt whose cancellation fires (task timeout, limiter close,
- * pool stop), so that the connection it holds goes back to the client's pool at once.
+ * pool stop), so that the connection it holds goes back to the client's pool at once; and keeps
+ * the status line and headers of its answer as they arrive, before the request's body codec
+ * runs ({@link Watch#head()}).
+ *
+ * <p>Why the head: a JSON API called with {@code BodyCodec.jsonObject()} often gets its 429 as
+ * text or HTML from a gateway; the codec then fails on the body, and the attempt would end as
+ * an error with no status to read, so its {@code Retry-After} would pause nothing and the retry
+ * would go out inside the window the server announced.
  *
  * <p>Why: a task timeout frees the limiter's slot, but a request the server never answers
  * keeps its HTTP/1 connection; a slow-loris downstream would so take every connection of the
@@ -36,7 +48,7 @@ final class ExchangeAborts {
     private static final Map<WebClient, ExchangeAborts> BY_CLIENT = Collections.synchronizedMap(new WeakHashMap<>());
 
     /** The attempts' request copies, by identity, while their exchange runs. */
-    private final Map<HttpRequest<?>, Cancellation> watched = Collections.synchronizedMap(new IdentityHashMap<>());
+    private final Map<HttpRequest<?>, Watch> watched = Collections.synchronizedMap(new IdentityHashMap<>());
 
     private ExchangeAborts() {
     }
@@ -70,24 +82,59 @@ final class ExchangeAborts {
     /**
      * @param request      the copy one attempt sends
      * @param cancellation the attempt's cancellation
-     * @return forgets the request; call it when its exchange has ended
+     * @return the attempt's watch; {@link Watch#forget()} it when its exchange has ended
      */
-    Runnable watch(HttpRequest<?> request, Cancellation cancellation) {
-        if (this == NONE) {
-            return () -> { };
+    Watch watch(HttpRequest<?> request, Cancellation cancellation) {
+        Watch w = new Watch(this, request, cancellation);
+        if (this != NONE) {
+            watched.put(request, w);
         }
-        watched.put(request, cancellation);
-        return () -> watched.remove(request);
+        return w;
     }
 
     private void intercept(HttpContext<?> exchange) {
-        Cancellation cancellation = exchange.phase() == ClientPhase.SEND_REQUEST
-                ? watched.get(exchange.request()) : null;
+        Watch w = watched.get(exchange.request());
+        ClientPhase phase = exchange.phase();
+        if (w != null && phase == ClientPhase.RECEIVE_RESPONSE) {
+            w.answer = exchange.clientResponse();
+        }
         exchange.next();
-        if (cancellation != null) {
+        if (w != null && phase == ClientPhase.SEND_REQUEST) {
             HttpClientRequest sent = exchange.clientRequest();
             // Runs at once if the attempt was cancelled while it waited for a connection.
-            cancellation.onCancel(() -> sent.reset(0, cancellation.reason()));
+            w.cancellation.onCancel(() -> sent.reset(0, w.cancellation.reason()));
+        }
+    }
+
+    /** One attempt's exchange, while it runs. */
+    static final class Watch {
+        private final ExchangeAborts owner;
+        private final HttpRequest<?> request;
+        private final Cancellation cancellation;
+        private volatile HttpClientResponse answer;
+
+        private Watch(ExchangeAborts owner, HttpRequest<?> request, Cancellation cancellation) {
+            this.owner = owner;
+            this.request = request;
+            this.cancellation = cancellation;
+        }
+
+        /** Stops watching: call it when the exchange has ended. */
+        void forget() {
+            if (owner != NONE) {
+                owner.watched.remove(request);
+            }
+        }
+
+        /**
+         * @param <T> the response type
+         * @return the answer's status line and headers without a body, or {@code null} if none
+         *         arrived (or the client is not hooked)
+         */
+        <T> HttpResponse<T> head() {
+            HttpClientResponse r = answer;
+            return r == null ? null : new HttpResponseImpl<>(r.version(), r.statusCode(), r.statusMessage(), r.headers(),
+                    MultiMap.caseInsensitiveMultiMap(), r.cookies(), null, List.of());
         }
     }
 }

@@ -73,7 +73,7 @@ class ExchangeAbortsTest {
         ExchangeAborts aborts = ExchangeAborts.of(client);
         HttpRequest<Buffer> request = client.get(server.actualPort(), "127.0.0.1", "/never").timeout(0);
         Running attempt = runningAttempt();
-        Runnable forget = aborts.watch(request, attempt.cancellation());
+        ExchangeAborts.Watch watch = aborts.watch(request, attempt.cancellation());
         Future<HttpResponse<Buffer>> response = request.send();
         arrived.future().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
 
@@ -83,7 +83,7 @@ class ExchangeAbortsTest {
                 .handle((ok, error) -> error).get(30, TimeUnit.SECONDS);
         assertThat(failure).as("the exchange was reset").isNotNull();
         closed.future().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        forget.run();
+        watch.forget();
     }
 
     @Test
@@ -94,7 +94,7 @@ class ExchangeAbortsTest {
                 });
         ExchangeAborts aborts = ExchangeAborts.of(other);
         assertThat(aborts.hooked()).isFalse();
-        aborts.watch(null, runningAttempt().cancellation()).run();
+        aborts.watch(null, runningAttempt().cancellation()).forget();
     }
 
 
