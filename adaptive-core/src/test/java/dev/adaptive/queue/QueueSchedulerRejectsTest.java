@@ -24,6 +24,23 @@ class QueueSchedulerRejectsTest {
     private final VirtualTime time = new VirtualTime();
     private final RejectingScheduler scheduler = new RejectingScheduler(time);
 
+    /** What a submit while the scheduler rejects gave: its future, or what it threw. */
+    private record Submitted(CompletableFuture<Object> future, Throwable thrown) {
+    }
+
+    /** Submits a task answering {@code value} while the scheduler rejects, then lets it accept again. */
+    private Submitted submitWhileRejecting(ThrottledQueue q, String value) {
+        scheduler.rejecting = true;
+        try {
+            return new Submitted(q.submit(ctx -> CompletableFuture.completedFuture(value)), null);
+        } catch (Throwable t) {
+            return new Submitted(null, t);
+        } finally {
+            scheduler.rejecting = false;
+        }
+    }
+
+
     private ThrottledQueue queue() {
         return ThrottledQueue.builder().minRate(1000).interval(Duration.ofSeconds(1)).ticker(time).scheduler(scheduler)
                 .retries(1).retryBackoff(Backoff.constant(Duration.ofMillis(100))).build();
@@ -51,9 +68,8 @@ class QueueSchedulerRejectsTest {
     }
 
     /**
-     * A retry whose backoff was frozen by a pause: resume() arms it; if the scheduler rejects,
-     * thaw() throws under the lock after the status is already RUNNING, so the wait is never
-     * armed again (resume() now does nothing) and the job's future never completes.
+     * A retry whose backoff was frozen by a pause: resume() arms its wait again; if the scheduler
+     * rejects that, the retry goes at once rather than never, and its job ends.
      */
     @Test
     void aFrozenRetryWhoseTimerIsRejectedOnResumeStillEndsItsJob() {
@@ -81,9 +97,9 @@ class QueueSchedulerRejectsTest {
     }
 
     /**
-     * A submit to a stopped queue restarts it, thawing the frozen retries under the lock after
-     * the new job is already in the queue's live set: the rejection escapes submit() (documented
-     * never to throw), the caller gets no future, and the job stays live for ever.
+     * A submit to a stopped queue restarts it and thaws its frozen retries; a scheduler that
+     * rejects their waits must not make submit() throw (it never does) nor leave a job live for
+     * ever: the retry goes at once, the job ends, the queue's room is given back.
      */
     @Test
     void aSubmitThatRestartsAStoppedQueueWhoseSchedulerRejectsNeitherThrowsNorLeaksTheJob() {
@@ -95,22 +111,13 @@ class QueueSchedulerRejectsTest {
         q.stop();
         answer.completeExceptionally(new IllegalStateException("down")); // its backoff is frozen
 
-        scheduler.rejecting = true;
-        CompletableFuture<Object> second = null;
-        Throwable thrown = null;
-        try {
-            second = q.submit(ctx -> CompletableFuture.completedFuture("second"));
-        } catch (Throwable t) {
-            thrown = t;
-        }
-        scheduler.rejecting = false;
+        Submitted submitted = submitWhileRejecting(q, "second");
         time.advance(Duration.ofMinutes(10));
 
-        Throwable threw = thrown;
         CompletableFuture<Object> third = q.submit(ctx -> CompletableFuture.completedFuture("third"));
         time.advance(Duration.ofMinutes(10));
         SoftAssertions.assertSoftly(soft -> {
-            soft.assertThat(threw).as("submit() threw").isNull();
+            soft.assertThat(submitted.thrown()).as("submit() threw").isNull();
             soft.assertThat(first).as("the frozen retry's job").isDone();
             soft.assertThat(q.awaitIdle()).as("awaitIdle").isDone();
             soft.assertThat(third).as("a later submit within maxQueueSize=2").isCompletedWithValue("third");
@@ -118,26 +125,18 @@ class QueueSchedulerRejectsTest {
     }
 
     /**
-     * LimiterCore.armGateWake stores the GateWake before scheduler.schedule(): a rejected
-     * schedule leaves a wake with a null timer that counts as "an earlier wake-up is armed"
-     * for ever (and cancelGateWake dereferences its null timer).
+     * A pacing wake-up the scheduler refuses is forgotten, not kept as "armed": the next drain
+     * arms one again, and the queue goes on at its rate once the scheduler accepts.
      */
     @Test
     void aPacingWakeUpTheSchedulerRejectsOnceDoesNotStallTheQueueForEver() {
         ThrottledQueue q = ThrottledQueue.builder().minRate(1).interval(Duration.ofSeconds(1)).ticker(time)
                 .scheduler(scheduler).build();
         CompletableFuture<Object> first = q.submit(ctx -> CompletableFuture.completedFuture("first"));
-        scheduler.rejecting = true; // the second start must wait a second: its wake-up is rejected
-        CompletableFuture<Object> second = null;
-        Throwable thrown = null;
-        try {
-            second = q.submit(ctx -> CompletableFuture.completedFuture("second"));
-        } catch (Throwable t) {
-            thrown = t;
-        }
-        scheduler.rejecting = false; // accepts again
-        Throwable threw = thrown;
-        CompletableFuture<Object> sent = second;
+        // The second start must wait a second: its wake-up is rejected.
+        Submitted submitted = submitWhileRejecting(q, "second"); // the scheduler accepts again from here
+        Throwable threw = submitted.thrown();
+        CompletableFuture<Object> sent = submitted.future();
         Throwable thirdThrew = null;
         CompletableFuture<Object> third = null;
         try {

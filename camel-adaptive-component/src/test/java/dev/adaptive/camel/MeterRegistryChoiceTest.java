@@ -5,14 +5,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -25,19 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MeterRegistryChoiceTest {
 
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private PrintStream originalErr;
-
-    @BeforeEach
-    void captureStandardError() {
-        originalErr = System.err;
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void restoreStandardError() {
-        System.setErr(originalErr);
-    }
+    @RegisterExtension
+    final StandardErrorCapture err = new StandardErrorCapture();
 
     /** Runs one exchange through pool "metered" with {@code beans} in the registry. */
     private static void runOne(Map<String, MeterRegistry> beans) throws Exception {
@@ -83,7 +68,7 @@ class MeterRegistryChoiceTest {
         SimpleMeterRegistry b = new SimpleMeterRegistry();
         runOne(Map.of("prometheusMeterRegistry", a, "jmxMeterRegistry", b));
         assertThat(metered(a) || metered(b)).isFalse();
-        assertThat(err.toString(StandardCharsets.UTF_8))
+        assertThat(err.text())
                 .contains("adaptive:metered runs without meters: the registry holds 2 MeterRegistry beans and none is"
                         + " named meterRegistry or metricsRegistry");
     }

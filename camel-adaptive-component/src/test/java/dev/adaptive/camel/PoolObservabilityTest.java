@@ -11,15 +11,10 @@ import org.apache.camel.RoutesBuilder;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.test.junit5.CamelTestSupport;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,22 +39,11 @@ class PoolObservabilityTest extends CamelTestSupport {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     /** The scrape taken on the thread that opened the pause, while it is open. */
     private final CompletableFuture<String> scrapeDuringPause = new CompletableFuture<>();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private PrintStream originalErr;
-
-    @BeforeEach
-    void captureStandardError() {
-        originalErr = System.err;
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void restoreStandardError() {
-        System.setErr(originalErr);
-    }
+    @RegisterExtension
+    final StandardErrorCapture err = new StandardErrorCapture();
 
     private List<String> logLines() {
-        return err.toString(StandardCharsets.UTF_8).lines().toList();
+        return err.lines();
     }
 
     @Override
@@ -137,6 +121,6 @@ class PoolObservabilityTest extends CamelTestSupport {
         assertThat(logLines()).filteredOn(l -> l.contains("Classifier of adaptive pool 'broken'")).singleElement()
                 .satisfies(l -> assertThat(l).contains("WARN").contains("threw; the default reading applies"
                         + " (logged once at WARN, later failures at DEBUG)"));
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("java.lang.IllegalStateException: classifier bug");
+        assertThat(err.text()).contains("java.lang.IllegalStateException: classifier bug");
     }
 }
