@@ -106,6 +106,10 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     private void stopCurrent(Throwable reason) {
         Attempt a = current;
+        if (a != null && a.cancelStarting()) {
+            a.fire(reason); // runAttempt sees it before calling the task, and gives the slot back
+            return;
+        }
         if (a != null && a.claim()) {
             a.stopTimer();
             a.fire(reason);
@@ -245,12 +249,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             unused(lease); // the execution is over: nobody wants this slot
             return;
         }
-        // Attempts never overlap, so only this thread writes it now. A release store rather
-        // than a volatile one: it publishes the count as well to whoever reads it (a runner's
-        // headers, the stats), and saves a fence per attempt that nothing needs, no thread
-        // writing it and then reading what another wrote.
         int n = attempts + 1;
-        ATTEMPTS.setRelease(this, n);
         Attempt a = new Attempt(n, lease);
         current = a;
         if (result.isDone()) {
@@ -268,6 +267,20 @@ final class ExecutionImpl<R> implements Execution<R> {
             core.emit(new TraceEvent.TaskStart(core.name(), lease.startNanos(), index, n, core.limit(), core.inflight()));
         }
         Duration timeout = executor.taskTimeout();
+        if (!a.started()) {
+            // Cancelled while starting (after the look at the result above, before the task is
+            // called): the task is not called, and its slot and hold go back here, not in the
+            // cancel, which would otherwise free the slot while the task ran on.
+            LeaseImpl.release(lease, Outcome.IGNORED, a.reason());
+            releaseHold();
+            return;
+        }
+        // Counted once it really starts: attempts() is the attempts started. Attempts never
+        // overlap, so only this thread writes it now. A release store rather than a volatile
+        // one: it publishes the count as well to whoever reads it (a runner's headers, the
+        // stats), and saves a fence per attempt that nothing needs, no thread writing it and
+        // then reading what another wrote.
+        ATTEMPTS.setRelease(this, n);
         CompletionStage<R> stage;
         try {
             if (timeout != null) {
@@ -531,7 +544,7 @@ final class ExecutionImpl<R> implements Execution<R> {
     private final class Attempt extends CancellationSignal implements TaskContext, BiConsumer<R, Throwable> {
         final int number;
         final Lease lease;
-        @SuppressWarnings("unused") // 1 once settled, through SETTLED
+        @SuppressWarnings("unused") // through SETTLED: 3 starting, 0 running, 2 cancelled while starting, 1 settled
         volatile int settled;
         volatile Cancellable timer;
         // The retry decision, made by the thread that settles this attempt (see plan).
@@ -544,6 +557,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         Attempt(int number, Lease lease) {
             this.number = number;
             this.lease = lease;
+            SETTLED.set(this, 3);
         }
 
         @Override
@@ -568,7 +582,17 @@ final class ExecutionImpl<R> implements Execution<R> {
 
         /** @return whether this call settled the attempt: true once, for whoever comes first */
         boolean claim() {
-            return SETTLED.compareAndSet(this, 0, 1);
+            return SETTLED.compareAndSet(this, 0, 1) || SETTLED.compareAndSet(this, 3, 1);
+        }
+
+        /** 3 = starting, 0 = running (the task may be called), 2 = cancelled while starting, 1 = settled. */
+        boolean cancelStarting() {
+            return SETTLED.compareAndSet(this, 3, 2);
+        }
+
+        /** @return whether the task may be called: {@code false} if a cancel came while starting */
+        boolean started() {
+            return SETTLED.compareAndSet(this, 3, 0);
         }
 
         void stopTimer() {
