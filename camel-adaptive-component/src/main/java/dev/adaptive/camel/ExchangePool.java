@@ -12,9 +12,13 @@ import dev.adaptive.time.Ticker;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
 import org.apache.camel.Exchange;
+import org.apache.camel.StreamCache;
+import org.apache.camel.spi.StreamCachingStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.InputStream;
+import java.io.Reader;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Queue;
@@ -221,6 +225,7 @@ final class ExchangePool {
         if (t == null && consumerTimeout.isZero()) {
             return refuse(exchange, callback, notAvailable(exchange, "and timeout=0 does not wait for one"));
         }
+        cacheStream(exchange);
         Submission s = new Submission(this, exchange, callback, sequence.getAndIncrement(), onCaller);
         pending.incrementAndGet();
         if (t == null) {
@@ -254,6 +259,27 @@ final class ExchangePool {
         active.add(s);
         if (s.hasEnded()) {
             active.remove(s);
+        }
+    }
+
+    /**
+     * A body that can be read only once (an {@link InputStream}, a {@link Reader}) is made
+     * re-readable before the first attempt, as a route's start does with stream caching on:
+     * sent straight to the endpoint (a template's send, a caller without stream caching), the
+     * first attempt's route would drain it, and a retry would send an empty body and succeed.
+     * Without stream caching nothing can make it re-readable (camel.md says so).
+     */
+    private static void cacheStream(Exchange exchange) {
+        Object body = exchange.getMessage().getBody();
+        if (!(body instanceof InputStream) && !(body instanceof Reader) || body instanceof StreamCache) {
+            return;
+        }
+        StreamCachingStrategy scs = exchange.getContext().getStreamCachingStrategy();
+        if (scs != null && scs.isEnabled()) {
+            StreamCache sc = scs.cache(exchange);
+            if (sc != null) {
+                exchange.getMessage().setBody(sc);
+            }
         }
     }
 

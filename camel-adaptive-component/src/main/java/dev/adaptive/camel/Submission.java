@@ -13,10 +13,17 @@ import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
+import org.apache.camel.spi.Synchronization;
+import org.apache.camel.spi.UnitOfWork;
+import org.apache.camel.support.DefaultExchange;
 import org.apache.camel.support.ExchangeHelper;
+import org.apache.camel.support.UnitOfWorkHelper;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -113,6 +120,29 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
      * every attempt runs on a copy.
      */
     private volatile SentExchange sent;
+    /**
+     * The caller's unit of work's on-completions before an in-place attempt, by identity: those
+     * the attempt's route adds are the attempt's. Only the caller's thread writes it.
+     */
+    private Set<Synchronization> callersOwn;
+
+    /**
+     * A failed in-place attempt's on-completions run now, told of its failure, as its own unit of
+     * work would tell them in the default mode (an idempotent consumer forgets the key, so the
+     * retry is not skipped as a duplicate); left in the caller's, they would run at its end, told
+     * of the retry's success.
+     */
+    private void doneFailedInPlace() {
+        Set<Synchronization> own = callersOwn;
+        UnitOfWork uow = original.getUnitOfWork();
+        if (own == null || uow == null) {
+            return;
+        }
+        Exchange holder = new DefaultExchange(original.getContext());
+        uow.handoverSynchronization(holder, sync -> !own.contains(sync));
+        UnitOfWorkHelper.doneSynchronizations(original, holder.getExchangeExtension().handoverCompletions());
+    }
+
     /** {@link #NONE}, {@link #RUNS} or {@link #END_WAITS}; moved through {@link #IN_PLACE}. */
     @SuppressWarnings("unused")
     private volatile int inPlace;
@@ -263,6 +293,16 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             // before inPlace's volatile store right after it, and running is only a hint to a
             // forced shutdown (failQueued) and cleared by the route's done() through a CAS.
             SENT.setRelease(this, SentExchange.of(original));
+            UnitOfWork uow = original.getUnitOfWork();
+            if (uow != null) {
+                // Read through a hand-over that moves nothing: the unit of work lists them no other way.
+                Set<Synchronization> before = Collections.newSetFromMap(new IdentityHashMap<>());
+                uow.handoverSynchronization(original, sync -> {
+                    before.add(sync);
+                    return false;
+                });
+                callersOwn = before;
+            }
             IN_PLACE.setVolatile(this, RUNS);
             Run run = attempt(target, original, ctx);
             RUNNING.setRelease(this, run);
@@ -338,6 +378,9 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             }
             // Handing the caller's exchange back before the engine hears of the result: the end
             // this result brings then runs at once.
+            if (copy == original && copy.getException() != null) {
+                doneFailedInPlace();
+            }
             boolean endWaits = copy == original && !IN_PLACE.compareAndSet(Submission.this, RUNS, NONE);
             if (copy.getException() != null) {
                 completeExceptionally(new AttemptFailure(copy));
