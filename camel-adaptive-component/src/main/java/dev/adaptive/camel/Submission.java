@@ -21,15 +21,15 @@ import org.apache.camel.support.UnitOfWorkHelper;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 
 /**
  * One caller exchange on its way through a pool: it waits (for a consumer, a slot, a backoff,
@@ -124,7 +124,35 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
      * The caller's unit of work's on-completions before an in-place attempt, by identity: those
      * the attempt's route adds are the attempt's. Only the caller's thread writes it.
      */
-    private Set<Synchronization> callersOwn;
+    private Snapshot callersOwn;
+
+    /**
+     * The caller's on-completions, read through a hand-over that moves none (the unit of work
+     * lists them no other way). Most callers have none or a few: no set, and no list until one.
+     */
+    private static final class Snapshot implements Predicate<Synchronization> {
+        private List<Synchronization> seen;
+
+        @Override
+        public boolean test(Synchronization sync) {
+            if (seen == null) {
+                seen = new ArrayList<>(4);
+            }
+            seen.add(sync);
+            return false;
+        }
+
+        boolean contains(Synchronization sync) {
+            if (seen != null) {
+                for (Synchronization s : seen) {
+                    if (s == sync) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
 
     /**
      * A failed in-place attempt's on-completions run now, told of its failure, as its own unit of
@@ -133,7 +161,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
      * of the retry's success.
      */
     private void doneFailedInPlace() {
-        Set<Synchronization> own = callersOwn;
+        Snapshot own = callersOwn;
         UnitOfWork uow = original.getUnitOfWork();
         if (own == null || uow == null) {
             return;
@@ -295,12 +323,8 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             SENT.setRelease(this, SentExchange.of(original));
             UnitOfWork uow = original.getUnitOfWork();
             if (uow != null) {
-                // Read through a hand-over that moves nothing: the unit of work lists them no other way.
-                Set<Synchronization> before = Collections.newSetFromMap(new IdentityHashMap<>());
-                uow.handoverSynchronization(original, sync -> {
-                    before.add(sync);
-                    return false;
-                });
+                Snapshot before = new Snapshot();
+                uow.handoverSynchronization(original, before);
                 callersOwn = before;
             }
             IN_PLACE.setVolatile(this, RUNS);
