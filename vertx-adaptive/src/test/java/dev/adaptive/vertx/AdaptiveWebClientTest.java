@@ -184,6 +184,26 @@ class AdaptiveWebClientTest {
         assertThat(t).isInstanceOf(io.vertx.core.json.DecodeException.class);
     }
 
+    /**
+     * A streamed request body is read by its first attempt: a retry fails with an error that
+     * says so instead of sending it empty (which a server may take, making the call a success
+     * with the body lost).
+     */
+    @Test
+    void aStreamedRequestBodyIsNeverSentAgainEmpty(Vertx vertx) throws Exception {
+        answer("/upload", status(500), status(200));
+        java.nio.file.Path upload = java.nio.file.Files.createTempFile("adaptive-upload", ".txt");
+        java.nio.file.Files.writeString(upload, "streamed-body");
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx),
+                AdaptiveLimiter.create(vertx, fast().setRetries(2)));
+        io.vertx.core.file.AsyncFile file = Await.result(vertx.fileSystem().open(upload.toString(),
+                new io.vertx.core.file.OpenOptions().setRead(true)));
+        Throwable t = Await.failure(client.send(client.post(port, "127.0.0.1", "/upload"),
+                (copy, ctx) -> copy.sendStream(file)));
+        assertThat(t).hasMessageContaining("cannot send a streamed request body again");
+        assertThat(bodies).as("what the server received").containsExactly("streamed-body");
+    }
+
     @Test
     void otherClientErrorsAreReturnedAsTheyAreWithoutRetryAndWithoutASample(Vertx vertx) {
         answer("/missing", status(404));

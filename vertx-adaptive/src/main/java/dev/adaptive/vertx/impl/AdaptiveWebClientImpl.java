@@ -86,7 +86,7 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
                 + request.uri();
         return limiter.execute(executor, ctx -> {
             HttpRequest<T> copy = request.copy();
-            ExchangeAborts.Watch watch = aborts.watch(copy, ctx.cancellation());
+            ExchangeAborts.Watch watch = aborts.watch(copy, ctx.cancellation(), ctx.attempt());
             Future<HttpResponse<T>> sent;
             try {
                 sent = sender.apply(copy, ctx);

@@ -4,6 +4,8 @@ import dev.adaptive.Cancellation;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.streams.Pipe;
+import io.vertx.core.streams.ReadStream;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -85,7 +87,17 @@ final class ExchangeAborts {
      * @return the attempt's watch; {@link Watch#forget()} it when its exchange has ended
      */
     Watch watch(HttpRequest<?> request, Cancellation cancellation) {
-        Watch w = new Watch(this, request, cancellation);
+        return watch(request, cancellation, 1);
+    }
+
+    /**
+     * @param request      the copy one attempt sends
+     * @param cancellation the attempt's cancellation
+     * @param attempt      the attempt's number, 1 for the first
+     * @return the attempt's watch; {@link Watch#forget()} it when its exchange has ended
+     */
+    Watch watch(HttpRequest<?> request, Cancellation cancellation, int attempt) {
+        Watch w = new Watch(this, request, cancellation, attempt);
         if (this != NONE) {
             watched.put(request, w);
         }
@@ -95,6 +107,13 @@ final class ExchangeAborts {
     private void intercept(HttpContext<?> exchange) {
         Watch w = watched.get(exchange.request());
         ClientPhase phase = exchange.phase();
+        if (w != null && w.attempt > 1 && phase == ClientPhase.PREPARE_REQUEST && streamed(exchange.body())) {
+            // The first attempt read the stream: sent again it would go empty, and a server that
+            // takes an empty body would make the call a success with the body lost.
+            exchange.fail(new IllegalStateException("an adaptive web client cannot send a streamed request body again"
+                    + " (attempt " + w.attempt + "): the first attempt read it; send a buffered body to have it retried"));
+            return;
+        }
         if (w != null && phase == ClientPhase.RECEIVE_RESPONSE) {
             w.answer = exchange.clientResponse();
         }
@@ -106,17 +125,24 @@ final class ExchangeAborts {
         }
     }
 
+    /** @return whether a request body is a stream, which the web client holds as a {@link Pipe} from it */
+    private static boolean streamed(Object body) {
+        return body instanceof Pipe<?> || body instanceof ReadStream<?>;
+    }
+
     /** One attempt's exchange, while it runs. */
     static final class Watch {
         private final ExchangeAborts owner;
         private final HttpRequest<?> request;
         private final Cancellation cancellation;
+        private final int attempt;
         private volatile HttpClientResponse answer;
 
-        private Watch(ExchangeAborts owner, HttpRequest<?> request, Cancellation cancellation) {
+        private Watch(ExchangeAborts owner, HttpRequest<?> request, Cancellation cancellation, int attempt) {
             this.owner = owner;
             this.request = request;
             this.cancellation = cancellation;
+            this.attempt = attempt;
         }
 
         /** Stops watching: call it when the exchange has ended. */
