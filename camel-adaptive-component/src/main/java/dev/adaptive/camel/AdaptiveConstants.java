@@ -19,8 +19,9 @@ public final class AdaptiveConstants {
     public static final String CONCURRENCY = "AdaptiveConcurrency";
 
     /**
-     * Exchange property on each attempt's exchange (the copy the consumer route sees): the
-     * attempt's number, 1 for the first. Type {@code int}.
+     * Exchange property on each attempt's exchange (the one the consumer route sees: a copy, or
+     * the caller's exchange for a first attempt run in place): the attempt's number, 1 for the
+     * first. Type {@code int}.
      */
     public static final String ATTEMPT = "AdaptiveAttempt";
 
