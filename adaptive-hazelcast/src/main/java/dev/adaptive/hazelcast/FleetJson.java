@@ -214,7 +214,10 @@ final class FleetJson {
                 case '"' -> b.append("\\\"");
                 case '\\' -> b.append("\\\\");
                 default -> {
-                    if (c < 0x20) {
+                    if (c < 0x20 || Character.isSurrogate(c)) {
+                        // Escaped surrogates too: Hazelcast stores strings as UTF-8, where a lone
+                        // one (a node id cut in the middle of an emoji) would become '?', and a
+                        // node would no longer find its own report.
                         b.append(String.format("\\u%04x", (int) c));
                     } else {
                         b.append(c);

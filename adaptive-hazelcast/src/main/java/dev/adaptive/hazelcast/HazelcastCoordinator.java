@@ -252,6 +252,15 @@ public final class HazelcastCoordinator implements Coordinator {
         return scheduler;
     }
 
+    /** @return whether the Hazelcast instance (member or client) still runs */
+    boolean running() {
+        try {
+            return hazelcast.getLifecycleService().isRunning();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
     long resubscribeNanos() {
         return RESUBSCRIBE_NANOS;
     }
@@ -304,7 +313,8 @@ public final class HazelcastCoordinator implements Coordinator {
 
     /**
      * Configures a {@link HazelcastCoordinator}. Not thread-safe. Every option is checked when
-     * set, with an {@link IllegalArgumentException} naming it and the value.
+     * set, with an {@link IllegalArgumentException} naming it and the value; a {@code null}
+     * clock, scheduler or executor with a {@link NullPointerException} naming it.
      */
     public static final class Builder {
         private final HazelcastInstance hazelcast;

@@ -82,7 +82,9 @@ final class PauseSubscription implements AutoCloseable, EntryAddedListener<Strin
     }
 
     private void retryLater() {
-        if (!closed) {
+        // A stopped instance has nothing to retry against: a member throws
+        // HazelcastInstanceNotActiveException, a client that shut down another exception.
+        if (!closed && owner.running()) {
             owner.scheduler().schedule(this::start, owner.resubscribeNanos());
         }
     }
