@@ -11,6 +11,7 @@ import org.apache.camel.spi.ManagementAgent;
 import org.apache.camel.spi.Metadata;
 import org.apache.camel.spi.PropertyConfigurer;
 import org.apache.camel.support.DefaultComponent;
+import dev.adaptive.fleet.Coordinator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -420,6 +421,15 @@ public class AdaptiveComponent extends DefaultComponent {
         }
         timer = t;
         scheduler = new ExecutorScheduler(t);
+        if (configuration.getCoordinator() == null) {
+            int coordinators = getCamelContext().getRegistry().findByType(Coordinator.class).size();
+            if (coordinators > 1) {
+                // Camel autowires a component option only from a single bean: say why no fleet forms.
+                LOG.warn("The adaptive component has no coordinator: the registry holds {} Coordinator beans, and one is"
+                        + " autowired only when it is the only one; set camel.component.adaptive.coordinator=#<bean>"
+                        + " or coordinator=#<bean> on the endpoints of the fleet's pools", coordinators);
+            }
+        }
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.fleet.InMemoryCoordinator;
+import dev.adaptive.time.Ticker;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
@@ -15,11 +17,13 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which {@link MeterRegistry} bean a pool's meters go to: the one named {@code meterRegistry},
- * else the only one; several, none of them named so, none, and a warning says why.
+ * The beans the component picks from the registry by type: which {@link MeterRegistry} a pool's
+ * meters go to (the one named {@code meterRegistry}, else the only one; several, none of them
+ * named so, none, and a warning says why), and the coordinator autowired only when it is the
+ * only one (several: none, and a warning says why).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class MeterRegistryChoiceTest {
+class RegistryBeanChoiceTest {
 
     @RegisterExtension
     final StandardErrorCapture err = new StandardErrorCapture();
@@ -71,5 +75,18 @@ class MeterRegistryChoiceTest {
         assertThat(err.text())
                 .contains("adaptive:metered runs without meters: the registry holds 2 MeterRegistry beans and none is"
                         + " named meterRegistry or metricsRegistry");
+    }
+
+    /** Camel autowires a component option only from a single bean: with two coordinators a warning says why no fleet forms. */
+    @Test
+    void severalCoordinatorBeansAutowireNoneAndAWarningSaysWhy() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.getRegistry().bind("fleetA", new InMemoryCoordinator(Ticker.system()));
+            camel.getRegistry().bind("fleetB", new InMemoryCoordinator(Ticker.system()));
+            camel.start();
+            AdaptiveComponent adaptive = camel.getComponent("adaptive", AdaptiveComponent.class);
+            assertThat(adaptive.getConfiguration().getCoordinator()).isNull();
+            assertThat(err.text()).contains("the registry holds 2 Coordinator beans");
+        }
     }
 }
