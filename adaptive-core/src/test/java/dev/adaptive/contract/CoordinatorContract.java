@@ -154,7 +154,10 @@ public abstract class CoordinatorContract {
     /**
      * A subscription closed right after it was made hears nothing, not even the stored pause
      * that a catch-up read still under way finds: "closes the subscription" holds from the
-     * close on. Waits two seconds, longer than any catch-up an implementation schedules.
+     * close on. Instead of waiting a fixed time, a control subscription made after the 20
+     * closed ones is the barrier: once it has heard the stored pause (its own catch-up, issued
+     * after theirs on the same key) and then a pause published afterwards, the closed ones'
+     * catch-ups and deliveries have had their turn.
      */
     @Test
     void aSubscriptionClosedAtOnceNeverHearsTheStoredPause() throws Exception {
@@ -174,7 +177,18 @@ public abstract class CoordinatorContract {
             closed.set(true);
             sub.close();
         }
-        Thread.sleep(2_000);
+        FleetPause later = new FleetPause("n2", clock.instant().plusSeconds(40));
+        CompletableFuture<FleetPause> storedHeard = new CompletableFuture<>();
+        CompletableFuture<FleetPause> laterHeard = new CompletableFuture<>();
+        try (AutoCloseable control = c.subscribePauses("api", p -> {
+            storedHeard.complete(p);
+            if (p.equals(later)) {
+                laterHeard.complete(p);
+            }
+        })) {
+            assertThat(await(storedHeard)).as("the control subscription hears the stored pause").isNotNull();
+            assertThat(publishUntilHeard(c, later, laterHeard)).isEqualTo(later);
+        }
         assertThat(heardAfterClose).as("rounds whose listener was called after close()").isEmpty();
     }
 

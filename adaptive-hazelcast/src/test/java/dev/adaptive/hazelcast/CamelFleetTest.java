@@ -4,6 +4,7 @@ import dev.adaptive.camel.AdaptiveComponent;
 import dev.adaptive.fleet.FleetStats;
 import dev.adaptive.testing.FlakyHttpServerExtension;
 import dev.adaptive.testing.FlakyModel;
+import dev.adaptive.testing.Until;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;

@@ -6,6 +6,7 @@ import com.hazelcast.map.IMap;
 import dev.adaptive.contract.CoordinatorContract;
 import dev.adaptive.fleet.FleetPause;
 import dev.adaptive.fleet.NodeReport;
+import dev.adaptive.testing.Until;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

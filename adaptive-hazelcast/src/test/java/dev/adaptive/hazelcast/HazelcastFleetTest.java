@@ -4,6 +4,7 @@ import dev.adaptive.fleet.FleetEvent;
 import dev.adaptive.fleet.FleetPause;
 import dev.adaptive.testing.FlakyHttpServerExtension;
 import dev.adaptive.testing.FlakyModel;
+import dev.adaptive.testing.Until;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;

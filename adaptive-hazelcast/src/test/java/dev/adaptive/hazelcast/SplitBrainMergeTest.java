@@ -2,6 +2,7 @@ package dev.adaptive.hazelcast;
 
 import com.hazelcast.core.LifecycleEvent;
 import dev.adaptive.fleet.NodeReport;
+import dev.adaptive.testing.Until;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -11,6 +11,7 @@ import com.hazelcast.instance.impl.HazelcastInstanceFactory;
 import com.hazelcast.instance.impl.HazelcastInstanceProxy;
 import com.hazelcast.instance.impl.Node;
 import com.hazelcast.internal.server.FirewallingServer;
+import dev.adaptive.testing.Until;
 
 import java.io.IOException;
 import java.net.InetAddress;

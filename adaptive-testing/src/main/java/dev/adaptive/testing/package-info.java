@@ -7,7 +7,9 @@
  * server on loopback built on it ({@link dev.adaptive.testing.FlakyHttpServer}: also stops,
  * restarts on its port and holds requests unanswered), a JUnit 5 extension that starts and
  * stops that server ({@link dev.adaptive.testing.FlakyHttpServerExtension}), and the outage run
- * each face's integration test drives through its own client ({@link dev.adaptive.testing.OutageRun}).
+ * each face's integration test drives through its own client ({@link dev.adaptive.testing.OutageRun}),
+ * and the bounded real-time wait those integration tests use for an event on another thread
+ * ({@link dev.adaptive.testing.Until}).
  *
  * <p>Status: test support, not part of the library's API. Depends on the JDK alone
  * ({@code junit-jupiter-api} for the extension, optionally).

@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.Until;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.CamelContext;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -70,10 +72,8 @@ class ComponentStopRaceTest {
 
         // Meanwhile pool b takes its first exchange (a ProducerTemplate on a web thread, say).
         Thread sender = daemon("sender", () -> toB.process(new DefaultExchange(camel), doneSync -> { }));
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (sender.isAlive() && sender.getState() != Thread.State.BLOCKED && System.nanoTime() < until) {
-            Thread.sleep(5);
-        }
+        Until.met("the sender has returned or waits for the component's monitor", Duration.ofSeconds(30),
+                () -> !sender.isAlive() || sender.getState() == Thread.State.BLOCKED);
         release.countDown();
 
         stopper.join(TimeUnit.SECONDS.toMillis(15));

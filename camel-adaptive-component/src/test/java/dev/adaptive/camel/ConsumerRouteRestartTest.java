@@ -1,11 +1,13 @@
 package dev.adaptive.camel;
 
 import dev.adaptive.LimiterState;
+import dev.adaptive.testing.Until;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -46,7 +48,9 @@ class ConsumerRouteRestartTest extends CamelTestSupport {
     void aSuspendedAndResumedConsumerRouteDispatchesAsBefore() throws Exception {
         context.getRouteController().suspendRoute("consumer");
         CompletableFuture<String> held = template.asyncRequestBody("adaptive:restarted", "held", String.class);
-        Thread.sleep(200);
+        AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
+        Until.met("the held exchange waits in the paused pool", Duration.ofSeconds(30),
+                () -> adaptive.stats("restarted").map(AdaptiveStats::pending).orElse(0) >= 1);
         assertThat(held).as("a suspended consumer route takes nothing").isNotDone();
         context.getRouteController().resumeRoute("consumer");
         assertThat(held.get(30, TimeUnit.SECONDS)).isEqualTo("ok held");

@@ -1,5 +1,8 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.Until;
+import dev.adaptive.trace.TraceEvent;
+import dev.adaptive.trace.TraceListener;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.support.SynchronizationAdapter;
@@ -13,8 +16,10 @@ import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -33,6 +38,16 @@ class FailedFirstAttemptTest extends CamelTestSupport {
     private final List<String> seen = new CopyOnWriteArrayList<>();
     private final AtomicInteger runs = new AtomicInteger();
     private final AtomicInteger callerDone = new AtomicInteger();
+    private final CountDownLatch firstSlowAttemptTimedOut = new CountDownLatch(1);
+
+    @Override
+    protected void bindToRegistry(org.apache.camel.spi.Registry registry) {
+        registry.bind("slowEnds", (TraceListener) event -> {
+            if (event instanceof TraceEvent.TaskEnd end && end.attempt() == 1) {
+                firstSlowAttemptTimedOut.countDown();
+            }
+        });
+    }
 
     @Override
     protected RouteBuilder createRouteBuilder() {
@@ -89,18 +104,21 @@ class FailedFirstAttemptTest extends CamelTestSupport {
 
                 from("direct:slowSync").onCompletion().process(e -> callerDone.incrementAndGet()).end()
                         .to("adaptive:slow?synchronous=true");
-                from("adaptive:slow?retries=1&taskTimeout=300ms&minDelay=10ms&jitter=0").process(e -> {
-                    int attempt = e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class);
-                    if (attempt == 1) {
-                        Thread.sleep(1000);
-                        e.getMessage().setHeader("late", "attempt 1");
-                        e.setProperty("late", "attempt 1");
-                        e.setVariable("late", "attempt 1");
-                        e.getMessage().setBody("late body");
-                        return;
-                    }
-                    e.getMessage().setBody("done by " + attempt);
-                });
+                from("adaptive:slow?retries=1&taskTimeout=300ms&minDelay=10ms&jitter=0&traceListener=#slowEnds")
+                        .process(e -> {
+                            int attempt = e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class);
+                            if (attempt == 1) {
+                                // Writes only once the engine has ended the attempt (timed out) and
+                                // the retry is under way: the late writes of a stray attempt.
+                                firstSlowAttemptTimedOut.await(30, TimeUnit.SECONDS);
+                                e.getMessage().setHeader("late", "attempt 1");
+                                e.setProperty("late", "attempt 1");
+                                e.setVariable("late", "attempt 1");
+                                e.getMessage().setBody("late body");
+                                return;
+                            }
+                            e.getMessage().setBody("done by " + attempt);
+                        });
             }
         };
     }
@@ -176,14 +194,17 @@ class FailedFirstAttemptTest extends CamelTestSupport {
         assertThat(e.getMessage().getHeader("late")).isNull();
         assertThat(e.getProperty("late")).isNull();
         assertThat(e.getVariable("late")).isNull();
-        Thread.sleep(300);
+        Until.met("the caller's on-completion ran and nothing is in flight", Duration.ofSeconds(30),
+                () -> callerDone.get() >= 1 && context.getInflightRepository().size() == 0);
         assertThat(callerDone.get()).isEqualTo(1);
     }
 
-    private void awaitDone(int n) throws InterruptedException {
-        for (int i = 0; i < 200 && done.size() < n; i++) {
-            Thread.sleep(25);
-        }
-        Thread.sleep(200); // time enough for an extra one
+    /**
+     * Waits for {@code n} on-completions and for no exchange in flight: a unit of work runs its
+     * on-completions before it leaves the inflight repository, so an extra one would have run.
+     */
+    private void awaitDone(int n) {
+        Until.met(n + " on-completions and nothing in flight", Duration.ofSeconds(30),
+                () -> done.size() >= n && context.getInflightRepository().size() == 0);
     }
 }

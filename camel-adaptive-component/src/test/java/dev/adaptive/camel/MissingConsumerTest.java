@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.Until;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
@@ -7,6 +8,7 @@ import org.apache.camel.test.junit5.CamelTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -96,10 +98,8 @@ class MissingConsumerTest extends CamelTestSupport {
         });
         CompletableFuture<Object> reply = template.asyncRequestBody("adaptive:late?synchronous=true", "x");
         AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (adaptive.stats("late").map(AdaptiveStats::pending).orElse(0) < 1 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        Until.met("the exchange waits in pool late", Duration.ofSeconds(30),
+                () -> adaptive.stats("late").map(AdaptiveStats::pending).orElse(0) >= 1);
         AtomicReference<Thread> starter = new AtomicReference<>();
         CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
             starter.set(Thread.currentThread());

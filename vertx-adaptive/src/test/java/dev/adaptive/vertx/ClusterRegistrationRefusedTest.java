@@ -2,6 +2,7 @@ package dev.adaptive.vertx;
 
 import com.hazelcast.config.Config;
 import dev.adaptive.fleet.FleetPause;
+import dev.adaptive.testing.Until;
 import io.vertx.core.Completable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -85,14 +86,12 @@ class ClusterRegistrationRefusedTest {
         CompletableFuture<FleetPause> heard = new CompletableFuture<>();
         AutoCloseable sub = onB.subscribePauses("api", heard::complete);
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (bManager.refused.isEmpty() && System.nanoTime() < deadline) {
-                Await.result(a.timer(20));
-            }
+            Until.met("B's cluster manager refused the registration", Duration.ofSeconds(30),
+                    () -> !bManager.refused.isEmpty());
             assertThat(bManager.refused).as("the registration was refused once").containsExactly(pauseAddress);
             bManager.refuse = x -> false; // the cluster is fine again
             FleetPause pause = new FleetPause("node-a", CLOCK.instant().plusSeconds(30));
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!heard.isDone() && System.nanoTime() < deadline) {
                 Await.result(Future.fromCompletionStage(onA.publishPause("api", pause)));
                 Await.result(a.timer(200));
