@@ -72,7 +72,8 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
                     + " Exchanges that wait for a slot, retries and attempts after a Retry-After pause still run on"
                     + " the workers, and a task timeout frees the slot and fails the attempt but does not interrupt"
                     + " the caller's thread: the exchange ends once the route has returned. Transacted exchanges"
-                    + " always run their first attempt this way, so the transaction stays on its thread. This"
+                    + " always run their first attempt this way, and their other attempts on the caller's thread"
+                    + " too, which waits for them, so the transaction stays on its thread. This"
                     + " option is the endpoint's own, not the pool's. Default false.")
     private boolean synchronous;
 

@@ -11,6 +11,9 @@ import org.apache.camel.support.DefaultAsyncProducer;
  * it ended while waiting). The caller's exchange then carries the consumer route's result of
  * the last attempt (body, headers, exception) and the headers of {@link AdaptiveConstants}.
  *
+ * <p>A transacted exchange is the exception: its transaction is bound to the caller's thread,
+ * so every attempt runs on that thread, which waits for the exchange to end ({@link CallerThread}).
+ *
  * <p>Thread-safe.
  */
 public class AdaptiveProducer extends DefaultAsyncProducer {
@@ -38,9 +41,12 @@ public class AdaptiveProducer extends DefaultAsyncProducer {
             p = endpoint.pool();
             pool = p;
         }
-        // A transacted exchange must stay on its thread: its transaction is bound to it.
-        boolean onCaller = endpoint.isSynchronous() || exchange.isTransacted();
-        return p.submit(exchange, callback, endpoint.getTimeout(), onCaller);
+        if (exchange.isTransacted()) {
+            // Its transaction is bound to this thread: every attempt runs here, and the thread
+            // waits meanwhile, as Camel's own Delay and Throttle EIPs wait for a transacted exchange.
+            return p.submitOnThisThread(exchange, callback, endpoint.getTimeout());
+        }
+        return p.submit(exchange, callback, endpoint.getTimeout(), endpoint.isSynchronous());
     }
 
     @Override

@@ -204,6 +204,28 @@ final class ExchangePool {
      *         the callback was already called, with {@code doneSync}
      */
     boolean submit(Exchange exchange, AsyncCallback callback, Duration consumerTimeout, boolean onCaller) {
+        return submit(exchange, callback, consumerTimeout, onCaller, null);
+    }
+
+    /**
+     * Accepts a transacted exchange and runs every attempt of it on this thread, which waits
+     * until the exchange ends ({@link CallerThread}): its transaction is bound to the thread.
+     *
+     * @param exchange the caller's exchange, transacted
+     * @param callback completed, with {@code doneSync}, before this returns
+     * @param consumerTimeout how long to wait for a consumer route if none is started
+     * @return {@code true}: the exchange has ended
+     */
+    boolean submitOnThisThread(Exchange exchange, AsyncCallback callback, Duration consumerTimeout) {
+        CallerThread thread = new CallerThread();
+        submit(exchange, thread, consumerTimeout, true, thread);
+        thread.runUntilEnded();
+        callback.done(true);
+        return true;
+    }
+
+    private boolean submit(Exchange exchange, AsyncCallback callback, Duration consumerTimeout, boolean onCaller,
+                           CallerThread attemptsOn) {
         if (closed) {
             return refuse(exchange, callback, stopped("it is stopped"));
         }
@@ -226,7 +248,10 @@ final class ExchangePool {
             return refuse(exchange, callback, notAvailable(exchange, "and timeout=0 does not wait for one"));
         }
         cacheStream(exchange);
-        Submission s = new Submission(this, exchange, callback, sequence.getAndIncrement(), onCaller);
+        Submission s = new Submission(this, exchange, callback, sequence.getAndIncrement(), onCaller, attemptsOn);
+        if (attemptsOn != null) {
+            attemptsOn.attach(s);
+        }
         pending.incrementAndGet();
         if (t == null) {
             active.add(s);

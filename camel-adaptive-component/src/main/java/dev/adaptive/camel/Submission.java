@@ -45,6 +45,9 @@ import java.util.function.Predicate;
  * nothing else writes the caller's exchange: an end that comes sooner (a task timeout, a stop)
  * waits for it.
  *
+ * <p>A transacted exchange's other attempts run on the caller's thread as well, which waits in
+ * {@link CallerThread} meanwhile: its transaction is bound to that thread.
+ *
  * <p>It is its own task for the engine and its own listener of the execution's end, and each
  * attempt is one object (the route's run, its callback and its result): on the hot path an
  * exchange costs as few objects as the engine's bookkeeping allows.
@@ -97,6 +100,11 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     private volatile Run running;
     /** Whether a first attempt admitted at once runs on the submitting thread. */
     private final boolean onCaller;
+    /**
+     * The thread that sent a transacted exchange, which runs every attempt of it; {@code null}:
+     * the pool's workers do, as for every other exchange.
+     */
+    private final CallerThread attemptsOn;
     /**
      * The thread inside {@link #run(boolean)} while it starts the execution, for {@link #onCaller}.
      * Plain, as {@link #submitting}: only that thread writes it, once to itself and once back to
@@ -178,12 +186,14 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     private Exchange waitingResult;
     private Throwable waitingError;
 
-    Submission(ExchangePool pool, Exchange original, AsyncCallback callback, long index, boolean onCaller) {
+    Submission(ExchangePool pool, Exchange original, AsyncCallback callback, long index, boolean onCaller,
+               CallerThread attemptsOn) {
         this.pool = pool;
         this.original = original;
         this.callback = callback;
         this.index = index;
         this.onCaller = onCaller;
+        this.attemptsOn = attemptsOn;
     }
 
     /**
@@ -338,16 +348,18 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
                 : s.newAttempt((int) IN_PLACE.getVolatile(this) == NONE), ctx);
         FutureTask<Void> job = new FutureTask<>(run);
         running = run;
+        CallerThread caller = attemptsOn;
         try {
-            Executor workers = pool.workers();
+            Executor workers = caller != null ? caller : pool.workers();
             workers.execute(job);
         } catch (RejectedExecutionException shutDown) {
             RUNNING.compareAndSet(this, run, null);
             throw pool.stopped("its worker threads are shut down");
         }
         // A task timeout or a stop abandons the attempt: interrupt the route's thread if it is
-        // still inside it, so a blocking call does not hold the thread beyond the limit.
-        ctx.cancellation().onCancel(() -> job.cancel(true));
+        // still inside it, so a blocking call does not hold the thread beyond the limit. Never
+        // the caller's own thread: it is not the pool's to interrupt, as for a first attempt in place.
+        ctx.cancellation().onCancel(() -> job.cancel(caller == null));
         return run;
     }
 

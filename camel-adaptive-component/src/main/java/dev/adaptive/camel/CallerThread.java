@@ -1,0 +1,79 @@
+package dev.adaptive.camel;
+
+import org.apache.camel.AsyncCallback;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The thread that sent a transacted exchange, lent to the pool for that exchange's attempts:
+ * the thread waits in {@link #runUntilEnded()} and runs, one by one, the attempts the pool
+ * hands it ({@link #execute}) until the exchange ends ({@link #done}).
+ *
+ * <p>Why: a transaction is bound to its thread, so an attempt on a worker runs outside it (its
+ * database work is not rolled back with the caller's). Camel's own Delay and Throttle EIPs
+ * likewise wait on the caller's thread for a transacted exchange instead of scheduling it. The
+ * exchange still waits for its slot, backoff or Retry-After pause in the pool's queue and
+ * timers, as every other one does: only the attempts come here, so no attempt ever runs on a
+ * worker, and what the thread does meanwhile is wait.
+ *
+ * <p>An interrupt while it waits fails the exchange ({@link Submission#fail}) and is kept for the
+ * caller: the thread goes on running what the exchange's end needs, then returns with its
+ * interrupt flag set.
+ *
+ * <p>Thread-safe: any thread may hand it work or end it; only the caller's thread runs it.
+ */
+final class CallerThread implements Executor, AsyncCallback {
+
+    /** Wakes the waiting thread to look at {@link #ended}. */
+    private static final Runnable WAKE = () -> { };
+
+    private final LinkedBlockingQueue<Runnable> work = new LinkedBlockingQueue<>();
+    private volatile boolean ended;
+    private volatile Submission submission;
+
+    /** @param s the exchange whose attempts this thread runs, to fail if the thread is interrupted */
+    void attach(Submission s) {
+        submission = s;
+    }
+
+    /** An attempt of the exchange, to run on the caller's thread. */
+    @Override
+    public void execute(Runnable attempt) {
+        if (ended) {
+            throw new RejectedExecutionException("the transacted exchange has ended");
+        }
+        work.add(attempt);
+    }
+
+    /** The exchange's end: the waiting thread returns. */
+    @Override
+    public void done(boolean doneSync) {
+        ended = true;
+        work.add(WAKE);
+    }
+
+    /** Runs the exchange's attempts on this thread until it ends. */
+    void runUntilEnded() {
+        boolean interrupted = false;
+        while (!ended) {
+            Runnable next;
+            try {
+                next = work.take();
+            } catch (InterruptedException e) {
+                interrupted = true;
+                Submission s = submission;
+                if (s != null) {
+                    s.fail(new InterruptedException("interrupted while the transacted exchange waited in its adaptive pool"));
+                }
+                continue;
+            }
+            // The attempts are FutureTasks, which keep what their route throws.
+            next.run();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
