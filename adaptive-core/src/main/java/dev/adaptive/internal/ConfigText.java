@@ -1,5 +1,7 @@
 package dev.adaptive.internal;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +19,10 @@ public final class ConfigText {
     }
 
     /**
-     * @return an int: an integral number in range, a whole-valued JSON number ({@code 5.0}), or
-     *         ASCII digits with an optional leading minus
+     * @return an int: an integral number in range, a whole-valued JSON number ({@code 5.0}), a
+     *         {@link BigDecimal} or {@link BigInteger} whose exact value is whole (never rounded
+     *         through a double: {@code 5.0000000000000000001} is refused), or ASCII digits with an
+     *         optional leading minus
      */
     public static int integer(String option, Object value) {
         long v = longValue(option, value);
@@ -33,8 +37,20 @@ public final class ConfigText {
         if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
             return ((Number) value).longValue();
         }
+        // An exact number is read exactly: through a double, 5.0000000000000000001 would be 5.
+        if (value instanceof BigDecimal || value instanceof BigInteger) {
+            BigDecimal exact = value instanceof BigInteger i ? new BigDecimal(i) : (BigDecimal) value;
+            if (exact.signum() != 0 && exact.stripTrailingZeros().scale() > 0) {
+                throw bad(option, value, "must be a whole number");
+            }
+            try {
+                return exact.longValueExact();
+            } catch (ArithmeticException tooLong) {
+                throw bad(option, value, "must be a whole number that fits in a long");
+            }
+        }
         // A JSON number written 5.0 is still a whole number; 5.5 is not, nor one past 2^53.
-        if (value instanceof Number n && !(value instanceof java.math.BigInteger)
+        if (value instanceof Number n
                 && n.doubleValue() == Math.rint(n.doubleValue()) && Math.abs(n.doubleValue()) < 9.0e15) {
             return n.longValue();
         }

@@ -11,6 +11,8 @@ import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.trace.TraceListener;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -106,6 +108,24 @@ class AdaptiveConfigTest {
         assertBad(Map.of("coordinator", "#fleet"), "coordinator must be a dev.adaptive.fleet.Coordinator: #fleet");
         assertBad(Map.of("fleetHeartbeat", "366d"), "fleetHeartbeat must be at most 365d: 366d");
         assertBad(Map.of("fleetKey", " "), "fleetKey must not be blank: ' '");
+    }
+
+    @Test
+    void anExactNumberIsReadExactlyNotThroughADouble() {
+        // 5.0000000000000000001 rounds to the double 5.0: a non-integer read as 5.
+        assertBad(Map.of("retries", new BigDecimal("5.0000000000000000001")),
+                "retries must be a whole number: 5.0000000000000000001");
+        assertBad(Map.of("minDelay", new BigDecimal("250.0000000000000000001")),
+                "minDelay must be a whole number of milliseconds: 250.0000000000000000001");
+        assertBad(Map.of("maxQueueSize", new BigInteger("9223372036854775808")),
+                "maxQueueSize must be a whole number that fits in a long: 9223372036854775808");
+        assertBad(Map.of("maxLimit", new BigInteger("4294967296")),
+                "maxLimit must be a whole number that fits in an int: 4294967296");
+        AdaptiveConfig exact = AdaptiveConfig.of(Map.of("retries", new BigDecimal("5.000"),
+                "maxLimit", new BigInteger("50"), "minDelay", new BigDecimal("2.5E+2")));
+        assertThat(exact.retries()).isEqualTo(5);
+        assertThat(exact.maxLimit()).isEqualTo(50);
+        assertThat(exact.minDelay()).isEqualTo(Duration.ofMillis(250));
     }
 
     @Test
