@@ -65,7 +65,14 @@ final class RateController {
         return w != null && w == window;
     }
 
-    /** Counts a start, opening a window at {@code now} if none is open. @return its window */
+    /**
+     * Counts a start, opening a window at {@code now} if none is open.
+     *
+     * @return its window
+     * @throws RuntimeException what the scheduler threw when it refused the new window's timer:
+     *                          then no window is open and the start is counted in none, so the
+     *                          next start tries again
+     */
     ObservationWindow started(long now) {
         if (window == null) {
             open(now, now);
@@ -75,11 +82,24 @@ final class RateController {
         return window;
     }
 
-    /** Opens a window starting at {@code start} (not after {@code now}). */
+    /**
+     * Opens a window starting at {@code start} (not after {@code now}).
+     *
+     * @throws RuntimeException what the scheduler threw when it refused the window's timer (a
+     *                          shut-down executor's): then no window is open, since one without
+     *                          a timer would never end and the rate would stay where it is
+     */
     void open(long start, long now) {
         ObservationWindow w = new ObservationWindow(start, intervalNanos);
-        window = w;
-        windowTimer = scheduler.schedule(() -> onWindowEnd.accept(w), w.endNanos - now);
+        window = w; // before the timer, which a scheduler may run at once
+        try {
+            windowTimer = scheduler.schedule(() -> onWindowEnd.accept(w), w.endNanos - now);
+        } catch (Throwable refused) {
+            if (window == w) {
+                window = null;
+            }
+            throw refused;
+        }
     }
 
     /** @return the open window, which no longer is; its timer is cancelled */

@@ -90,6 +90,8 @@ final class RateGate implements AdmissionGate {
             active++;
             pacer.started(now, rates.rate());
             // A hold that began between the admission and now: the start counts, the window does not.
+            // A window whose timer the scheduler refuses is not opened, and what it threw reaches the
+            // limiter, which counts it as a gate failure; the next start tries again.
             return queue.startsAllowedLocked() ? rates.started(now) : null;
         }
     }
@@ -154,7 +156,12 @@ final class RateGate implements AdmissionGate {
                     return;
                 }
                 if (queue.hasWorkLocked()) {
-                    rates.open(w.endNanos, now); // windows follow each other while there is work
+                    try {
+                        rates.open(w.endNanos, now); // windows follow each other while there is work
+                    } catch (Throwable refused) {
+                        // The scheduler refused its timer (shut down, say): no window is open, and
+                        // the next start opens one, arming it again, as after an idle spell.
+                    }
                 }
             } else {
                 w.closedForStarts = true;

@@ -7,6 +7,8 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -154,6 +156,73 @@ class QueueSchedulerRejectsTest {
             soft.assertThat(t3).as("third submit() threw, the scheduler accepting again").isNull();
             soft.assertThat(f3).as("third, 10 min later at 1/s").isNotNull().isCompletedWithValue("third");
             soft.assertThat(q.state().pending()).as("pending").isZero();
+        });
+    }
+
+    /** A task that answers after 10 ms of virtual time (timed by the clock, not the scheduler under test). */
+    private CompletableFuture<Object> tenMillis() {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        time.schedule(() -> f.complete("ok"), Duration.ofMillis(10));
+        return f;
+    }
+
+    /**
+     * The timer of the first observation window is refused (it opens at the first start): the
+     * window still ends once its interval is over, and the rate goes on moving, one step per clean
+     * interval, instead of staying where it was for the queue's life.
+     */
+    @Test
+    void aWindowTimerTheSchedulerRejectsAtTheFirstStartStillEndsItsWindow() {
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1).maxRate(9).interval(Duration.ofSeconds(1)).ticker(time)
+                .scheduler(scheduler).build();
+        assertThat(q.rate()).isEqualTo(5);
+        Submitted first = submitWhileRejecting(q, "first");
+        List<CompletableFuture<Object>> rest = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            rest.add(q.submit(ctx -> tenMillis()));
+        }
+        time.advance(Duration.ofMinutes(1));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(first.thrown()).as("submit() threw").isNull();
+            soft.assertThat(rest).as("every job").allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+            soft.assertThat(q.state().rateIncreases()).as("rate increases after the refused timer").isEqualTo(4);
+            soft.assertThat(q.rate()).as("rate, four clean intervals on").isEqualTo(9);
+            soft.assertThat(time.uncaught()).as("thrown into the scheduler").isEmpty();
+        });
+    }
+
+    /**
+     * The timer of a window that follows another is armed from the first one's end, on the
+     * scheduler's thread: refused there, the rate goes on moving too, and nothing is thrown into
+     * the scheduler.
+     */
+    @Test
+    void aWindowTimerTheSchedulerRejectsWhenTheNextWindowOpensStillEndsItsWindow() {
+        AtomicInteger decisions = new AtomicInteger();
+        RateStrategy linear = RateStrategy.linear();
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1).maxRate(9).interval(Duration.ofSeconds(1)).ticker(time)
+                .scheduler(scheduler).rateStrategy(o -> {
+                    if (decisions.incrementAndGet() == 1) {
+                        scheduler.rejecting = true; // shut down as the first window ends
+                    }
+                    return linear.decide(o);
+                }).build();
+        List<CompletableFuture<Object>> jobs = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            jobs.add(q.submit(ctx -> tenMillis()));
+        }
+        time.advance(Duration.ofMillis(1_000));
+        assertThat(decisions).hasValue(1);
+        scheduler.rejecting = false;
+        jobs.add(q.submit(ctx -> tenMillis())); // a drain, which arms the pacing wake-up refused meanwhile
+        time.advance(Duration.ofMinutes(1));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(jobs).as("every job").allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+            soft.assertThat(q.state().rateIncreases()).as("rate increases").isEqualTo(4);
+            soft.assertThat(q.rate()).isEqualTo(9);
+            soft.assertThat(time.uncaught()).as("thrown into the scheduler").isEmpty();
         });
     }
 }
