@@ -34,7 +34,8 @@ import java.util.function.BiFunction;
  * or {@link HttpStatusException} holding the last response, or the last connection failure; the
  * status and headers are read before the body codec runs, so a 429 whose body the codec cannot
  * decode still pauses. A streamed request body cannot be sent again: its retry fails at once
- * with an {@link IllegalStateException} instead of sending it empty; a streaming response codec
+ * with an {@link IllegalStateException} instead of sending it empty, an attempt ignored by the
+ * limit (no drop: nothing was sent, so it says nothing of the server); a streaming response codec
  * receives every attempt's body: use buffered bodies and a buffering codec. When an attempt's cancellation fires (task timeout, limiter close, pool
  * stop), its HTTP exchange is reset, so a server that never answers cannot keep the client's
  * connections (done for the stock {@link WebClient} implementation).

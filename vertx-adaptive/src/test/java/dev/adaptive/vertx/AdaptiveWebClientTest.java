@@ -17,6 +17,7 @@ import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ConnectException;
 import java.net.ServerSocket;
@@ -202,6 +203,31 @@ class AdaptiveWebClientTest {
                 (copy, ctx) -> copy.sendStream(file)));
         assertThat(t).hasMessageContaining("cannot send a streamed request body again");
         assertThat(bodies).as("what the server received").containsExactly("streamed-body");
+    }
+
+    /**
+     * The refusal to send a streamed body again is the client's own: it says nothing of the
+     * server, so it is no drop and the limit does not move for it (only the 500 before it is one).
+     */
+    @Test
+    void aRetryRefusedForAStreamedBodyIsNoDrop(Vertx vertx, @TempDir java.nio.file.Path dir) throws Exception {
+        answer("/upload", status(500), status(200));
+        java.nio.file.Path upload = java.nio.file.Files.writeString(dir.resolve("upload.txt"), "streamed-body");
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, fast().setRetries(1)).traceListener(e -> {
+            if (e instanceof TraceEvent.TaskEnd end) {
+                outcomes.add(end.outcome());
+            }
+        }).build();
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
+        io.vertx.core.file.AsyncFile file = Await.result(vertx.fileSystem().open(upload.toString(),
+                new io.vertx.core.file.OpenOptions().setRead(true)));
+        Throwable t = Await.failure(client.send(client.post(port, "127.0.0.1", "/upload"),
+                (copy, ctx) -> copy.sendStream(file)));
+        assertThat(t).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot send a streamed request body again");
+        assertThat(outcomes).as("the 500, then the refused retry").containsExactly(Outcome.DROPPED, Outcome.IGNORED);
+        assertThat(limiter.limiter().stats().congestionEvents()).as("drops that lowered the limit").isEqualTo(1);
     }
 
     @Test

@@ -25,8 +25,9 @@ import java.util.function.BiFunction;
 /**
  * The {@link AdaptiveWebClient}. It reads statuses itself: rate limits and errors fail the
  * attempt with an exception that keeps the response (so the engine's default classification
- * applies), and ignored 4xx answers are marked by a classifier of its own executor on the
- * shared limiter. With the limiter's {@code quotaHeaders} on, that classifier also reads the
+ * applies), and ignored 4xx answers and the refusal to send a streamed body again (the
+ * client's own, which says nothing of the server) are marked by a classifier of its own
+ * executor on the shared limiter. With the limiter's {@code quotaHeaders} on, that classifier also reads the
  * quota the response announces ({@link RateLimitHeaders}), of a success and a failure alike,
  * into the outcome, its reset capped at {@code maxRetryAfter}. An attempt whose cancellation
  * fires has its HTTP exchange reset ({@link ExchangeAborts}). Internal; thread-safe.
@@ -64,8 +65,11 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
         boolean ignore = this.options.isIgnoreClientErrors();
         this.aborts = ExchangeAborts.of(client);
         Duration maxReset = Duration.ofMillis(impl.options().getMaxRetryAfter());
-        this.executor = impl.executor((result, error) -> ignore && result instanceof HttpResponse<?> r
-                && r.statusCode() >= 400 && r.statusCode() < 500 ? Outcome.IGNORED : null,
+        // Ignored, no sample: a 4xx when asked, and the refusal to send a streamed body again,
+        // made here before anything was sent.
+        this.executor = impl.executor((result, error) -> ExchangeAborts.refusedStreamedBody(error)
+                || ignore && result instanceof HttpResponse<?> r && r.statusCode() >= 400 && r.statusCode() < 500
+                ? Outcome.IGNORED : null,
                 impl.options().isQuotaHeaders() ? (result, error) -> quota(result, error, maxReset) : null);
     }
 
