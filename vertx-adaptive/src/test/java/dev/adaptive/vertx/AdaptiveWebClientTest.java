@@ -111,6 +111,42 @@ class AdaptiveWebClientTest {
         assertThat(client.limiter().limiter().stats().rateLimitEvents()).isEqualTo(1);
     }
 
+    /**
+     * A 503's Retry-After date one millisecond ahead, read across a tick of the clock: it is
+     * parsed once, so the wait that made the 503 a rate limit is the wait the limiter is told of.
+     */
+    @Test
+    void a503sRetryAfterIsReadOnceSoATickOfTheClockCannotChangeIt(Vertx vertx) {
+        Instant date = Instant.parse("2030-01-01T00:00:00Z");
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        java.time.Clock ticking = new java.time.Clock() {
+            @Override
+            public Instant instant() {
+                // The first read is 1 ms before the date, every later one at it (a tick between).
+                return reads.getAndIncrement() == 0 ? date.minusMillis(1) : date;
+            }
+
+            @Override
+            public java.time.ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public java.time.Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+        };
+        answer("/tick", status(503, "Retry-After", IMF_FIXDATE.format(ZonedDateTime.ofInstant(date, ZoneOffset.UTC))),
+                status(200));
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), recording(vertx, outcomes),
+                new AdaptiveWebClientOptions(), ticking);
+        HttpResponse<Buffer> r = Await.result(client.send(client.get(port, "127.0.0.1", "/tick")));
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(outcomes).as("the 503, as the wait it was first read with, then the 200")
+                .containsExactly(Outcome.rateLimited(Duration.ofMillis(1)), Outcome.SUCCESS);
+    }
+
     @Test
     void a503WithoutRetryAfterIsAnErrorRetriedWithBackoffAndTheLastResponseIsKept(Vertx vertx) {
         answer("/down", status(503));

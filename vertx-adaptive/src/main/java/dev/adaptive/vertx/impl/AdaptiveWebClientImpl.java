@@ -5,7 +5,6 @@ import dev.adaptive.limit.Outcome;
 import dev.adaptive.TaskContext;
 import dev.adaptive.retry.Quota;
 import dev.adaptive.retry.RateLimitHeaders;
-import dev.adaptive.retry.RetryAfter;
 import dev.adaptive.vertx.AdaptiveLimiter;
 import dev.adaptive.vertx.AdaptiveWebClient;
 import dev.adaptive.vertx.AdaptiveWebClientOptions;
@@ -128,8 +127,13 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
         if (rateLimit.contains(status)) {
             return Future.failedFuture(new HttpRateLimitedException(what, response, clock));
         }
-        if (retryAfter.contains(status) && RetryAfter.parse(response.getHeader("Retry-After"), clock).isPresent()) {
-            return Future.failedFuture(new HttpRateLimitedException(what, response, clock));
+        if (retryAfter.contains(status)) {
+            // One parse: the wait that makes this status a rate limit is the wait the limiter is
+            // told of (a date read twice could be ahead at the first read and past at the second).
+            HttpRateLimitedException limited = new HttpRateLimitedException(what, response, clock);
+            if (limited.retryAfter().isPresent()) {
+                return Future.failedFuture(limited);
+            }
         }
         if (errors.contains(status)) {
             return Future.failedFuture(new HttpStatusException(what, response));
