@@ -206,6 +206,13 @@ final class FleetJson {
         }
     }
 
+    /** @return {@code s} as a JSON string, its surrogates escaped: printable in any log, as stored */
+    static String quoted(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2);
+        quote(b, s);
+        return b.toString();
+    }
+
     private static void quote(StringBuilder b, String s) {
         b.append('"');
         for (int i = 0; i < s.length(); i++) {

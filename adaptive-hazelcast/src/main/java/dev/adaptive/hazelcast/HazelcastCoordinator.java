@@ -47,6 +47,11 @@ import java.util.function.Supplier;
  *       subscribes late still learns of it. Subscribers listen to their key's entry, so a pause
  *       is relayed only once it is stored.</li>
  * </ul>
+ * The keys are stored as UTF-8, so a fleet key holding a lone UTF-16 surrogate (an emoji cut
+ * in half) would be stored as another key ({@code '?'} in its place) and share that key's
+ * fleet: every method refuses it with an {@link IllegalArgumentException} naming it, so a
+ * {@link dev.adaptive.fleet.FleetMember} with such a key fails to join. Node ids and the other
+ * strings of the values are escaped and kept as they are.
  * The values are plain JSON strings (any member, client or tool can hold and read them). The
  * entry processors ({@code dev.adaptive.hazelcast.*Processor}, Java-serialized records that
  * need nothing but the JDK and Hazelcast) run on the members that own the entries and their
@@ -132,11 +137,12 @@ public final class HazelcastCoordinator implements Coordinator {
     }
 
     /**
-     * @throws IllegalArgumentException if {@code ttl} is not positive
+     * @throws IllegalArgumentException if {@code ttl} is not positive, or {@code key} holds a
+     *                                  lone surrogate (see the class documentation)
      */
     @Override
     public CompletionStage<List<NodeReport>> heartbeat(String key, NodeReport report, Duration ttl) {
-        Objects.requireNonNull(key, "key");
+        storable(key);
         Objects.requireNonNull(report, "report");
         Objects.requireNonNull(ttl, "ttl");
         if (ttl.isNegative() || ttl.isZero()) {
@@ -155,7 +161,7 @@ public final class HazelcastCoordinator implements Coordinator {
 
     @Override
     public CompletionStage<Void> leave(String key, String nodeId) {
-        Objects.requireNonNull(key, "key");
+        storable(key);
         Objects.requireNonNull(nodeId, "nodeId");
         LeaveProcessor step = new LeaveProcessor(nodeId, clock.millis());
         return bounded("leave", key, () -> reports.submitToKey(key, step)).whenComplete((done, error) -> pruneLater(key));
@@ -179,7 +185,7 @@ public final class HazelcastCoordinator implements Coordinator {
 
     @Override
     public CompletionStage<Void> publishPause(String key, FleetPause pause) {
-        Objects.requireNonNull(key, "key");
+        storable(key);
         Objects.requireNonNull(pause, "pause");
         long live = saturatedMillis(Duration.between(clock.instant(), pause.until()));
         if (live <= 0) {
@@ -197,11 +203,35 @@ public final class HazelcastCoordinator implements Coordinator {
      */
     @Override
     public AutoCloseable subscribePauses(String key, Consumer<FleetPause> listener) {
-        Objects.requireNonNull(key, "key");
+        storable(key);
         Objects.requireNonNull(listener, "listener");
         PauseSubscription subscription = new PauseSubscription(this, key, listener);
         subscription.start();
         return subscription;
+    }
+
+    /**
+     * A fleet key is a map key, which Hazelcast stores as UTF-8, where a lone surrogate (an emoji
+     * cut in half) becomes '?': the key would share its entry, reports and pauses, with another
+     * key's fleet ({@code "orders-?"}). It is refused instead; escaping it would change how every
+     * key with the escape character is stored, and nodes of one key on two versions would no
+     * longer meet.
+     *
+     * @throws NullPointerException     if {@code key} is null
+     * @throws IllegalArgumentException if it holds a lone surrogate
+     */
+    private static void storable(String key) {
+        Objects.requireNonNull(key, "key");
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                i++; // a whole pair: one code point, stored as it is
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException(String.format("fleet key holds a lone UTF-16 surrogate (\\u%04x at index %d),"
+                        + " which Hazelcast's UTF-8 store keeps as '?', so its fleet would be another key's: %s",
+                        (int) c, i, FleetJson.quoted(key)));
+            }
+        }
     }
 
     /** @return how many pause listeners threw (each such failure is otherwise ignored) */

@@ -81,4 +81,41 @@ class HazelcastEdgesTest {
             assertThat(last).extracting(NodeReport::nodeId).containsExactly(nodeId);
         }
     }
+
+    /**
+     * A fleet key is a map key, which Hazelcast stores as UTF-8: a lone surrogate would be kept
+     * as '?', and the key would share its entry (reports, pauses) with another key's fleet. Such
+     * a key is refused, naming it, where a node joins (the subscription to its pauses) and at
+     * every operation; a key with a whole emoji is stored as it is, and its nodes meet.
+     */
+    @Test
+    void aFleetKeyWithALoneSurrogateIsRefusedNotFoldedIntoAnotherKey() throws Exception {
+        try (TestCluster cluster = TestCluster.start(1)) {
+            HazelcastCoordinator c = HazelcastCoordinator.builder(cluster.member(0)).clock(CLOCK).build();
+            String cut = "orders-\ud83d\ude80".substring(0, 8); // "orders-" + the high half of the rocket
+            String message = "fleet key holds a lone UTF-16 surrogate (\\ud83d at index 7)";
+            NodeReport a = new NodeReport("a", "i1", 5, 0, CLOCK.instant());
+            NodeReport b = new NodeReport("b", "i1", 5, 0, CLOCK.instant());
+            org.assertj.core.api.SoftAssertions.assertSoftly(soft -> {
+                soft.assertThatThrownBy(() -> c.subscribePauses(cut, p -> { }))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+                soft.assertThatThrownBy(() -> c.heartbeat(cut, a, Duration.ofSeconds(60)))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+                soft.assertThatThrownBy(() -> c.leave(cut, "a"))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+                soft.assertThatThrownBy(() -> c.publishPause(cut,
+                                new dev.adaptive.fleet.FleetPause("a", CLOCK.instant().plusSeconds(5))))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+            });
+            // Another key, "orders-?", keeps a fleet of its own.
+            List<NodeReport> other = c.heartbeat("orders-?", b, Duration.ofSeconds(60)).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            assertThat(other).extracting(NodeReport::nodeId).containsExactly("b");
+            String whole = "orders-\ud83d\ude80";
+            c.heartbeat(whole, a, Duration.ofSeconds(60)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            List<NodeReport> both = c.heartbeat(whole, b, Duration.ofSeconds(60)).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+            assertThat(both).extracting(NodeReport::nodeId).containsExactlyInAnyOrder("a", "b");
+        }
+    }
 }
