@@ -1,5 +1,7 @@
 package dev.adaptive.hazelcast;
 
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.adaptive.fleet.Coordinator;
@@ -40,8 +42,9 @@ import java.util.function.Supplier;
  *       alone decides what is live: the entry has no map TTL (a split-brain merge gives the
  *       kept entry the merging one's expiration, which would end live reports early), and the
  *       last leave removes it; a key whose nodes all died keeps one small entry of expired
- *       reports until a node of that key reports again. Configure no TTL or max-idle on this
- *       map;</li>
+ *       reports until a node of that key reports again. A member refuses to build a
+ *       coordinator whose maps its configuration gives {@code max-idle-seconds} or an eviction
+ *       policy (see {@link Builder#build()});</li>
  *   <li>the {@code IMap<String, String>} {@code p + "pauses"} holds the latest pause per key,
  *       as JSON, until it ends: a pause never replaces one that ends later, and a node that
  *       subscribes late still learns of it. Subscribers listen to their key's entry, so a pause
@@ -421,12 +424,49 @@ public final class HazelcastCoordinator implements Coordinator {
         }
 
         /**
-         * Gets the two map proxies from the instance (Hazelcast creates them on first use).
+         * Gets the two map proxies from the instance (Hazelcast creates them on first use). On a
+         * member, the configuration its cluster gives the two maps is checked first: one that
+         * lets Hazelcast drop entries before the coordinator removes them is refused.
          *
          * @return the coordinator
+         * @throws IllegalArgumentException if this member's configuration of either map sets
+         *                                  {@code max-idle-seconds} or an eviction policy, naming
+         *                                  the map, the setting and its value
          */
         public HazelcastCoordinator build() {
+            checkStorage(hazelcast, prefix + "reports");
+            checkStorage(hazelcast, prefix + "pauses");
             return new HazelcastCoordinator(this);
+        }
+    }
+
+    /**
+     * Entries are written with a TTL of their own (none for reports, a pause's length for a
+     * pause), which overrides the map's {@code time-to-live-seconds}; nothing the coordinator
+     * writes overrides {@code max-idle-seconds} or an eviction policy. Either lets Hazelcast drop
+     * a key's reports while its nodes are alive (an entry idle past its limit, or evicted by
+     * size or heap, as a cache's default map configuration would), and each node's next
+     * heartbeat then finds itself alone and takes the whole ceiling: the fleet goes over it,
+     * silently. A client cannot read the cluster's map configuration (Hazelcast's client config
+     * refuses the read), so only a member checks, its own view of it.
+     */
+    private static void checkStorage(HazelcastInstance hazelcast, String map) {
+        MapConfig config;
+        try {
+            config = hazelcast.getConfig().findMapConfig(map);
+        } catch (UnsupportedOperationException onAClient) {
+            return;
+        }
+        if (config.getMaxIdleSeconds() > 0) {
+            throw new IllegalArgumentException("the Hazelcast map '" + map + "' is configured with max-idle-seconds="
+                    + config.getMaxIdleSeconds() + " (map config '" + config.getName() + "'): a fleet's entries must stay"
+                    + " until the coordinator removes them; configure max-idle-seconds=0 for it, or another prefix");
+        }
+        EvictionPolicy eviction = config.getEvictionConfig().getEvictionPolicy();
+        if (eviction != EvictionPolicy.NONE) {
+            throw new IllegalArgumentException("the Hazelcast map '" + map + "' is configured with eviction-policy="
+                    + eviction + " (map config '" + config.getName() + "'): a fleet's entries must stay until the"
+                    + " coordinator removes them; configure eviction-policy=NONE for it, or another prefix");
         }
     }
 }

@@ -2,6 +2,10 @@ package dev.adaptive.hazelcast;
 
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.EvictionConfig;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
 import dev.adaptive.fleet.NodeReport;
 import dev.adaptive.time.VirtualTime;
@@ -16,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What a Hazelcast deployment can throw at the coordinator besides a healthy cluster: a client
@@ -116,6 +121,33 @@ class HazelcastEdgesTest {
             List<NodeReport> both = c.heartbeat(whole, b, Duration.ofSeconds(60)).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
             assertThat(both).extracting(NodeReport::nodeId).containsExactlyInAnyOrder("a", "b");
+        }
+    }
+    /**
+     * Eviction or max-idle on the coordinator's maps (a cache's default map configuration, say)
+     * lets Hazelcast drop a key's reports while its nodes live; each node would then find itself
+     * alone and take the whole ceiling. A member refuses such a configuration when the coordinator
+     * is built, naming the map, the map configuration that matched and the setting.
+     */
+    @Test
+    void aMemberRefusesMapsThatHazelcastMayEvictOrExpireByIdleness() throws Exception {
+        try (TestCluster cluster = TestCluster.start(1, c -> {
+            c.addMapConfig(new MapConfig("default").setMaxIdleSeconds(60));
+            c.addMapConfig(new MapConfig("cache.*").setEvictionConfig(new EvictionConfig()
+                    .setEvictionPolicy(EvictionPolicy.LRU).setMaxSizePolicy(MaxSizePolicy.PER_NODE).setSize(1_000)));
+            c.addMapConfig(new MapConfig("fleet.*"));
+        })) {
+            HazelcastInstance member = cluster.member(0);
+            assertThatThrownBy(() -> HazelcastCoordinator.create(member))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'adaptive.fleet.reports' is configured with max-idle-seconds=60 (map config 'default')");
+            assertThatThrownBy(() -> HazelcastCoordinator.builder(member).prefix("cache.").build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'cache.reports' is configured with eviction-policy=LRU (map config 'cache.*')");
+            HazelcastCoordinator own = HazelcastCoordinator.builder(member).prefix("fleet.").clock(CLOCK).build();
+            NodeReport a = new NodeReport("a", "i1", 5, 0, CLOCK.instant());
+            assertThat(own.heartbeat("api", a, Duration.ofSeconds(60)).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .extracting(NodeReport::nodeId).containsExactly("a");
         }
     }
 }
