@@ -1,6 +1,7 @@
 package dev.adaptive.camel;
 
 import org.apache.camel.AsyncCallback;
+import org.apache.camel.spi.ReactiveExecutor;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -22,6 +23,12 @@ import java.util.concurrent.RejectedExecutionException;
  * caller: the thread goes on running what the exchange's end needs, then returns with its
  * interrupt flag set.
  *
+ * <p>While it waits it also runs the routing work Camel queued on this thread (its
+ * {@link ReactiveExecutor}), as Camel's own wait for a transacted exchange does: Camel ends a
+ * transacted exchange's route through that queue, and a thread already inside Camel's routing
+ * loop (any step of a route before the pool's endpoint) only runs it once it returns. The end
+ * of an attempt's route would wait there for ever, and the exchange with it.
+ *
  * <p>Thread-safe: any thread may hand it work or end it; only the caller's thread runs it.
  */
 final class CallerThread implements Executor, AsyncCallback {
@@ -30,8 +37,15 @@ final class CallerThread implements Executor, AsyncCallback {
     private static final Runnable WAKE = () -> { };
 
     private final LinkedBlockingQueue<Runnable> work = new LinkedBlockingQueue<>();
+    /** Camel's routing work queued on the caller's thread, or {@code null} for none. */
+    private final ReactiveExecutor routing;
     private volatile boolean ended;
     private volatile Submission submission;
+
+    /** @param routing the Camel context's reactive executor, or {@code null} */
+    CallerThread(ReactiveExecutor routing) {
+        this.routing = routing;
+    }
 
     /** @param s the exchange whose attempts this thread runs, to fail if the thread is interrupted */
     void attach(Submission s) {
@@ -58,6 +72,11 @@ final class CallerThread implements Executor, AsyncCallback {
     void runUntilEnded() {
         boolean interrupted = false;
         while (!ended) {
+            // Only this thread queues work on its own reactive queue, so what it holds now is all
+            // there is until the next attempt runs: run it before blocking, as Camel's await does.
+            if (routing != null && routing.executeFromQueue()) {
+                continue;
+            }
             Runnable next;
             try {
                 next = work.take();

@@ -217,7 +217,8 @@ final class ExchangePool {
      * @return {@code true}: the exchange has ended
      */
     boolean submitOnThisThread(Exchange exchange, AsyncCallback callback, Duration consumerTimeout) {
-        CallerThread thread = new CallerThread();
+        CallerThread thread = new CallerThread(
+                exchange.getContext().getCamelContextExtension().getReactiveExecutor());
         submit(exchange, thread, consumerTimeout, true, thread);
         thread.runUntilEnded();
         callback.done(true);

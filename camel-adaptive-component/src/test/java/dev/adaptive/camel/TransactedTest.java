@@ -55,6 +55,10 @@ class TransactedTest extends CamelTestSupport {
                         e.getMessage().setHeader("Retry-After", "1");
                     }
                 });
+                // A transacted route, as after transacted(): a step, then the pool.
+                from("direct:inRoute").setHeader("step", constant("before the pool")).to("adaptive:plain");
+                from("adaptive:plain").process(e -> seen.add(Thread.currentThread().getName() + ":"
+                        + TRANSACTION.get()));
                 from("adaptive:one?initialLimit=1&maxLimit=1&minLimit=1").process(e -> {
                     if ("hold".equals(e.getMessage().getBody(String.class))) {
                         holding.countDown();
@@ -130,6 +134,19 @@ class TransactedTest extends CamelTestSupport {
         assertThat(e.getException()).isNull();
         assertThat(seen).containsExactly("1:" + thread(sender) + ":tx-3");
         assertThat(holder.get(30, TimeUnit.SECONDS).getException()).isNull();
+    }
+
+    @Test
+    void aTransactedRouteWithAStepBeforeThePoolEnds() throws Exception {
+        AtomicReference<Thread> sender = new AtomicReference<>();
+        // Camel ends the consumer route of a transacted exchange through the sending thread's
+        // queue of routing work: the thread that waits for the exchange must run that queue.
+        Exchange e = sendTransacted("direct:inRoute", "x", "tx-7", sender).get(30, TimeUnit.SECONDS);
+
+        assertThat(e.getException()).isNull();
+        assertThat(seen).containsExactly(thread(sender) + ":tx-7");
+        assertThat(stats("plain").pending()).isZero();
+        assertThat(stats("plain").inflight()).isZero();
     }
 
     @Test
