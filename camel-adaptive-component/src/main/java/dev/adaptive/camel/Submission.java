@@ -344,11 +344,19 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             return run;
         }
         SentExchange s = sent;
-        Run run = attempt(target, s == null ? ExchangeHelper.createCorrelatedCopy(original, false)
-                : s.newAttempt((int) IN_PLACE.getVolatile(this) == NONE), ctx);
+        Exchange copy = s == null ? ExchangeHelper.createCorrelatedCopy(original, false)
+                : s.newAttempt((int) IN_PLACE.getVolatile(this) == NONE);
+        CallerThread caller = attemptsOn;
+        if (caller != null) {
+            // Neither Camel's copy nor a new exchange keeps the transacted flag: without it the
+            // consumer route would treat the attempt as not transacted, and an asynchronous step
+            // in it (another adaptive endpoint, an asynchronous delay) would carry the rest of the
+            // route to another thread, out of the caller's transaction.
+            copy.getExchangeExtension().setTransacted(true);
+        }
+        Run run = attempt(target, copy, ctx);
         FutureTask<Void> job = new FutureTask<>(run);
         running = run;
-        CallerThread caller = attemptsOn;
         try {
             Executor workers = caller != null ? caller : pool.workers();
             workers.execute(job);

@@ -59,8 +59,20 @@ class TransactedTest extends CamelTestSupport {
                 from("direct:inRoute").setHeader("step", constant("before the pool")).to("adaptive:plain");
                 from("adaptive:plain").process(e -> seen.add(Thread.currentThread().getName() + ":"
                         + TRANSACTION.get()));
+                from("adaptive:outer?retries=1&minDelay=10ms&jitter=0").process(e -> {
+                    int attempt = e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class);
+                    seen.add(attempt + ":transacted=" + e.isTransacted());
+                    if (attempt == 1) {
+                        throw new IllegalStateException("attempt 1 fails");
+                    }
+                }).to("adaptive:inner").process(e -> seen.add("after inner:" + Thread.currentThread().getName()
+                        + ":" + TRANSACTION.get()));
+                from("adaptive:inner").process(e -> seen.add("inner:" + Thread.currentThread().getName()
+                        + ":" + TRANSACTION.get()));
                 from("adaptive:one?initialLimit=1&maxLimit=1&minLimit=1").process(e -> {
-                    if ("hold".equals(e.getMessage().getBody(String.class))) {
+                    if ("flag".equals(e.getMessage().getBody(String.class))) {
+                        seen.add("transacted=" + e.isTransacted());
+                    } else if ("hold".equals(e.getMessage().getBody(String.class))) {
                         holding.countDown();
                         release.await(30, TimeUnit.SECONDS);
                     } else {
@@ -147,6 +159,35 @@ class TransactedTest extends CamelTestSupport {
         assertThat(seen).containsExactly(thread(sender) + ":tx-7");
         assertThat(stats("plain").pending()).isZero();
         assertThat(stats("plain").inflight()).isZero();
+    }
+
+    @Test
+    void aRetryIsTransactedSoAnAsynchronousStepInItsRouteStaysOnTheSendersThread() throws Exception {
+        AtomicReference<Thread> sender = new AtomicReference<>();
+        Exchange e = sendTransacted("adaptive:outer", "x", "tx-5", sender).get(30, TimeUnit.SECONDS);
+
+        assertThat(e.getException()).isNull();
+        String on = thread(sender) + ":tx-5";
+        // The retry's route sends to another pool: not transacted, that send would hand the rest
+        // of the route to the other pool's worker, out of the transaction.
+        assertThat(seen).containsExactly("1:transacted=true", "2:transacted=true", "inner:" + on,
+                "after inner:" + on);
+    }
+
+    @Test
+    void anAttemptThatWaitedForASlotIsTransacted() throws Exception {
+        Future<Exchange> holder = template.asyncSend("adaptive:one", x -> x.getMessage().setBody("hold"));
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        AtomicReference<Thread> sender = new AtomicReference<>();
+        Future<Exchange> waiting = sendTransacted("adaptive:one", "flag", "tx-6", sender);
+        Until.met("the transacted exchange waits for the slot", Duration.ofSeconds(30),
+                () -> stats("one").waiting() == 1);
+
+        release.countDown();
+
+        assertThat(waiting.get(30, TimeUnit.SECONDS).getException()).isNull();
+        assertThat(seen).containsExactly("transacted=true");
+        assertThat(holder.get(30, TimeUnit.SECONDS).getException()).isNull();
     }
 
     @Test
