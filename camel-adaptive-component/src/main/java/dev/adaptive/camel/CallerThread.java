@@ -40,6 +40,8 @@ final class CallerThread implements Executor, AsyncCallback {
     /** Camel's routing work queued on the caller's thread, or {@code null} for none. */
     private final ReactiveExecutor routing;
     private volatile boolean ended;
+    /** Set once the thread has stopped waiting: no attempt is taken after it; guarded by {@code work}. */
+    private boolean closed;
     private volatile Submission submission;
 
     /** @param routing the Camel context's reactive executor, or {@code null} */
@@ -55,10 +57,12 @@ final class CallerThread implements Executor, AsyncCallback {
     /** An attempt of the exchange, to run on the caller's thread. */
     @Override
     public void execute(Runnable attempt) {
-        if (ended) {
-            throw new RejectedExecutionException("the transacted exchange has ended");
+        synchronized (work) {
+            if (closed) {
+                throw new RejectedExecutionException("the transacted exchange has ended");
+            }
+            work.add(attempt);
         }
-        work.add(attempt);
     }
 
     /** The exchange's end: the waiting thread returns. */
@@ -90,6 +94,16 @@ final class CallerThread implements Executor, AsyncCallback {
             }
             // The attempts are FutureTasks, which keep what their route throws.
             next.run();
+        }
+        // An attempt can be granted as the exchange ends (a consumer route attaching while an
+        // interrupt or a stop ends it): nothing cancels it, and left here it would hold its slot
+        // for good. It runs, as a worker would have run it, and its result is ignored. Attempts
+        // that were cancelled do nothing; none can be added once closed (execute refuses).
+        synchronized (work) {
+            closed = true;
+        }
+        for (Runnable left; (left = work.poll()) != null; ) {
+            left.run();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
