@@ -23,8 +23,9 @@ import java.util.TreeSet;
  *   <li>{@code errorStatuses}, default {@code [500, 502, 503, 504]}: an error (a drop), retried
  *       with backoff.</li>
  *   <li>{@code ignoreClientErrors}, default {@code true}: other 4xx answers say nothing about
- *       capacity and give the limit no sample; the response is returned as it is. When
- *       {@code false} they count as successes.</li>
+ *       capacity and give the limit no sample; the response is returned as it is, not retried
+ *       (one whose body the request's codec cannot read fails at once with the codec's
+ *       exception). When {@code false} they count as successes.</li>
  * </ul>
  * Every other status is a success and the response is returned. Statuses must be in
  * [100, 599]; setters throw {@link IllegalArgumentException} naming the option and value. Not

@@ -281,6 +281,28 @@ class AdaptiveWebClientTest {
         assertThat(arrivalsWallMs).hasSize(2);
     }
 
+    /**
+     * A JSON client whose 404 (or 401, 403) comes as a gateway's HTML page: the codec fails on
+     * the body, but the status, read from the answer's head, is an ignored client error. The call
+     * fails with the codec's exception as it is, with no sample and no retry, as a 4xx whose body
+     * decodes is returned: it says nothing of the server's capacity, and sent again it gets the
+     * same answer.
+     */
+    @Test
+    void aClientErrorWhoseBodyTheCodecCannotDecodeIsNeitherADropNorRetried(Vertx vertx) {
+        answer("/gone", req -> req.response().setStatusCode(404).putHeader("Content-Type", "text/html")
+                .end("<html>Not Found</html>"));
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveLimiter limiter = recording(vertx, outcomes);
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
+        Throwable t = Await.failure(client.send(client.get(port, "127.0.0.1", "/gone").as(BodyCodec.jsonObject())));
+        assertThat(t).isInstanceOf(io.vertx.core.json.DecodeException.class);
+        assertThat(outcomes).as("no sample").containsExactly(Outcome.IGNORED);
+        assertThat(arrivalsWallMs).as("not retried").hasSize(1);
+        assertThat(limiter.limiter().stats().congestionEvents()).isZero();
+        assertThat(limiter.limiter().inflight()).isZero();
+    }
+
     @Test
     void theQuotaAnAnswerAnnouncesTravelsInItsOutcomeOnSuccessAndFailureAlike(Vertx vertx) {
         answer("/q", status(200, "RateLimit", "\"default\";r=5;t=30"),

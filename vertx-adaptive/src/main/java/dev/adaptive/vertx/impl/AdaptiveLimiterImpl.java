@@ -35,6 +35,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -158,10 +159,30 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * @return an executor on this limiter
      */
     public AdaptiveExecutor executor(OutcomeClassifier first, BiFunction<Object, Throwable, Quota> quota) {
+        return executor(first, quota, error -> false);
+    }
+
+    /**
+     * As {@link #executor(OutcomeClassifier, BiFunction)}, and failures {@code never} accepts
+     * are not retried (the limiter's retry policy decides for every other).
+     *
+     * @param first read first; {@code null} or a throw falls back to the limiter's classifier
+     * @param quota as {@link #executor(OutcomeClassifier, BiFunction)}
+     * @param never the failures that end the call at once
+     * @return an executor on this limiter
+     */
+    public AdaptiveExecutor executor(OutcomeClassifier first, BiFunction<Object, Throwable, Quota> quota,
+                                     Predicate<Throwable> never) {
         Objects.requireNonNull(first, "first");
+        Objects.requireNonNull(never, "never");
         OutcomeClassifier base = classifier;
+        RetryPolicy policy = executor.retryPolicy();
         return AdaptiveExecutor.builder(limiter)
-                .retryPolicy(executor.retryPolicy())
+                .retryPolicy(RetryPolicy.builder().retries(policy.retries()).backoff(policy.backoff())
+                        .maxRateLimitRetries(policy.maxRateLimitRetries()).maxRetryAfter(policy.maxRetryAfter())
+                        .random(policy.random())
+                        .retryOn((error, attempt) -> !never.test(error) && policy.shouldRetry(error, attempt))
+                        .build())
                 .taskTimeout(executor.taskTimeout())
                 .classifier((result, error) -> {
                     Outcome o = null;

@@ -64,19 +64,22 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
         boolean ignore = this.options.isIgnoreClientErrors();
         this.aborts = ExchangeAborts.of(client);
         Duration maxReset = Duration.ofMillis(impl.options().getMaxRetryAfter());
-        // Ignored, no sample: a 4xx when asked, and the refusal to send a streamed body again,
-        // made here before anything was sent.
+        // Ignored, no sample: a 4xx when asked (also one whose body the codec could not read),
+        // and the refusal to send a streamed body again, made here before anything was sent.
         this.executor = impl.executor((result, error) -> ExchangeAborts.refusedStreamedBody(error)
+                || error instanceof UnreadClientError
                 || ignore && result instanceof HttpResponse<?> r && r.statusCode() >= 400 && r.statusCode() < 500
                 ? Outcome.IGNORED : null,
-                impl.options().isQuotaHeaders() ? (result, error) -> quota(result, error, maxReset) : null);
+                impl.options().isQuotaHeaders() ? (result, error) -> quota(result, error, maxReset) : null,
+                error -> error instanceof UnreadClientError);
     }
 
     /** @return the quota the attempt's response announced, or {@code null} */
     private Quota quota(Object result, Throwable error, Duration maxReset) {
         HttpResponse<?> response = result instanceof HttpResponse<?> r ? r
                 : error instanceof HttpRateLimitedException rl ? rl.response()
-                : error instanceof HttpStatusException se ? se.response() : null;
+                : error instanceof HttpStatusException se ? se.response()
+                : error instanceof UnreadClientError u ? u.head : null;
         return response == null ? null : RateLimitHeaders.parse(response::getHeader, clock, maxReset).orElse(null);
     }
 
@@ -104,7 +107,10 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
             sent.onComplete(done -> watch.forget());
             return sent.transform(done -> done.succeeded() ? read(what, done.result())
                     : readHead(what, watch.head(), done.cause()));
-        }).recover(error -> Future.failedFuture(LastFailure.of(error)));
+        }).recover(error -> {
+            Throwable last = LastFailure.of(error);
+            return Future.failedFuture(last instanceof UnreadClientError u ? u.getCause() : last);
+        });
     }
 
     /**
@@ -118,8 +124,28 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
             if (read.failed()) {
                 return read;
             }
+            if (options.isIgnoreClientErrors() && head.statusCode() >= 400 && head.statusCode() < 500) {
+                // An ignored client error (a gateway's HTML 404 to a JSON client, say): as a 4xx
+                // whose body decodes is returned, no sample and no retry; sent again it gets the
+                // same answer. Before, the codec's failure was a drop, retried on the error budget.
+                return Future.failedFuture(new UnreadClientError(head, failure));
+            }
         }
         return Future.failedFuture(failure);
+    }
+
+    /**
+     * An ignored client error whose body the codec could not read: ends the call at once with
+     * no sample. The caller gets the codec's failure itself, its cause.
+     */
+    private static final class UnreadClientError extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient HttpResponse<?> head;
+
+        UnreadClientError(HttpResponse<?> head, Throwable codecFailure) {
+            super("status " + head.statusCode() + ", body unread: " + codecFailure, codecFailure, false, false);
+            this.head = head;
+        }
     }
 
     private <T> Future<HttpResponse<T>> read(String what, HttpResponse<T> response) {
