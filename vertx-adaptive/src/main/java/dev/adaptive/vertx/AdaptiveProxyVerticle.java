@@ -38,7 +38,9 @@ import java.util.function.Consumer;
  *   <li>{@value #UNAVAILABLE} with a message starting {@code adaptive-proxy}, when the proxy
  *       cannot take the request: its queue is full, the wait timed out, or it was undeployed;</li>
  *   <li>{@value #TIMEOUT} when the target did not reply in time, {@value #NO_TARGET} when nothing
- *       consumes the target address, {@value #ERROR} for anything else.</li>
+ *       consumes the target address, {@value #ERROR} for anything else, a reply the proxy cannot
+ *       pass on included (a body of a codec registered by name only, which the proxy does not
+ *       know: register a default codec for such types).</li>
  * </ul>
  *
  * <p>Undeploying fails every request not yet answered (queued, waiting for a retry, or in flight
@@ -124,7 +126,16 @@ public class AdaptiveProxyVerticle extends VerticleBase {
                 .setSendTimeout(options.getRequestTimeout())
                 .setHeaders(request.headers());
         bus.<Object>request(options.getTargetAddress(), request.body(), out)
-                .onSuccess(reply -> request.reply(reply.body(), new DeliveryOptions().setHeaders(reply.headers())))
+                .onSuccess(reply -> {
+                    try {
+                        request.reply(reply.body(), new DeliveryOptions().setHeaders(reply.headers()));
+                    } catch (Throwable unsendable) {
+                        // A reply body no default codec sends (one of a codec registered by name
+                        // only), or anything else the reply throws: thrown from this handler it
+                        // would leave the caller to its own timeout; it gets ERROR at once instead.
+                        fail(request, unsendable);
+                    }
+                })
                 .onFailure(err -> fail(request, err));
     }
 

@@ -3,8 +3,10 @@ package dev.adaptive.vertx;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageCodec;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
@@ -142,6 +144,62 @@ class AdaptiveProxyVerticleTest {
                     assertThat(re.failureCode()).isEqualTo(AdaptiveProxyVerticle.TIMEOUT);
                     assertThat(re.getMessage()).contains("50 ms");
                 });
+    }
+
+    /** A body of a named codec: the proxy, which does not know the codec's name, cannot send it on. */
+    private record Parcel(String text) {
+    }
+
+    /** The codec the target replies with, registered by its name only. */
+    private static final class ParcelCodec implements MessageCodec<Parcel, Parcel> {
+        @Override
+        public void encodeToWire(Buffer buffer, Parcel parcel) {
+            buffer.appendString(parcel.text());
+        }
+
+        @Override
+        public Parcel decodeFromWire(int pos, Buffer buffer) {
+            return new Parcel(buffer.getString(pos, buffer.length()));
+        }
+
+        @Override
+        public Parcel transform(Parcel parcel) {
+            return parcel;
+        }
+
+        @Override
+        public String name() {
+            return "parcel";
+        }
+
+        @Override
+        public byte systemCodecID() {
+            return -1;
+        }
+    }
+
+    /**
+     * A reply the proxy cannot pass on (its body of a codec registered by name only, which the
+     * proxy does not know) is answered at once with {@value AdaptiveProxyVerticle#ERROR}, not
+     * left to the caller's own timeout.
+     */
+    @Test
+    void aReplyThatCannotBePassedOnIsAnsweredAtOnceNotLeftToTheCallersTimeout(Vertx vertx) {
+        vertx.eventBus().registerCodec(new ParcelCodec());
+        Await.result(vertx.eventBus().consumer("parcels.backend", m -> m.reply(new Parcel("reply"),
+                new DeliveryOptions().setCodecName("parcel"))).completion());
+        AdaptiveProxyVerticle proxy = new AdaptiveProxyVerticle(new AdaptiveProxyOptions().setAddress("parcels")
+                .setTargetAddress("parcels.backend").setOptions(new AdaptiveOptions().setStatsAddress(null)));
+        Await.result(vertx.deployVerticle(proxy));
+        // Far longer than Await waits: only the proxy's answer can end the request in time.
+        DeliveryOptions patient = new DeliveryOptions().setSendTimeout(Duration.ofMinutes(5).toMillis());
+        assertThat(Await.failure(vertx.eventBus().request("parcels", "x", patient)))
+                .isInstanceOfSatisfying(ReplyException.class, re -> {
+                    assertThat(re.failureType()).isEqualTo(ReplyFailure.RECIPIENT_FAILURE);
+                    assertThat(re.failureCode()).isEqualTo(AdaptiveProxyVerticle.ERROR);
+                    assertThat(re.getMessage()).startsWith("adaptive-proxy 'parcels': ").contains("codec");
+                });
+        assertThat(proxy.limiter().limiter().inflight()).isZero();
     }
 
     @Test
