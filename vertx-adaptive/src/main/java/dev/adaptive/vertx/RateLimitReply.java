@@ -60,19 +60,28 @@ public final class RateLimitReply {
     }
 
     /**
-     * @param retryAfter the wait, not negative
+     * @param retryAfter the wait, not negative, any length (readers cap it)
      * @return {@code retry-after=<s>} for whole seconds, {@code retry-after-ms=<ms>} otherwise
-     *         (rounded up, so the wait is never shortened)
+     *         (rounded up, so the wait is never shortened; whole seconds past what a long of
+     *         milliseconds holds)
      */
     public static String failureMessage(Duration retryAfter) {
         Objects.requireNonNull(retryAfter, "retryAfter");
         if (retryAfter.isNegative()) {
             throw new IllegalArgumentException("retryAfter must not be negative: " + retryAfter);
         }
-        if (retryAfter.toNanos() % 1_000_000_000L == 0) {
-            return RETRY_AFTER + retryAfter.toSeconds();
+        // Read from the parts: toNanos() overflows past 292 years, and a consumer's handler that
+        // threw here would leave its requester to its own timeout.
+        long seconds = retryAfter.getSeconds();
+        int nanos = retryAfter.getNano();
+        if (nanos == 0) {
+            return RETRY_AFTER + seconds;
         }
-        long millis = retryAfter.toMillis() + (retryAfter.toNanos() % 1_000_000 == 0 ? 0 : 1);
+        if (seconds >= Long.MAX_VALUE / 1000 - 1) {
+            // Past what a long of milliseconds holds: whole seconds, rounded up (readers cap it).
+            return RETRY_AFTER + (seconds + 1);
+        }
+        long millis = seconds * 1000 + nanos / 1_000_000 + (nanos % 1_000_000 == 0 ? 0 : 1);
         return RETRY_AFTER_MS + millis;
     }
 

@@ -85,6 +85,34 @@ class AdaptiveEventBusTest {
         assertThat(limiter.limiter().stats().retriesRefused()).isEqualTo(1);
     }
 
+    /**
+     * A consumer that says "retry after longer than a long of nanoseconds holds" (292 years and
+     * more: "not before further notice") is answered: RateLimitReply writes the wait, which every
+     * reader caps. Before, writing it overflowed, the consumer's handler threw, and the requester
+     * waited for its own timeout.
+     */
+    @Test
+    void aConsumerAskingForAWaitPastWhatNanosecondsHoldIsStillARateLimitAnswered(Vertx vertx) {
+        assertThat(RateLimitReply.failureMessage(Duration.ofSeconds(Long.MAX_VALUE)))
+                .isEqualTo("retry-after=" + Long.MAX_VALUE);
+        assertThat(RateLimitReply.failureMessage(Duration.ofSeconds(Long.MAX_VALUE / 1000, 1)))
+                .as("rounded up, never shortened").isEqualTo("retry-after=" + (Long.MAX_VALUE / 1000 + 1));
+        assertThat(RateLimitReply.failureMessage(Duration.ofMillis(Long.MAX_VALUE)))
+                .isEqualTo("retry-after=" + (Long.MAX_VALUE / 1000 + 1));
+        assertThat(RateLimitReply.failureMessage(Duration.ofMillis(Long.MAX_VALUE / 2)))
+                .isEqualTo("retry-after-ms=" + Long.MAX_VALUE / 2);
+        Await.result(vertx.eventBus().consumer("forever", m -> RateLimitReply.fail(m, Duration.ofMillis(Long.MAX_VALUE)))
+                .completion());
+        AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setMaxRateLimitRetries(0)
+                .setStatsAddress(null));
+        // Far longer than Await waits: only the consumer's answer can end the request in time.
+        Throwable t = Await.failure(AdaptiveEventBus.create(limiter).request("forever", "x",
+                new DeliveryOptions().setSendTimeout(Duration.ofMinutes(5).toMillis())));
+        assertThat(t).isInstanceOfSatisfying(ReplyException.class, re -> assertThat(re.failureCode()).isEqualTo(429));
+        assertThat(limiter.limiter().stats().rateLimitEvents()).isEqualTo(1);
+        assertThat(limiter.limiter().inflight()).isZero();
+    }
+
     @Test
     void ordinaryFailuresAreRetriedOnTheErrorBudget(Vertx vertx) {
         AtomicInteger arrivals = new AtomicInteger();
