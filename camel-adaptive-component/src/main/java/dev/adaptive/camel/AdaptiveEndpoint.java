@@ -58,7 +58,8 @@ public class AdaptiveEndpoint extends DefaultEndpoint {
     private PoolConfiguration configuration = new PoolConfiguration();
 
     @UriParam(label = "producer", defaultValue = "30s", javaType = "java.time.Duration",
-            description = "How long an exchange waits for a consumer route when none is started, holding no thread;"
+            description = "How long an exchange waits for a consumer route when none is started, holding no thread"
+                    + " (a transacted exchange's thread waits with it);"
                     + " then it fails with AdaptiveConsumerNotAvailableException. 0 fails at once. This option is"
                     + " the endpoint's own, not the pool's. Default 30s.")
     private Duration timeout = DEFAULT_TIMEOUT;

@@ -7,8 +7,8 @@ import org.apache.camel.support.DefaultAsyncProducer;
 /**
  * Hands each exchange to its pool and returns at once: waiting for a consumer, for a slot, for
  * a backoff or for a Retry-After pause holds no thread, and the callback completes when the
- * exchange ends, on the thread that finished its last attempt (or the scheduler's thread, if
- * it ended while waiting). The caller's exchange then carries the consumer route's result of
+ * exchange ends, on the thread that finished its last attempt (or a pool worker if it ended
+ * while waiting: never the timers' thread every pool shares). The caller's exchange then carries the consumer route's result of
  * the last attempt (body, headers, exception) and the headers of {@link AdaptiveConstants}.
  *
  * <p>A transacted exchange is the exception: its transaction is bound to the caller's thread,

@@ -37,7 +37,9 @@ import java.util.function.Supplier;
  *
  * <p>Waiting holds no thread: an exchange waits as a {@link Submission} in the limiter's queue,
  * in a scheduled backoff or behind a Retry-After pause, and only an admitted attempt takes a
- * thread from {@code workers}. So the threads busy with attempts never exceed the limit.
+ * thread from {@code workers}. So the threads busy with attempts never exceed the limit. A
+ * transacted exchange is the exception: its caller's thread waits and runs its attempts
+ * ({@link #submitOnThisThread}), since its transaction is bound to that thread.
  *
  * <p>The engine (limiter, executor, classifier) is built at the first exchange, from the options
  * the component then fixes for good; until then endpoints may still bring options.
@@ -194,7 +196,7 @@ final class ExchangePool {
     // ---- the caller's side ---------------------------------------------------------------
 
     /**
-     * Accepts an exchange. Never blocks.
+     * Accepts an exchange. Never blocks (a transacted one goes through {@link #submitOnThisThread}).
      *
      * @param exchange the caller's exchange
      * @param callback completed when the exchange ends
