@@ -290,7 +290,9 @@ final class QueueCore {
 
     CompletableFuture<Void> awaitIdle() {
         synchronized (lock) {
-            if (haltCause != null) {
+            // An abort ends the halt too (haltCause stays in the snapshot, as what halted the
+            // queue): after abort() awaitIdle completes normally, as documented.
+            if (haltCause != null && status != QueueStatus.ABORTED) {
                 return CompletableFuture.failedFuture(haltCause);
             }
             if (live.isEmpty()) {

@@ -63,6 +63,24 @@ class QueueStrategyEdgeTest extends QueueFixture {
     }
 
     @Test
+    void awaitIdleAfterAnAbortOfAHaltedQueueCompletesNormally() {
+        ThrottledQueue q = builder(2, SECOND).rateStrategy(o -> {
+            throw new IllegalStateException("strategy bug");
+        }).build();
+        List<CompletableFuture<Object>> all = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            all.add(q.submit(task(Duration.ofMillis(10))));
+        }
+        time.runUntilIdle();
+        assertThat(q.state().haltCause()).isInstanceOf(RateStrategyException.class);
+        assertThat(q.awaitIdle()).isCompletedExceptionally();
+        q.abort();
+        assertThat(all).allMatch(CompletableFuture::isDone);
+        // awaitIdle's javadoc: after abort() it completes normally, halted before or not.
+        assertThat(q.awaitIdle()).isCompleted();
+    }
+
+    @Test
     void aStrategyThatAlwaysBacksOffSlowsTheQueueButNeverStallsIt() {
         ThrottledQueue q = builder(2, SECOND).backOff(true)
                 .rateStrategy(o -> new RateDecision(o.rate(), true)).build();
