@@ -220,7 +220,15 @@ public final class PoolEngine<T, R> {
         performance.start(limiter.limit(), startNanos);
         limiter.addOutageListener(onOutage);
         if (deadline != null) {
-            deadlineTimer = scheduler.schedule(() -> stop(PoolAbortedException.Reason.DEADLINE, null), deadline);
+            try {
+                deadlineTimer = scheduler.schedule(() -> stop(PoolAbortedException.Reason.DEADLINE, null), deadline);
+            } catch (Throwable refused) {
+                // A scheduler that refuses (a shut-down executor) cannot bound the run: it ends
+                // at once, as at its deadline, with the refusal as the cause. Thrown from here,
+                // the refusal left a run begun and never ended (a publisher's subscriber never
+                // heard an end).
+                stop(PoolAbortedException.Reason.DEADLINE, refused);
+            }
         }
         for (CompletionStage<?> c : cancellations) {
             // The callback stays on the user's stage after the run; it must not keep the run

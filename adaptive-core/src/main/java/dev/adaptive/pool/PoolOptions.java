@@ -350,7 +350,8 @@ public final class PoolOptions {
         /**
          * @param deadline how long a run may take, positive, from its start in the pool's ticker
          *                 time; when it passes, the run ends as by a cancellation with reason
-         *                 {@link PoolAbortedException.Reason#DEADLINE}; default none
+         *                 {@link PoolAbortedException.Reason#DEADLINE} (at once, with the
+         *                 refusal as the cause, if the scheduler refuses its timer); default none
          * @return this
          */
         public Builder deadline(Duration deadline) {

@@ -57,4 +57,67 @@ class PoolStarterFailsTest {
         AdaptiveResult<String, String> r = run.toCompletableFuture().join();
         assertThat(r.successes().size() + r.errors().size()).isEqualTo((int) r.stats().accepted());
     }
+    /**
+     * A deadline whose timer the scheduler refuses when the run starts: process() threw the
+     * scheduler's RejectedExecutionException after the run had begun, and a publisher's
+     * subscribe() threw it after onSubscribe, so its subscriber never heard an end and stats()
+     * never completed.
+     */
+    @Test
+    void aDeadlineTheSchedulerRejectsEndsTheRunInsteadOfThrowingOrHanging() {
+        VirtualTime time = new VirtualTime();
+        RejectingScheduler scheduler = new RejectingScheduler(time);
+        scheduler.rejecting = true;
+        PoolRun<AdaptiveResult<String, String>> run = ItemPool.of("a", "b")
+                .withTime(time, scheduler)
+                .withDeadline(Duration.ofSeconds(1))
+                .process((item, ctx) -> CompletableFuture.completedFuture(item));
+        scheduler.rejecting = false;
+        time.runUntilIdle();
+
+        assertThat(run.isDone()).as("run completed").isTrue();
+        AdaptiveResult<String, String> r = run.toCompletableFuture().join();
+        assertThat(r.successes().size() + r.errors().size()).isEqualTo((int) r.stats().accepted());
+        assertThat(r.stats().stopCause()).get().isInstanceOfSatisfying(PoolAbortedException.class,
+                e -> assertThat(e.reason()).isEqualTo(PoolAbortedException.Reason.DEADLINE));
+        assertThat(run.limiter().inflight()).isZero();
+    }
+
+    @Test
+    void aPublisherWhoseDeadlineTheSchedulerRejectsStillCompletesItsSubscriber() {
+        VirtualTime time = new VirtualTime();
+        RejectingScheduler scheduler = new RejectingScheduler(time);
+        scheduler.rejecting = true;
+        PoolPublisher<String, String> publisher = ItemPool.of("a", "b")
+                .withTime(time, scheduler)
+                .withDeadline(Duration.ofSeconds(1))
+                .publish((item, ctx) -> CompletableFuture.completedFuture(item));
+        AtomicReference<String> end = new AtomicReference<>();
+        publisher.subscribe(new java.util.concurrent.Flow.Subscriber<>() {
+            @Override
+            public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(Settled<String, String> item) {
+                // counted by the stats
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                end.set("error " + t);
+            }
+
+            @Override
+            public void onComplete() {
+                end.set("complete");
+            }
+        });
+        scheduler.rejecting = false;
+        time.runUntilIdle();
+
+        assertThat(end.get()).isEqualTo("complete");
+        assertThat(publisher.stats()).isDone();
+    }
 }
