@@ -541,6 +541,11 @@ public final class PoolEngine<T, R> {
         deliver();
     }
 
+    /** Counts a failure of the output's own code that the engine did not call (a subscriber's onSubscribe). */
+    void callbackFailed() {
+        callbackFailures.increment();
+    }
+
     /** Signals the delivery loop: it drains the outbox into the sink, then lets the feeder go on. */
     void deliver() {
         delivery.signal();

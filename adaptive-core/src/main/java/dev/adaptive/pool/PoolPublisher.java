@@ -24,7 +24,10 @@ import java.util.function.Function;
  *       was stopped (see {@link #stats()}); {@code onError} is only for a broken subscription
  *       (a {@code request(n)} with {@code n <= 0}).</li>
  *   <li>A subscriber method that throws is counted in {@link PoolStats#callbackFailures()} and
- *       otherwise ignored.</li>
+ *       otherwise ignored, but for {@code onSubscribe}: one that throws cancels the run, as the
+ *       subscriber's {@code cancel()} would, with what it threw as the cause (nothing is
+ *       published to it), and {@code onComplete} and {@code onError}, which come after the
+ *       stats are final.</li>
  * </ul>
  *
  * <p>Thread-safe.
@@ -68,7 +71,13 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
         try {
             subscriber.onSubscribe(sink);
         } catch (Throwable t) {
-            sink.cancel();
+            // The subscription counts as cancelled (Reactive Streams 2.13), and the failure is
+            // counted as every other subscriber method's is, and named as the stop's cause:
+            // without either, the run said only "cancelled", as if the subscriber had asked.
+            e.callbackFailed();
+            sink.cancelled = true;
+            e.cancel(t);
+            e.deliver();
         }
         e.start();
     }

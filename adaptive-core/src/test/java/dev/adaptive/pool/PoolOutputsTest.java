@@ -82,6 +82,28 @@ class PoolOutputsTest {
     }
 
     @Test
+    void aSubscriberWhoseOnSubscribeThrowsIsCountedAndItsRunSaysWhy() {
+        IllegalStateException bug = new IllegalStateException("subscriber bug");
+        PoolPublisher<Integer, Object> publisher = ItemPool.of(1, 2, 3).withVirtualTime(h.time)
+                .publish((item, ctx) -> CompletableFuture.completedFuture(item));
+        Collector subscriber = new Collector() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                throw bug;
+            }
+        };
+        publisher.subscribe(subscriber);
+        h.time.runUntilIdle();
+
+        PoolStats s = publisher.stats().join();
+        // The class's javadoc: a subscriber method that throws is counted in callbackFailures.
+        assertThat(s.callbackFailures()).isEqualTo(1);
+        assertThat(s.stopCause()).get().satisfies(e -> assertThat(e).hasCause(bug));
+        assertThat(s.accepted()).isEqualTo(s.failed());
+        assertThat(subscriber.items).isEmpty();
+    }
+
+    @Test
     void streamingOnFinishGetsStatsOnly() {
         AtomicReference<AdaptiveResult<Integer, ?>> seen = new AtomicReference<>();
         PoolStats s = h.finish(h.traced(ItemPool.of(items(4)))
@@ -119,7 +141,7 @@ class PoolOutputsTest {
     }
 
     /** A subscriber that requests {@code batch} items whenever it has handled the last batch. */
-    private static final class Collector implements Flow.Subscriber<Settled<Integer, Object>> {
+    private static class Collector implements Flow.Subscriber<Settled<Integer, Object>> {
         final List<Settled<Integer, Object>> items = new CopyOnWriteArrayList<>();
         final AtomicInteger completions = new AtomicInteger();
         final AtomicReference<Throwable> error = new AtomicReference<>();
