@@ -46,6 +46,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>With JMX on, Camel manages the policy as one of its routes' services
  * ({@code type=services}); its attributes are the guard's limit, load and counters.
  *
+ * <p>A route suspended or stopped from outside (the route controller, JMX) stays so until it is
+ * resumed or started: the policy resumes only the consumers it suspended itself.
+ *
  * <p>Thread-safe. One instance per route; an instance shared by several routes counts their
  * exchanges against one limit.
  */
@@ -112,6 +115,14 @@ public final class AdaptiveRoutePolicy extends RoutePolicySupport {
     @Override
     public void onStop(Route route) {
         // Stopped from outside: whoever starts it again decides, not a stale suspension.
+        suspended.remove(route.getConsumer());
+    }
+
+    @Override
+    public void onSuspend(Route route) {
+        // Suspended from outside (the route controller, JMX): it stays so until whoever suspended
+        // it resumes it. Kept in the set, the next drop of in-flight below the resume level (in a
+        // route sharing this policy) would resume its consumer under a route reported Suspended.
         suspended.remove(route.getConsumer());
     }
 

@@ -8,7 +8,9 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Route;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.ServiceStatus;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.support.DefaultExchange;
 import org.apache.camel.support.service.ServiceSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -42,10 +44,19 @@ class AdaptiveRoutePolicyTest {
 
     /** @return a route {@code id} consuming {@code seda:id}, added to the started context */
     private Route sedaRoute(String id) throws Exception {
+        return sedaRoute(id, null);
+    }
+
+    /** @return a route {@code id} consuming {@code seda:id} with {@code policy} (none if null), added to the started context */
+    private Route sedaRoute(String id, AdaptiveRoutePolicy policy) throws Exception {
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("seda:" + id + "?pollTimeout=20").routeId(id).log("${body}");
+                RouteDefinition r = from("seda:" + id + "?pollTimeout=20").routeId(id);
+                if (policy != null) {
+                    r.routePolicy(policy);
+                }
+                r.log("${body}");
             }
         });
         return camel.getRoute(id);
@@ -118,6 +129,35 @@ class AdaptiveRoutePolicyTest {
         assertThat(policy.stats().inflight()).isZero();
         assertThat(consumerSuspended()).as("resumed by the other route's exchanges ending").isFalse();
         assertThat(policy.isSuspended(route)).isFalse();
+    }
+
+    @Test
+    void aRouteItsUserSuspendedStaysSuspendedWhenTheSharedPolicyResumesTheConsumersItHolds() throws Exception {
+        AdaptiveRoutePolicy policy = AdaptiveRoutePolicy.builder().guard(ConcurrencyGuard.builder().time(time)
+                .limit(GuardGradient.builder().minLimit(4).initialLimit(4).maxLimit(4).build()).build()).build();
+        Route held = sedaRoute("held", policy);
+        Route other = sedaRoute("other", policy);
+        List<Exchange> inOther = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Exchange e = new DefaultExchange(camel);
+            policy.onExchangeBegin(other, e);
+            inOther.add(e);
+        }
+        Exchange inHeld = new DefaultExchange(camel);
+        policy.onExchangeBegin(held, inHeld);
+        assertThat(policy.isSuspended(held)).as("4 in flight, limit 4: the policy suspends the route").isTrue();
+        time.advance(Duration.ofMillis(10));
+        policy.onExchangeDone(held, inHeld);                        // 3 left, above 2: still held
+
+        camel.getRouteController().suspendRoute("held");           // its own exchanges have ended
+        assertThat(camel.getRouteController().getRouteStatus("held")).isEqualTo(ServiceStatus.Suspended);
+        inOther.forEach(e -> policy.onExchangeDone(other, e));     // in-flight falls: the policy resumes what it holds
+
+        assertThat(((ServiceSupport) held.getConsumer()).isSuspended())
+                .as("the user suspended the route: the policy's resume must not take it back").isTrue();
+        assertThat(policy.isSuspended(held)).isFalse();
+        camel.getRouteController().resumeRoute("held");
+        assertThat(((ServiceSupport) held.getConsumer()).isSuspended()).isFalse();
     }
 
     @Test
