@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * holds ({@link #getPendingExchangesSize()}) and defers its own stop until they ended, so
  * queued exchanges still run. If the shutdown times out, every exchange not in an attempt
  * fails with {@link AdaptivePoolStoppedException}; none is dropped or left waiting.
- * Suspending the route pauses dispatch; resuming resumes it.
+ * Suspending the route, once Camel's graceful suspend has waited for what the pool holds to
+ * end, pauses dispatch; resuming resumes it.
  *
  * <p>Thread-safe.
  */

@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,12 +23,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ConsumerRouteRestartTest extends CamelTestSupport {
 
+    private final CountDownLatch entered = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+
     @Override
     protected RouteBuilder createRouteBuilder() {
         return new RouteBuilder() {
             @Override
             public void configure() {
                 from("adaptive:restarted").routeId("consumer").setBody(simple("ok ${body}"));
+                from("adaptive:held?algorithm=fixed&maxLimit=1").routeId("held")
+                        .process(e -> {
+                            if ("0".equals(e.getMessage().getBody(String.class))) {
+                                entered.countDown();
+                                release.await(30, TimeUnit.SECONDS);
+                            }
+                        })
+                        .setBody(simple("ok ${body}"));
             }
         };
     }
@@ -54,5 +68,47 @@ class ConsumerRouteRestartTest extends CamelTestSupport {
         assertThat(held).as("a suspended consumer route takes nothing").isNotDone();
         context.getRouteController().resumeRoute("consumer");
         assertThat(held.get(30, TimeUnit.SECONDS)).isEqualTo("ok held");
+    }
+
+    /**
+     * Camel's suspend of a route is graceful, for this consumer as for seda's: the shutdown
+     * strategy waits until the exchanges the pool holds (running and queued alike) have ended,
+     * dispatching them meanwhile, and only then suspends the consumer; exchanges sent after that
+     * wait until the route resumes.
+     */
+    @Test
+    void aSuspendFirstLetsTheExchangesThePoolHoldsEndThenHoldsTheNextOnes() throws Exception {
+        List<CompletableFuture<String>> held = new ArrayList<>();
+        held.add(template.asyncRequestBody("adaptive:held", "0", String.class));
+        assertThat(entered.await(30, TimeUnit.SECONDS)).isTrue();
+        for (int i = 1; i <= 3; i++) {
+            held.add(template.asyncRequestBody("adaptive:held", String.valueOf(i), String.class));
+        }
+        AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
+        Until.met("three exchanges queued behind the running one", Duration.ofSeconds(30),
+                () -> adaptive.stats("held").map(AdaptiveStats::pending).orElse(0) == 4);
+
+        CompletableFuture<Void> suspend = CompletableFuture.runAsync(() -> {
+            try {
+                context.getRouteController().suspendRoute("held");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        // The suspend waits for all four: it cannot end while the first holds the only slot.
+        assertThat(suspend).isNotDone();
+        release.countDown();
+        for (int i = 0; i < held.size(); i++) {
+            assertThat(held.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("ok " + i);
+        }
+        suspend.get(30, TimeUnit.SECONDS);
+        assertThat(context.getRouteController().getRouteStatus("held").isSuspended()).isTrue();
+
+        CompletableFuture<String> after = template.asyncRequestBody("adaptive:held", "4", String.class);
+        Until.met("the exchange sent after the suspend waits in the paused pool", Duration.ofSeconds(30),
+                () -> adaptive.stats("held").map(AdaptiveStats::pending).orElse(0) == 1);
+        assertThat(after).isNotDone();
+        context.getRouteController().resumeRoute("held");
+        assertThat(after.get(30, TimeUnit.SECONDS)).isEqualTo("ok 4");
     }
 }
