@@ -229,8 +229,12 @@ public class AdaptiveComponent extends DefaultComponent {
         if (!named.containsKey(nodeId) && !uriOptions.containsKey(nodeId) && defaults.get(nodeId) == null
                 && !named.containsKey(coordinator) && !uriOptions.containsKey(coordinator)) {
             // The component's coordinator (autowired when the registry holds one) is the fleet of the
-            // pools that name themselves in it; a pool without fleetNodeId runs alone.
-            defaults.remove(coordinator);
+            // pools that name themselves in it; a pool without fleetNodeId runs alone. So do the
+            // component's fleetKey, a default for the pools that join: left, it would fail a pool
+            // that runs alone as a fleetKey without coordinator.
+            if (defaults.remove(coordinator) != null) {
+                defaults.remove(ConfigOption.FLEET_KEY.key());
+            }
         }
         return PoolConfig.builder()
                 .setAll(defaults)

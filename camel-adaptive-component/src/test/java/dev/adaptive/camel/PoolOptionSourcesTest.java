@@ -1,5 +1,8 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.fleet.InMemoryCoordinator;
+import dev.adaptive.time.Ticker;
+
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -90,5 +93,35 @@ class PoolOptionSourcesTest {
         bind(Map.of("pools.audit.outage-probe", "2h"));
         assertThatThrownBy(() -> camel.getEndpoint("adaptive:audit")).rootCause()
                 .hasMessage("outageProbe must be at most 1h: 2h");
+    }
+
+    /**
+     * With one Coordinator bean (the component's, autowired), a pool without fleetNodeId runs
+     * alone, as camel.md says, even when the component also sets a fleet default (fleetKey) for
+     * the pools that join.
+     */
+    @Test
+    void aPoolWithoutFleetNodeIdRunsAloneBesideTheComponentsFleetDefaults() throws Exception {
+        try (CamelContext fleet = new DefaultCamelContext()) {
+            fleet.getRegistry().bind("fleet", new InMemoryCoordinator(Ticker.system()));
+            AdaptiveComponent component = fleet.getComponent("adaptive", AdaptiveComponent.class);
+            PropertyBindingSupport.build().withConfigurer(component.getComponentPropertyConfigurer())
+                    .withIgnoreCase(true).withMandatory(true).withRemoveParameters(false)
+                    .bind(fleet, component, new LinkedHashMap<>(Map.of("fleet-key", "payments-api")));
+            fleet.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("adaptive:payments").setBody(constant("ok"));
+                    from("adaptive:local").setBody(constant("ok"));
+                }
+            });
+            fleet.start();
+            assertThat(fleet.createProducerTemplate().requestBody("adaptive:payments?fleetNodeId=node-1", "x"))
+                    .isEqualTo("ok");
+            assertThat(fleet.createProducerTemplate().requestBody("adaptive:local", "x")).isEqualTo("ok");
+            assertThat(component.stats("payments").orElseThrow().fleet()).as("a member").isNotNull();
+            assertThat(component.options("payments").orElseThrow().fleetKey()).isEqualTo("payments-api");
+            assertThat(component.stats("local").orElseThrow().fleet()).as("alone").isNull();
+        }
     }
 }
