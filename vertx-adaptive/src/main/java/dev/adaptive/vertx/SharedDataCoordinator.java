@@ -3,6 +3,7 @@ package dev.adaptive.vertx;
 import dev.adaptive.fleet.Coordinator;
 import dev.adaptive.fleet.FleetPause;
 import dev.adaptive.fleet.NodeReport;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
@@ -46,7 +47,10 @@ import java.util.function.Consumer;
  * TTL (NTP does this).
  *
  * <p>Thread-safe; never blocks: every operation returns a stage completed on a Vert.x thread.
- * Pause listeners are called on an event loop; one that throws is ignored.
+ * A pause listener is called on the context that subscribed, as a handler that context
+ * registered would be (a worker verticle's on a worker thread, one call at a time), or, when
+ * subscribed outside any context, on an event-loop context of its own; one that throws is
+ * ignored.
  */
 public final class SharedDataCoordinator implements Coordinator {
 
@@ -172,11 +176,14 @@ public final class SharedDataCoordinator implements Coordinator {
      * One subscription. Its consumer is registered again {@value #REGISTER_AGAIN_MILLIS} ms after
      * a refused registration (the cluster manager can refuse one while a member is unreachable
      * or leaving): dropped, this node would never hear the fleet's pauses, nor be told. Nothing
-     * reaches the listener once it is closed, a catch-up read still under way included.
+     * reaches the listener once it is closed, a catch-up read still under way included. Every
+     * call of the listener is on {@link #home}, the subscriber's context.
      */
     private final class PauseConsumer implements AutoCloseable {
         private final String key;
         private final Consumer<FleetPause> listener;
+        /** The subscriber's context (or a new event-loop one outside any): the listener runs there. */
+        private final Context home = vertx.getOrCreateContext();
         private final AtomicBoolean closed = new AtomicBoolean();
         private volatile MessageConsumer<String> consumer;
 
@@ -187,6 +194,13 @@ public final class SharedDataCoordinator implements Coordinator {
 
         void register() {
             if (closed.get()) {
+                return;
+            }
+            if (Vertx.currentContext() != home) {
+                // A consumer delivers on the context it is registered from: a new registration
+                // after a refusal (on a timer) or one from outside any context (where each
+                // lookup makes a new context) is made on the subscriber's context.
+                home.runOnContext(v -> register());
                 return;
             }
             MessageConsumer<String> c = vertx.eventBus().consumer(prefix + key + ".pause", m -> deliver(m.body()));
@@ -221,7 +235,10 @@ public final class SharedDataCoordinator implements Coordinator {
             map(key + ".pause").compose(m -> m.get(PAUSE)).onSuccess(json -> {
                 FleetPause p = ReportJson.pause(json);
                 if (p != null && p.until().toEpochMilli() > clock.millis()) {
-                    deliver(json);
+                    // The read completes on the context that first opened the map (any caller's,
+                    // a publisher's event loop say): the listener is called on its own context,
+                    // as relayed pauses are, never on another at the same time.
+                    home.runOnContext(v -> deliver(json));
                 }
             });
         }

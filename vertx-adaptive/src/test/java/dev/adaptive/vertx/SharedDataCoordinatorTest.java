@@ -2,6 +2,13 @@ package dev.adaptive.vertx;
 
 import dev.adaptive.contract.CoordinatorContract;
 import dev.adaptive.fleet.Coordinator;
+import dev.adaptive.fleet.FleetPause;
+import dev.adaptive.testing.Until;
+import io.vertx.core.Context;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.ThreadingModel;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +18,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -53,5 +63,59 @@ class SharedDataCoordinatorTest extends CoordinatorContract {
     void badArgumentsAreRejected(Vertx vertx) {
         assertThatThrownBy(() -> SharedDataCoordinator.create(vertx, "p.", Duration.ZERO, Clock.systemUTC()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockTimeout");
+    }
+
+    /**
+     * A limiter whose home context is a worker verticle's joins the fleet from there: the pause
+     * listener runs on that verticle's context, on a worker thread, as a handler it registered
+     * would, both for a pause relayed on the event bus and for one read from the store when the
+     * subscription catches up. Before, the catch-up reads called it on the context that first
+     * opened the store's map (here an event loop that published), so one listener was called on
+     * two threads, and the class's javadoc said "an event loop" for all.
+     */
+    @Test
+    void pauseListenersRunOnTheContextThatSubscribed() {
+        SharedDataCoordinator coordinator = SharedDataCoordinator.create(shared, "ctx.", Duration.ofSeconds(5),
+                Clock.systemUTC());
+        String key = "worker-home";
+        // Stored before the subscription, so its catch-up reads find it; published from an event
+        // loop, which opens the coordinator's map of pauses there.
+        Context publisher = shared.getOrCreateContext();
+        Await.result(Future.fromCompletionStage(coordinator.publishPause(key,
+                new FleetPause("a", Instant.now().plusSeconds(60))), publisher));
+        List<String> deployments = new CopyOnWriteArrayList<>();
+        List<Boolean> onWorker = new CopyOnWriteArrayList<>();
+        final class Subscriber extends VerticleBase {
+            volatile AutoCloseable subscription;
+
+            @Override
+            public Future<?> start() {
+                subscription = coordinator.subscribePauses(key, p -> {
+                    deployments.add(String.valueOf(Vertx.currentContext() == null ? null
+                            : Vertx.currentContext().deploymentID()));
+                    onWorker.add(Context.isOnWorkerThread());
+                });
+                return Future.succeededFuture();
+            }
+        }
+        Subscriber subscriber = new Subscriber();
+        String id = Await.result(shared.deployVerticle(subscriber,
+                new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
+        try {
+            // Two catch-up reads (at registration and a second later), then a relayed pause.
+            Until.met("the stored pause heard twice", Duration.ofSeconds(30), () -> deployments.size() >= 2);
+            Await.result(Future.fromCompletionStage(coordinator.publishPause(key,
+                    new FleetPause("b", Instant.now().plusSeconds(120))), publisher));
+            Until.met("the relayed pause heard", Duration.ofSeconds(30), () -> deployments.size() >= 3);
+            assertThat(deployments).containsOnly(id);
+            assertThat(onWorker).containsOnly(true);
+        } finally {
+            try {
+                subscriber.subscription.close();
+            } catch (Exception neverThrown) {
+                throw new AssertionError(neverThrown);
+            }
+            Await.result(shared.undeploy(id));
+        }
     }
 }
