@@ -18,7 +18,11 @@ import java.time.Clock;
  * {@code RECIPIENT_FAILURE}), a reply timeout and "no handlers" are errors, retried on the error
  * budget; once retries run out the future fails with the last {@code ReplyException}, as the
  * consumer sent it, also when the last one was a rate limit and when the limiter's retry budget
- * refused the retry.
+ * refused the retry. A request the event bus refuses before sending anything (a body of a
+ * type with no default codec and no codec named in the options: "No message codec for type")
+ * says nothing of the consumer: it fails at once with the event bus's own exception, after one
+ * attempt, with no sample ({@link dev.adaptive.limit.Outcome#IGNORED}) and no retry (with a
+ * limiter of another implementation, its own classifier and retry policy decide).
  *
  * <p>Thread-safe.
  */

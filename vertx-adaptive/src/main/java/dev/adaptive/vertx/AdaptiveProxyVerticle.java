@@ -38,9 +38,11 @@ import java.util.function.Consumer;
  *   <li>{@value #UNAVAILABLE} with a message starting {@code adaptive-proxy}, when the proxy
  *       cannot take the request: its queue is full, the wait timed out, or it was undeployed;</li>
  *   <li>{@value #TIMEOUT} when the target did not reply in time, {@value #NO_TARGET} when nothing
- *       consumes the target address, {@value #ERROR} for anything else, a reply the proxy cannot
- *       pass on included (a body of a codec registered by name only, which the proxy does not
- *       know: register a default codec for such types).</li>
+ *       consumes the target address, {@value #ERROR} for anything else, a request or reply the
+ *       proxy cannot pass on included (a body of a codec registered by name only, which the
+ *       proxy does not know: register a default codec for such types). A request the event bus
+ *       refuses to forward is answered at once, after one attempt, with no sample and no retry
+ *       (as {@link AdaptiveEventBus} does): it says nothing of the target.</li>
  * </ul>
  *
  * <p>Undeploying fails every request not yet answered (queued, waiting for a retry, or in flight

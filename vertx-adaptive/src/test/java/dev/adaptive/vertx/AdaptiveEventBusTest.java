@@ -46,6 +46,69 @@ class AdaptiveEventBusTest {
         assertThat(target.maxInflight()).isLessThanOrEqualTo(3);
     }
 
+    /** A type the event bus has no codec for: its codec is registered by name only. */
+    private record Parcel(String text) {
+    }
+
+    private static final class ParcelCodec implements io.vertx.core.eventbus.MessageCodec<Parcel, Parcel> {
+        @Override
+        public void encodeToWire(io.vertx.core.buffer.Buffer buffer, Parcel parcel) {
+            buffer.appendString(parcel.text());
+        }
+
+        @Override
+        public Parcel decodeFromWire(int pos, io.vertx.core.buffer.Buffer buffer) {
+            return new Parcel(buffer.getString(pos, buffer.length()));
+        }
+
+        @Override
+        public Parcel transform(Parcel parcel) {
+            return parcel;
+        }
+
+        @Override
+        public String name() {
+            return "bus-parcel";
+        }
+
+        @Override
+        public byte systemCodecID() {
+            return -1;
+        }
+    }
+
+    /**
+     * A request the event bus refuses before sending anything (a body no codec sends without
+     * naming one) says nothing of the consumer: it fails at once with the event bus's own
+     * exception, after one attempt, with no sample. Before, it was a drop: retried on the error
+     * budget (four attempts with the defaults), each lowering the limit. Named, the codec sends it.
+     */
+    @Test
+    void aRequestTheEventBusRefusesBeforeSendingIsNeitherADropNorRetried(Vertx vertx) {
+        vertx.eventBus().registerCodec(new ParcelCodec());
+        AtomicInteger arrivals = new AtomicInteger();
+        Await.result(vertx.eventBus().<Parcel>consumer("parcels.bus", m -> {
+            arrivals.incrementAndGet();
+            m.reply("got:" + m.body().text());
+        }).completion());
+        List<dev.adaptive.limit.Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setStatsAddress(null))
+                .traceListener(e -> {
+                    if (e instanceof dev.adaptive.trace.TraceEvent.TaskEnd end) {
+                        outcomes.add(end.outcome());
+                    }
+                }).build();
+        AdaptiveEventBus bus = AdaptiveEventBus.create(limiter);
+        assertThat(Await.failure(bus.request("parcels.bus", new Parcel("a"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("No message codec");
+        assertThat(outcomes).as("one attempt, no sample").containsExactly(dev.adaptive.limit.Outcome.IGNORED);
+        assertThat(limiter.limiter().stats().congestionEvents()).isZero();
+        assertThat(arrivals).hasValue(0);
+        assertThat(Await.result(bus.<String>request("parcels.bus", new Parcel("b"),
+                new DeliveryOptions().setCodecName("bus-parcel"))).body()).isEqualTo("got:b");
+        assertThat(outcomes).containsExactly(dev.adaptive.limit.Outcome.IGNORED, dev.adaptive.limit.Outcome.SUCCESS);
+    }
+
     /** @return the requests that reached a consumer at {@code address} that refuses each with a 10 ms wait */
     private static AtomicInteger alwaysRateLimited(Vertx vertx, String address) {
         AtomicInteger arrivals = new AtomicInteger();

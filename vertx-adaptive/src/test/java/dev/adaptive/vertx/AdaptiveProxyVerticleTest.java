@@ -1,5 +1,7 @@
 package dev.adaptive.vertx;
 
+import dev.adaptive.limit.Outcome;
+import dev.adaptive.trace.TraceEvent;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -200,6 +203,47 @@ class AdaptiveProxyVerticleTest {
                     assertThat(re.getMessage()).startsWith("adaptive-proxy 'parcels': ").contains("codec");
                 });
         assertThat(proxy.limiter().limiter().inflight()).isZero();
+    }
+
+    /**
+     * A request whose body the event bus cannot send on (a codec registered by name only, which
+     * the proxy does not know): the event bus refuses it before anything is sent, so the target
+     * and the limit learn nothing from it. The caller gets {@link AdaptiveProxyVerticle#ERROR}
+     * naming the refusal at once, after one attempt, with no sample. Before, the refusal was a
+     * drop like a failing target's: the request was tried four times with the default options,
+     * each lowering the limit, and answered only after the backoffs.
+     */
+    @Test
+    void aRequestBodyTheEventBusCannotSendOnIsAnsweredAtOnceWithoutADrop(Vertx vertx) {
+        vertx.eventBus().registerCodec(new ParcelCodec());
+        AtomicInteger arrivals = new AtomicInteger();
+        Await.result(vertx.eventBus().consumer("unsendable.backend", m -> {
+            arrivals.incrementAndGet();
+            m.reply("ok");
+        }).completion());
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveProxyVerticle proxy = new AdaptiveProxyVerticle(new AdaptiveProxyOptions().setAddress("unsendable")
+                .setTargetAddress("unsendable.backend").setOptions(new AdaptiveOptions().setStatsAddress(null)),
+                b -> b.traceListener(e -> {
+                    if (e instanceof TraceEvent.TaskEnd end) {
+                        outcomes.add(end.outcome());
+                    }
+                }));
+        Await.result(vertx.deployVerticle(proxy));
+        DeliveryOptions named = new DeliveryOptions().setCodecName("parcel");
+        assertThat(Await.failure(vertx.eventBus().request("unsendable", new Parcel("x"), named)))
+                .isInstanceOfSatisfying(ReplyException.class, re -> {
+                    assertThat(re.failureType()).isEqualTo(ReplyFailure.RECIPIENT_FAILURE);
+                    assertThat(re.failureCode()).isEqualTo(AdaptiveProxyVerticle.ERROR);
+                    assertThat(re.getMessage()).startsWith("adaptive-proxy 'unsendable': ")
+                            .contains("No message codec");
+                });
+        assertThat(outcomes).as("one attempt, no sample").containsExactly(Outcome.IGNORED);
+        assertThat(proxy.limiter().limiter().stats().congestionEvents()).isZero();
+        assertThat(proxy.limiter().limiter().inflight()).isZero();
+        assertThat(arrivals).hasValue(0);
+        // A body the event bus sends still goes through the same proxy.
+        assertThat(Await.result(vertx.eventBus().<String>request("unsendable", "y")).body()).isEqualTo("ok");
     }
 
     @Test

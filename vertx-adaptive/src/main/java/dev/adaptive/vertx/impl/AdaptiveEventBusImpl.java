@@ -1,6 +1,9 @@
 package dev.adaptive.vertx.impl;
 
+import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.TaskContext;
+import dev.adaptive.limit.Outcome;
 import dev.adaptive.vertx.AdaptiveEventBus;
 import dev.adaptive.vertx.AdaptiveLimiter;
 import dev.adaptive.vertx.RateLimitReply;
@@ -11,12 +14,19 @@ import io.vertx.core.eventbus.ReplyException;
 
 import java.time.Clock;
 import java.util.Objects;
+import java.util.function.Function;
 
 /** The {@link AdaptiveEventBus}. Internal; thread-safe. */
 public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
 
     private final AdaptiveLimiter limiter;
     private final Clock clock;
+    /**
+     * The limiter's executor, but a request the event bus refused before sending is IGNORED (no
+     * sample) and never retried; {@code null} for a limiter of another implementation, whose own
+     * classifier and retry policy then decide.
+     */
+    private final AdaptiveExecutor executor;
 
     /**
      * @param limiter the limiter
@@ -25,15 +35,35 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
     public AdaptiveEventBusImpl(AdaptiveLimiter limiter, Clock clock) {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.clock = Objects.requireNonNull(clock, "clock");
+        // As the web client's refusal to send a streamed body again: a failure made here, before
+        // anything reached a consumer (a body no codec sends: "No message codec for type"), says
+        // nothing of the consumer, and sent again it is refused the same way. Counted as a drop
+        // it lowered the limit on every retry, for a setup error.
+        this.executor = limiter instanceof AdaptiveLimiterImpl impl
+                ? impl.executor((result, error) -> error instanceof NotSent ? Outcome.IGNORED : null, null,
+                        error -> error instanceof NotSent)
+                : null;
     }
 
     @Override
     public <T> Future<Message<T>> request(String address, Object body, DeliveryOptions options) {
         Objects.requireNonNull(address, "address");
         DeliveryOptions copy = new DeliveryOptions(Objects.requireNonNull(options, "options"));
-        return limiter.<Message<T>>execute(() -> limiter.vertx().eventBus().<T>request(address, body, copy)
-                        .recover(err -> Future.failedFuture(classify(err, clock))))
-                .recover(err -> Future.failedFuture(unwrap(err)));
+        Function<TaskContext, Future<Message<T>>> attempt = ctx -> {
+            Future<Message<T>> sent;
+            try {
+                sent = limiter.vertx().eventBus().<T>request(address, body, copy);
+            } catch (RuntimeException refused) {
+                // Thrown by the event bus before it sent anything: no codec for the body, an
+                // outbound interceptor's throw, an event bus not (or no longer) started.
+                return Future.failedFuture(new NotSent(refused));
+            }
+            return sent.recover(err -> Future.failedFuture(classify(err, clock)));
+        };
+        Future<Message<T>> call = executor != null
+                ? ((AdaptiveLimiterImpl) limiter).execute(executor, attempt)
+                : limiter.executeWithContext(attempt);
+        return call.recover(err -> Future.failedFuture(unwrap(err)));
     }
 
     /**
@@ -55,7 +85,19 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
         if (last instanceof RateLimitedException && last.getCause() instanceof ReplyException re) {
             return re;
         }
+        if (last instanceof NotSent notSent) {
+            return notSent.getCause(); // the event bus's own exception
+        }
         return last;
+    }
+
+    /** A request the event bus refused before sending anything; the caller gets its cause. */
+    private static final class NotSent extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotSent(RuntimeException refused) {
+            super(refused.getMessage(), refused, false, false);
+        }
     }
 
     @Override
