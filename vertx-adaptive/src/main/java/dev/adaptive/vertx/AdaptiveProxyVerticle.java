@@ -42,7 +42,9 @@ import java.util.function.Consumer;
  *       proxy cannot pass on included (a body of a codec registered by name only, which the
  *       proxy does not know: register a default codec for such types). A request the event bus
  *       refuses to forward is answered at once, after one attempt, with no sample and no retry
- *       (as {@link AdaptiveEventBus} does): it says nothing of the target.</li>
+ *       (as {@link AdaptiveEventBus} does): it says nothing of the target. So is, without going
+ *       through the limiter, a request whose body the proxy's node cannot decode (on a
+ *       clustered event bus, a codec whose {@code decodeFromWire} throws).</li>
  * </ul>
  *
  * <p>Undeploying fails every request not yet answered (queued, waiting for a retry, or in flight
@@ -124,10 +126,20 @@ public class AdaptiveProxyVerticle extends VerticleBase {
     }
 
     private void forward(Message<Object> request) {
+        Object body;
+        try {
+            body = request.body();
+        } catch (Throwable undecodable) {
+            // On a clustered event bus a body from another node is decoded here, by its codec's
+            // decodeFromWire; thrown from this handler it would leave the caller to its own
+            // timeout. It gets ERROR at once instead; nothing was sent, so the limiter learns nothing.
+            fail(request, undecodable);
+            return;
+        }
         DeliveryOptions out = new DeliveryOptions()
                 .setSendTimeout(options.getRequestTimeout())
                 .setHeaders(request.headers());
-        bus.<Object>request(options.getTargetAddress(), request.body(), out)
+        bus.<Object>request(options.getTargetAddress(), body, out)
                 .onSuccess(reply -> {
                     try {
                         request.reply(reply.body(), new DeliveryOptions().setHeaders(reply.headers()));
