@@ -152,9 +152,9 @@ public abstract class CoordinatorContract {
     }
 
     /**
-     * A subscription closed right after it was made hears nothing, not even the stored pause
-     * that a catch-up read still under way finds: "closes the subscription" holds from the
-     * close on. Instead of waiting a fixed time, a control subscription made after the 20
+     * A subscription closed right after it was made hears nothing once close() has returned, not
+     * even the stored pause that a catch-up read still under way finds: "closes the
+     * subscription" holds from the close on (a delivery that began before it may end in it). Instead of waiting a fixed time, a control subscription made after the 20
      * closed ones is the barrier: once it has heard the stored pause (its own catch-up, issued
      * after theirs on the same key) and then a pause published afterwards, the closed ones'
      * catch-ups and deliveries have had their turn.
@@ -174,8 +174,8 @@ public abstract class CoordinatorContract {
                     heardAfterClose.add(round);
                 }
             });
-            closed.set(true);
             sub.close();
+            closed.set(true);
         }
         FleetPause later = new FleetPause("n2", clock.instant().plusSeconds(40));
         CompletableFuture<FleetPause> storedHeard = new CompletableFuture<>();

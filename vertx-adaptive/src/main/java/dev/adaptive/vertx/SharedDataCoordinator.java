@@ -243,7 +243,11 @@ public final class SharedDataCoordinator implements Coordinator {
             });
         }
 
-        private void deliver(String json) {
+        /**
+         * Under the subscription's monitor, as {@link #close()}: a delivery that has begun ends
+         * before close() returns, and none begins after, whichever threads they run on.
+         */
+        private synchronized void deliver(String json) {
             if (closed.get()) {
                 return;
             }
@@ -259,7 +263,9 @@ public final class SharedDataCoordinator implements Coordinator {
 
         @Override
         public void close() {
-            closed.set(true);
+            synchronized (this) {
+                closed.set(true);
+            }
             MessageConsumer<String> c = consumer;
             if (c != null) {
                 c.unregister();
