@@ -33,8 +33,9 @@ import java.util.function.BiFunction;
  * out (the limiter's retry budget refusing a retry included), an {@link HttpRateLimitedException}
  * or {@link HttpStatusException} holding the last response, or the last connection failure; the
  * status and headers are read before the body codec runs, so a 429 whose body the codec cannot
- * decode still pauses, and an ignored 4xx whose body it cannot decode fails with the codec's
- * exception at once, with no sample and no retry. A streamed request body cannot be sent again: its retry fails at once
+ * decode still pauses, and an ignored 4xx whose body arrived whole but it cannot decode fails
+ * with the codec's exception at once, with no sample and no retry (an answer cut halfway through
+ * its body is a connection failure, retried). A streamed request body cannot be sent again: its retry fails at once
  * with an {@link IllegalStateException} instead of sending it empty, an attempt ignored by the
  * limit (no drop: nothing was sent, so it says nothing of the server); a streaming response codec
  * receives every attempt's body: use buffered bodies and a buffering codec. When an attempt's cancellation fires (task timeout, limiter close, pool

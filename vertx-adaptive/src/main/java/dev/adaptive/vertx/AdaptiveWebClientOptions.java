@@ -24,8 +24,9 @@ import java.util.TreeSet;
  *       with backoff.</li>
  *   <li>{@code ignoreClientErrors}, default {@code true}: other 4xx answers say nothing about
  *       capacity and give the limit no sample; the response is returned as it is, not retried
- *       (one whose body the request's codec cannot read fails at once with the codec's
- *       exception). When {@code false} they count as successes.</li>
+ *       (one whose body arrived whole but the request's codec cannot read fails at once with
+ *       the codec's exception; one cut halfway through its body is a connection failure).
+ *       When {@code false} they count as successes.</li>
  * </ul>
  * Every other status is a success and the response is returned. Statuses must be in
  * [100, 599]; setters throw {@link IllegalArgumentException} naming the option and value. Not

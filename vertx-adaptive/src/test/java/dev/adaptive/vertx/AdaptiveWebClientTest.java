@@ -303,6 +303,27 @@ class AdaptiveWebClientTest {
         assertThat(limiter.limiter().inflight()).isZero();
     }
 
+    /**
+     * A 404 whose connection the server closes halfway through its body: the body never
+     * arrived, so nothing was left for a codec to read (this one, the default buffer codec,
+     * cannot fail at all). That is a connection failure like any other, a drop retried with
+     * backoff, not an ignored client error: the answer was cut, it is not the server's 404.
+     */
+    @Test
+    void aClientErrorWhoseConnectionClosesMidBodyIsAConnectionFailureRetried(Vertx vertx) {
+        answer("/cut", req -> req.response().setStatusCode(404).putHeader("Content-Length", "1000")
+                .write("<html>Not").onComplete(written -> req.connection().close()));
+        List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveLimiter limiter = recording(vertx, outcomes);
+        AdaptiveWebClient client = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
+        Throwable t = Await.failure(client.send(client.get(port, "127.0.0.1", "/cut")));
+        assertThat(t).isNotInstanceOf(HttpStatusException.class);
+        assertThat(outcomes).as("a drop per attempt, retried")
+                .containsExactly(Outcome.DROPPED, Outcome.DROPPED, Outcome.DROPPED, Outcome.DROPPED);
+        assertThat(arrivalsWallMs).hasSize(4);
+        assertThat(limiter.limiter().inflight()).isZero();
+    }
+
     @Test
     void theQuotaAnAnswerAnnouncesTravelsInItsOutcomeOnSuccessAndFailureAlike(Vertx vertx) {
         answer("/q", status(200, "RateLimit", "\"default\";r=5;t=30"),

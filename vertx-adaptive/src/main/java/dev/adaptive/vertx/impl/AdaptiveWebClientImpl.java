@@ -106,7 +106,7 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
             }
             sent.onComplete(done -> watch.forget());
             return sent.transform(done -> done.succeeded() ? read(what, done.result())
-                    : readHead(what, watch.head(), done.cause()));
+                    : readHead(what, watch.head(), watch.bodyReceived(), done.cause()));
         }).recover(error -> {
             Throwable last = LastFailure.of(error);
             return Future.failedFuture(last instanceof UnreadClientError u ? u.getCause() : last);
@@ -116,18 +116,23 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
     /**
      * An attempt that failed after its answer's head arrived (its body codec failed on a 429's
      * text, say): the status and headers are read as for a whole answer, so a rate limit still
-     * pauses and an error status is still one; any other status keeps the attempt's own failure.
+     * pauses and an error status is still one; an ignored client error whose body arrived whole
+     * is the codec's failure, ignored and not retried; anything else keeps the attempt's own
+     * failure (a 4xx cut halfway through its body is a connection failure, a drop retried).
      */
-    private <T> Future<HttpResponse<T>> readHead(String what, HttpResponse<T> head, Throwable failure) {
+    private <T> Future<HttpResponse<T>> readHead(String what, HttpResponse<T> head, boolean bodyReceived,
+                                                 Throwable failure) {
         if (head != null) {
             Future<HttpResponse<T>> read = read(what, head);
             if (read.failed()) {
                 return read;
             }
-            if (options.isIgnoreClientErrors() && head.statusCode() >= 400 && head.statusCode() < 500) {
+            if (bodyReceived && options.isIgnoreClientErrors() && head.statusCode() >= 400 && head.statusCode() < 500) {
                 // An ignored client error (a gateway's HTML 404 to a JSON client, say): as a 4xx
                 // whose body decodes is returned, no sample and no retry; sent again it gets the
                 // same answer. Before, the codec's failure was a drop, retried on the error budget.
+                // Only once the body arrived whole: a 4xx whose connection closed halfway through
+                // its body left the codec nothing to read, and that failure is the connection's.
                 return Future.failedFuture(new UnreadClientError(head, failure));
             }
         }

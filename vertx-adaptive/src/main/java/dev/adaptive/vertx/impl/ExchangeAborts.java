@@ -180,5 +180,25 @@ final class ExchangeAborts {
             return r == null ? null : new HttpResponseImpl<>(r.version(), r.statusCode(), r.statusMessage(), r.headers(),
                     MultiMap.caseInsensitiveMultiMap(), r.cookies(), null, List.of());
         }
+
+        /**
+         * @return whether the answer's body arrived to its end, so that a failure after the
+         *         head is the body codec's own; {@code false} while it is still coming or when it
+         *         was cut (the connection closed or the stream reset halfway), a transport failure
+         */
+        boolean bodyReceived() {
+            HttpClientResponse r = answer;
+            if (r == null) {
+                return false;
+            }
+            try {
+                // The response refuses end() once its end has arrived (it then holds its
+                // trailers); before that it only hands out the future of its end.
+                r.end();
+                return false;
+            } catch (IllegalStateException ended) {
+                return true;
+            }
+        }
     }
 }
