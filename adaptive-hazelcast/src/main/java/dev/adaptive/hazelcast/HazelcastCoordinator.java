@@ -1,7 +1,9 @@
 package dev.adaptive.hazelcast;
 
+import com.hazelcast.config.EvictionConfig;
 import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.adaptive.fleet.Coordinator;
@@ -44,7 +46,7 @@ import java.util.function.Supplier;
  *       last leave removes it; a key whose nodes all died keeps one small entry of expired
  *       reports until a node of that key reports again. A member refuses to build a
  *       coordinator whose maps its configuration gives {@code max-idle-seconds} or an eviction
- *       policy (see {@link Builder#build()});</li>
+ *       policy with a max size it can reach (see {@link Builder#build()});</li>
  *   <li>the {@code IMap<String, String>} {@code p + "pauses"} holds the latest pause per key,
  *       as JSON, until it ends: a pause never replaces one that ends later, and a node that
  *       subscribes late still learns of it. Subscribers listen to their key's entry, so a pause
@@ -430,8 +432,9 @@ public final class HazelcastCoordinator implements Coordinator {
          *
          * @return the coordinator
          * @throws IllegalArgumentException if this member's configuration of either map sets
-         *                                  {@code max-idle-seconds} or an eviction policy, naming
-         *                                  the map, the setting and its value
+         *                                  {@code max-idle-seconds}, or an eviction policy with a
+         *                                  max size (or a free-heap bound, reached with any size),
+         *                                  naming the map, the setting and its value
          */
         public HazelcastCoordinator build() {
             checkStorage(hazelcast, prefix + "reports");
@@ -443,7 +446,8 @@ public final class HazelcastCoordinator implements Coordinator {
     /**
      * Entries are written with a TTL of their own (none for reports, a pause's length for a
      * pause), which overrides the map's {@code time-to-live-seconds}; nothing the coordinator
-     * writes overrides {@code max-idle-seconds} or an eviction policy. Either lets Hazelcast drop
+     * writes overrides {@code max-idle-seconds} or an eviction policy with a max size it can
+     * reach (see {@link #mayEvict}). Either lets Hazelcast drop
      * a key's reports while its nodes are alive (an entry idle past its limit, or evicted by
      * size or heap, as a cache's default map configuration would), and each node's next
      * heartbeat then finds itself alone and takes the whole ceiling: the fleet goes over it,
@@ -462,11 +466,27 @@ public final class HazelcastCoordinator implements Coordinator {
                     + config.getMaxIdleSeconds() + " (map config '" + config.getName() + "'): a fleet's entries must stay"
                     + " until the coordinator removes them; configure max-idle-seconds=0 for it, or another prefix");
         }
-        EvictionPolicy eviction = config.getEvictionConfig().getEvictionPolicy();
-        if (eviction != EvictionPolicy.NONE) {
+        EvictionConfig evictionConfig = config.getEvictionConfig();
+        EvictionPolicy eviction = evictionConfig.getEvictionPolicy();
+        if (eviction != EvictionPolicy.NONE && mayEvict(evictionConfig)) {
             throw new IllegalArgumentException("the Hazelcast map '" + map + "' is configured with eviction-policy="
                     + eviction + " (map config '" + config.getName() + "'): a fleet's entries must stay until the"
                     + " coordinator removes them; configure eviction-policy=NONE for it, or another prefix");
         }
+    }
+
+    /**
+     * An eviction policy acts only once the map's max size is reached. With no size set (Hazelcast
+     * reads a missing or 0 size as {@link MapConfig#DEFAULT_MAX_SIZE}, Integer.MAX_VALUE) a bound
+     * on entries or on the heap the map uses is never reached, so nothing is evicted; a bound on
+     * the free heap is reached at once with that size (free heap below 2^31 MB or 2^31 %).
+     */
+    private static boolean mayEvict(EvictionConfig eviction) {
+        if (eviction.getSize() != MapConfig.DEFAULT_MAX_SIZE) {
+            return true;
+        }
+        MaxSizePolicy policy = eviction.getMaxSizePolicy();
+        return policy != MaxSizePolicy.PER_NODE && policy != MaxSizePolicy.PER_PARTITION
+                && policy != MaxSizePolicy.USED_HEAP_SIZE && policy != MaxSizePolicy.USED_HEAP_PERCENTAGE;
     }
 }

@@ -150,4 +150,33 @@ class HazelcastEdgesTest {
                     .extracting(NodeReport::nodeId).containsExactly("a");
         }
     }
+    /**
+     * An eviction policy only acts once the map reaches its max size; with none set (Hazelcast
+     * reads a missing or 0 size as Integer.MAX_VALUE per node) it never does. Such a map
+     * configuration (here the default one's, as XML would give it) keeps every entry until the
+     * coordinator removes it, and a member builds a coordinator on it; a reachable size is
+     * still refused, and so is a free-heap bound, which with no size set always evicts.
+     */
+    @Test
+    void anEvictionPolicyWithNoMaxSizeNeverEvictsAndIsAccepted() throws Exception {
+        try (TestCluster cluster = TestCluster.start(1, c -> {
+            c.addMapConfig(new MapConfig("default").setEvictionConfig(new EvictionConfig()
+                    .setEvictionPolicy(EvictionPolicy.LRU).setMaxSizePolicy(MaxSizePolicy.PER_NODE)
+                    .setSize(MapConfig.DEFAULT_MAX_SIZE)));
+            c.addMapConfig(new MapConfig("free.*").setEvictionConfig(new EvictionConfig()
+                    .setEvictionPolicy(EvictionPolicy.LRU).setMaxSizePolicy(MaxSizePolicy.FREE_HEAP_PERCENTAGE)
+                    .setSize(MapConfig.DEFAULT_MAX_SIZE)));
+        })) {
+            HazelcastInstance member = cluster.member(0);
+            HazelcastCoordinator coordinator = HazelcastCoordinator.builder(member).clock(CLOCK).build();
+            NodeReport a = new NodeReport("a", "i1", 5, 0, CLOCK.instant());
+            NodeReport b = new NodeReport("b", "i1", 5, 0, CLOCK.instant());
+            coordinator.heartbeat("api", a, Duration.ofSeconds(60)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(coordinator.heartbeat("api", b, Duration.ofSeconds(60)).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .extracting(NodeReport::nodeId).containsExactly("a", "b");
+            assertThatThrownBy(() -> HazelcastCoordinator.builder(member).prefix("free.").build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'free.reports' is configured with eviction-policy=LRU (map config 'free.*')");
+        }
+    }
 }
