@@ -63,7 +63,8 @@ public final class RateLimitReply {
      * @param retryAfter the wait, not negative, any length (readers cap it)
      * @return {@code retry-after=<s>} for whole seconds, {@code retry-after-ms=<ms>} otherwise
      *         (rounded up, so the wait is never shortened; whole seconds past what a long of
-     *         milliseconds holds)
+     *         milliseconds holds, the longest Duration's fraction of a second dropped, since a
+     *         long of seconds holds no more)
      */
     public static String failureMessage(Duration retryAfter) {
         Objects.requireNonNull(retryAfter, "retryAfter");
@@ -78,8 +79,10 @@ public final class RateLimitReply {
             return RETRY_AFTER + seconds;
         }
         if (seconds >= Long.MAX_VALUE / 1000 - 1) {
-            // Past what a long of milliseconds holds: whole seconds, rounded up (readers cap it).
-            return RETRY_AFTER + (seconds + 1);
+            // Past what a long of milliseconds holds: whole seconds, rounded up (readers cap it),
+            // but no further than a long holds: Long.MAX_VALUE + 1 would be written negative,
+            // which no reader takes for a wait.
+            return RETRY_AFTER + (seconds == Long.MAX_VALUE ? seconds : seconds + 1);
         }
         long millis = seconds * 1000 + nanos / 1_000_000 + (nanos % 1_000_000 == 0 ? 0 : 1);
         return RETRY_AFTER_MS + millis;

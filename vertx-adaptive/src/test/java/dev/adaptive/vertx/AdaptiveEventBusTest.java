@@ -176,6 +176,22 @@ class AdaptiveEventBusTest {
         assertThat(limiter.limiter().inflight()).isZero();
     }
 
+    /**
+     * The longest wait a Duration holds (Long.MAX_VALUE seconds and a fraction) is written as a
+     * wait too, rounded up no further than a long holds: its text reads back as the longest wait
+     * a reader keeps, and a 503 carrying it is a rate limit, not an error for want of a
+     * readable wait.
+     */
+    @Test
+    void theLongestDurationIsWrittenAsAWaitAReaderKeeps(Vertx vertx) {
+        Duration longest = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+        String message = RateLimitReply.failureMessage(longest);
+        assertThat(RateLimitReply.retryAfter(message, java.time.Clock.systemUTC()))
+                .as(message).contains(dev.adaptive.retry.RetryAfter.DEFAULT_MAX);
+        assertThat(RateLimitReply.rateLimited(new ReplyException(ReplyFailure.RECIPIENT_FAILURE, 503, message),
+                java.time.Clock.systemUTC())).as("a 503 with a wait is a rate limit").isPresent();
+    }
+
     @Test
     void ordinaryFailuresAreRetriedOnTheErrorBudget(Vertx vertx) {
         AtomicInteger arrivals = new AtomicInteger();
