@@ -175,8 +175,9 @@ public final class SharedDataCoordinator implements Coordinator {
     /**
      * One subscription. Its consumer is registered again {@value #REGISTER_AGAIN_MILLIS} ms after
      * a refused registration (the cluster manager can refuse one while a member is unreachable
-     * or leaving): dropped, this node would never hear the fleet's pauses, nor be told. Nothing
-     * reaches the listener once it is closed, a catch-up read still under way included. Every
+     * or leaving): dropped, this node would never hear the fleet's pauses, nor be told. No call
+     * of the listener begins once it is closed, a catch-up read still under way included (one
+     * that began on the subscriber's context as another thread closed it may end after). Every
      * call of the listener is on {@link #home}, the subscriber's context.
      */
     private final class PauseConsumer implements AutoCloseable {
@@ -244,28 +245,26 @@ public final class SharedDataCoordinator implements Coordinator {
         }
 
         /**
-         * Under the subscription's monitor, as {@link #close()}: a delivery that has begun ends
-         * before close() returns, and none begins after, whichever threads they run on.
+         * Looks at {@link #closed} last, right before the call: once close() has returned no
+         * call begins, but one already past that look when close() is called on another thread
+         * still runs. close() does not wait for it (it never blocks: waiting for a listener that
+         * blocks, or that takes a lock the closing thread holds, would hang the close).
          */
-        private synchronized void deliver(String json) {
-            if (closed.get()) {
+        private void deliver(String json) {
+            FleetPause p = ReportJson.pause(json);
+            if (p == null || closed.get()) {
                 return;
             }
-            FleetPause p = ReportJson.pause(json);
-            if (p != null) {
-                try {
-                    listener.accept(p);
-                } catch (Throwable ignored) {
-                    // A listener's failure (anything) is its own; the relay goes on for the others.
-                }
+            try {
+                listener.accept(p);
+            } catch (Throwable ignored) {
+                // A listener's failure (anything) is its own; the relay goes on for the others.
             }
         }
 
         @Override
         public void close() {
-            synchronized (this) {
-                closed.set(true);
-            }
+            closed.set(true);
             MessageConsumer<String> c = consumer;
             if (c != null) {
                 c.unregister();

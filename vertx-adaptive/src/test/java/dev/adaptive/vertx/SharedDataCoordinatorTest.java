@@ -19,8 +19,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -31,6 +35,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @ExtendWith(VertxExtension.class)
 class SharedDataCoordinatorTest extends CoordinatorContract {
+
+    /** A wall clock that stands still: pauses end when the tests say, whatever the date. */
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC);
 
     private static Vertx shared;
 
@@ -75,14 +82,13 @@ class SharedDataCoordinatorTest extends CoordinatorContract {
      */
     @Test
     void pauseListenersRunOnTheContextThatSubscribed() {
-        SharedDataCoordinator coordinator = SharedDataCoordinator.create(shared, "ctx.", Duration.ofSeconds(5),
-                Clock.systemUTC());
+        SharedDataCoordinator coordinator = SharedDataCoordinator.create(shared, "ctx.", Duration.ofSeconds(5), CLOCK);
         String key = "worker-home";
         // Stored before the subscription, so its catch-up reads find it; published from an event
         // loop, which opens the coordinator's map of pauses there.
         Context publisher = shared.getOrCreateContext();
         Await.result(Future.fromCompletionStage(coordinator.publishPause(key,
-                new FleetPause("a", Instant.now().plusSeconds(60))), publisher));
+                new FleetPause("a", CLOCK.instant().plusSeconds(60))), publisher));
         List<String> deployments = new CopyOnWriteArrayList<>();
         List<Boolean> onWorker = new CopyOnWriteArrayList<>();
         final class Subscriber extends VerticleBase {
@@ -105,7 +111,7 @@ class SharedDataCoordinatorTest extends CoordinatorContract {
             // Two catch-up reads (at registration and a second later), then a relayed pause.
             Until.met("the stored pause heard twice", Duration.ofSeconds(30), () -> deployments.size() >= 2);
             Await.result(Future.fromCompletionStage(coordinator.publishPause(key,
-                    new FleetPause("b", Instant.now().plusSeconds(120))), publisher));
+                    new FleetPause("b", CLOCK.instant().plusSeconds(120))), publisher));
             Until.met("the relayed pause heard", Duration.ofSeconds(30), () -> deployments.size() >= 3);
             assertThat(deployments).containsOnly(id);
             assertThat(onWorker).containsOnly(true);
@@ -115,6 +121,56 @@ class SharedDataCoordinatorTest extends CoordinatorContract {
             } catch (Exception neverThrown) {
                 throw new AssertionError(neverThrown);
             }
+            Await.result(shared.undeploy(id));
+        }
+    }
+    /**
+     * close() never blocks, not even while the listener it closes is still running a delivery
+     * on its own context (a worker verticle's listener that blocks, say): waiting for it would
+     * hang the closing thread, and deadlock one that holds a lock the listener takes.
+     */
+    @Test
+    void closeReturnsWhileTheListenerStillRunsADelivery() throws Exception {
+        SharedDataCoordinator coordinator = SharedDataCoordinator.create(shared, "busy.", Duration.ofSeconds(5), CLOCK);
+        String key = "blocked";
+        CountDownLatch inListener = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        final class Subscriber extends VerticleBase {
+            volatile AutoCloseable subscription;
+
+            @Override
+            public Future<?> start() {
+                subscription = coordinator.subscribePauses(key, p -> {
+                    inListener.countDown();
+                    try {
+                        // Longer than the close is given below: a close that waited for this
+                        // call would time out there, not return when this wait ends.
+                        release.await(120, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                return Future.succeededFuture();
+            }
+        }
+        Subscriber subscriber = new Subscriber();
+        String id = Await.result(shared.deployVerticle(subscriber,
+                new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
+        try {
+            Context publisher = shared.getOrCreateContext();
+            Await.result(Future.fromCompletionStage(coordinator.publishPause(key,
+                    new FleetPause("a", CLOCK.instant().plusSeconds(60))), publisher));
+            assertThat(inListener.await(30, TimeUnit.SECONDS)).as("the listener runs a delivery").isTrue();
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(() -> {
+                try {
+                    subscriber.subscription.close();
+                } catch (Exception neverThrown) {
+                    throw new AssertionError(neverThrown);
+                }
+            });
+            closed.get(20, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
             Await.result(shared.undeploy(id));
         }
     }
