@@ -1,9 +1,13 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.spi.ExecutionHooks;
+import dev.adaptive.time.Cancellable;
+import dev.adaptive.time.Scheduler;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.spi.ReactiveExecutor;
 
 import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -29,6 +33,11 @@ import java.util.concurrent.RejectedExecutionException;
  * loop (any step of a route before the pool's endpoint) only runs it once it returns. The end
  * of an attempt's route would wait there for ever, and the exchange with it.
  *
+ * <p>A retry queues for its slot from this thread too ({@link #retries}), once its backoff is
+ * over and the thread is free: while the route of an attempt that timed out still runs here, a
+ * retry granted a slot could not run, yet it would hold the slot and its task timeout would run
+ * out before its route began.
+ *
  * <p>Thread-safe: any thread may hand it work or end it; only the caller's thread runs it.
  */
 final class CallerThread implements Executor, AsyncCallback {
@@ -49,12 +58,43 @@ final class CallerThread implements Executor, AsyncCallback {
         this.routing = routing;
     }
 
+    /**
+     * The exchange's execution hooks: each retry, once its backoff is over, queues for its slot
+     * from this thread, when the thread is back from the route of the attempt before (one that
+     * timed out may still run there). Granted sooner, the retry would hold a slot it cannot use
+     * and its task timeout would run while it waits for the thread, failing it unrun.
+     */
+    private final ExecutionHooks retries = new ExecutionHooks() {
+        @Override
+        public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+            FutureTask<Void> queueing = new FutureTask<>(retry, null);
+            Runnable handOver = () -> {
+                try {
+                    execute(queueing);
+                } catch (RejectedExecutionException ended) {
+                    // The exchange has ended, and its execution with it: nothing is left to retry.
+                }
+            };
+            if (delayNanos <= 0) {
+                handOver.run();
+                return () -> queueing.cancel(false);
+            }
+            Cancellable backoff = scheduler.schedule(handOver, delayNanos);
+            return () -> backoff.cancel() | queueing.cancel(false);
+        }
+    };
+
+    /** @return the hooks that make the exchange's retries queue for their slots from this thread */
+    ExecutionHooks retries() {
+        return retries;
+    }
+
     /** @param s the exchange whose attempts this thread runs, to fail if the thread is interrupted */
     void attach(Submission s) {
         submission = s;
     }
 
-    /** An attempt of the exchange, to run on the caller's thread. */
+    /** An attempt of the exchange, or a retry's queueing for its slot, to run on the caller's thread. */
     @Override
     public void execute(Runnable attempt) {
         synchronized (work) {
@@ -92,7 +132,7 @@ final class CallerThread implements Executor, AsyncCallback {
                 }
                 continue;
             }
-            // The attempts are FutureTasks, which keep what their route throws.
+            // The attempts (and retries' queueing) are FutureTasks, which keep what they throw.
             next.run();
         }
         // An attempt can be granted as the exchange ends (a consumer route attaching while an

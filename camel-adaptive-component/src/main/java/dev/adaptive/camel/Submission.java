@@ -239,7 +239,11 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         Execution<Exchange> e;
         try {
             // With a free slot, the executor calls call() before start() returns.
-            e = pool.executor().start(index, this, null);
+            // A transacted exchange's retries queue for their slots from the caller's thread, once
+            // it is free (CallerThread.retries): only that thread can run them.
+            CallerThread caller = attemptsOn;
+            e = caller == null ? pool.executor().start(index, this, null)
+                    : pool.executor().start(index, this, null, caller.retries());
         } finally {
             if (inPlace) {
                 starting = null; // the only writes of it, and only for synchronous callers

@@ -34,6 +34,7 @@ class TransactedTest extends CamelTestSupport {
     private final CountDownLatch release = new CountDownLatch(1);
     private final CountDownLatch holding = new CountDownLatch(1);
     private final CountDownLatch inSecond = new CountDownLatch(1);
+    private final CountDownLatch inStuck = new CountDownLatch(1);
 
     @Override
     protected RouteBuilder createRouteBuilder() {
@@ -108,6 +109,16 @@ class TransactedTest extends CamelTestSupport {
                         throw ie;
                     }
                 });
+                from("adaptive:stuck?retries=1&minDelay=10ms&jitter=0&taskTimeout=300ms").process(e -> {
+                    int attempt = e.getProperty(AdaptiveConstants.ATTEMPT, Integer.class);
+                    seen.add(attempt + ":" + Thread.currentThread().getName() + ":" + TransactedSender.TRANSACTION.get());
+                    if (attempt == 1) {
+                        inStuck.countDown();
+                        release.await(30, TimeUnit.SECONDS); // past its task timeout
+                    }
+                });
+                // A clock of the engine's own timers: its exchange fails once its task timeout is over.
+                from("adaptive:clock?taskTimeout=2s").process(e -> release.await(30, TimeUnit.SECONDS));
                 from("adaptive:outer2").to("adaptive:inner").process(e -> seen.add("after inner:"
                         + Thread.currentThread().getName() + ":" + TransactedSender.TRANSACTION.get()));
             }
@@ -240,6 +251,25 @@ class TransactedTest extends CamelTestSupport {
         String on = sender.on();
         assertThat(seen).containsExactly("1:" + on, "2:" + on);
         assertThat(stats("slow").pending()).isZero();
+    }
+
+    @Test
+    void aRetryAfterATaskTimeoutRunsOnceTheTimedOutRouteHasReturned() throws Exception {
+        TransactedSender sender = TransactedSender.send(template, "adaptive:stuck", "x", "tx-stuck");
+        assertThat(inStuck.await(30, TimeUnit.SECONDS)).isTrue();
+        // The first attempt's route holds the sending thread well past its own task timeout and
+        // past the one a retry would have, had the retry taken a slot while it could not run.
+        template.asyncSend("adaptive:clock", x -> x.getMessage().setBody("tick"));
+        Until.met("the clock's task timeout is over", Duration.ofSeconds(30),
+                () -> context.getComponent("adaptive", AdaptiveComponent.class).stats("clock").isPresent()
+                        && stats("clock").failed() == 1);
+        release.countDown();
+
+        Exchange e = sender.exchange();
+        assertThat(e.getException()).as("%s, attempts %s", e.getException(), seen).isNull();
+        String on = sender.on();
+        assertThat(seen).containsExactly("1:" + on, "2:" + on);
+        assertThat(stats("stuck").inflight()).isZero();
     }
 
     @Test
