@@ -26,8 +26,10 @@ import java.util.function.Function;
  *   <li>A subscriber method that throws is counted in {@link PoolStats#callbackFailures()} and
  *       otherwise ignored, but for {@code onSubscribe}: one that throws cancels the run, as the
  *       subscriber's {@code cancel()} would, with what it threw as the cause (nothing is
- *       published to it), and {@code onComplete} and {@code onError}, which come after the
- *       stats are final.</li>
+ *       signalled to it after, not even {@code onError} for a {@code request(n <= 0)} it made
+ *       there), and {@code onComplete} and {@code onError}, which come after the stats are
+ *       final. A {@code cancel()} or {@code request(n <= 0)} from {@code onSubscribe} takes
+ *       effect once it returns.</li>
  * </ul>
  *
  * <p>Thread-safe.
@@ -68,15 +70,33 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
         PoolEngine<T, R> e = runFactory.apply(sink);
         sink.engine = e;
         engine = e;
+        // A cancel() or a broken request(n) from onSubscribe takes effect once it returns: acted on
+        // at once, it ended the run (final stats) before a throw from onSubscribe could be counted,
+        // and that subscriber then got onError after its onSubscribe had thrown.
+        sink.subscribing = true;
+        Throwable threw = null;
         try {
             subscriber.onSubscribe(sink);
         } catch (Throwable t) {
+            threw = t;
+        } finally {
+            sink.subscribing = false;
+        }
+        if (threw != null) {
             // The subscription counts as cancelled (Reactive Streams 2.13), and the failure is
             // counted as every other subscriber method's is, and named as the stop's cause:
             // without either, the run said only "cancelled", as if the subscriber had asked.
+            // Nothing is signalled to it any more, not even onError for a broken request.
             e.callbackFailed();
+            sink.silenced = true;
             sink.cancelled = true;
-            e.cancel(t);
+            e.cancel(threw);
+            e.deliver();
+        } else if (sink.violation != null) {
+            e.cancel(sink.violation);
+            e.deliver();
+        } else if (sink.cancelled) {
+            e.cancel(null);
             e.deliver();
         }
         e.start();
@@ -105,6 +125,10 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
         private volatile boolean cancelled;
         private volatile Throwable violation;
         volatile PoolEngine<T, R> engine;
+        /** While onSubscribe runs: cancel() and a broken request(n) are acted on once it returns. */
+        volatile boolean subscribing;
+        /** Its onSubscribe threw: it gets no signal at all. */
+        volatile boolean silenced;
 
         SubscriberSink(Flow.Subscriber<? super Settled<T, R>> subscriber) {
             this.subscriber = subscriber;
@@ -114,8 +138,10 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
         public void request(long n) {
             if (n <= 0) {
                 violation = new IllegalArgumentException("request(n) needs n > 0 (Reactive Streams §3.9): " + n);
-                engine.cancel(violation);
-                engine.deliver();
+                if (!subscribing) {
+                    engine.cancel(violation);
+                    engine.deliver();
+                }
                 return;
             }
             demand.getAndAccumulate(n, (current, add) -> current + add < 0 ? Long.MAX_VALUE : current + add);
@@ -125,8 +151,10 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
         @Override
         public void cancel() {
             cancelled = true;
-            engine.cancel(null);
-            engine.deliver();
+            if (!subscribing) {
+                engine.cancel(null);
+                engine.deliver();
+            }
         }
 
         private boolean gone() {
@@ -159,7 +187,9 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
             FinishCallback.run(onFinish, FinishCallback.<T, R>statsOnly(finalStats));
             try {
                 Throwable v = violation;
-                if (v != null) {
+                if (silenced) {
+                    // Its onSubscribe threw: the subscription was cancelled there (2.13).
+                } else if (v != null) {
                     subscriber.onError(v);
                 } else if (!cancelled) {
                     subscriber.onComplete();

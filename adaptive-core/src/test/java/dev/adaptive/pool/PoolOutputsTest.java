@@ -104,6 +104,31 @@ class PoolOutputsTest {
     }
 
     @Test
+    void aSubscriberWhoseOnSubscribeThrowsGetsNoSignalEvenAfterABrokenRequest() {
+        IllegalStateException bug = new IllegalStateException("subscriber bug");
+        PoolPublisher<Integer, Object> publisher = ItemPool.of(1, 2, 3).withVirtualTime(h.time)
+                .publish((item, ctx) -> CompletableFuture.completedFuture(item));
+        Collector subscriber = new Collector() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                s.request(0); // broken, and then it throws
+                throw bug;
+            }
+        };
+        publisher.subscribe(subscriber);
+        h.time.runUntilIdle();
+
+        PoolStats s = publisher.stats().join();
+        assertThat(s.callbackFailures()).isEqualTo(1);
+        assertThat(s.stopCause()).get().satisfies(e -> assertThat(e).hasCause(bug));
+        // The class's javadoc: an onSubscribe that throws cancels the run, and nothing is
+        // published to that subscriber; no terminal signal either.
+        assertThat(subscriber.error).hasValue(null);
+        assertThat(subscriber.completions).hasValue(0);
+        assertThat(subscriber.items).isEmpty();
+    }
+
+    @Test
     void streamingOnFinishGetsStatsOnly() {
         AtomicReference<AdaptiveResult<Integer, ?>> seen = new AtomicReference<>();
         PoolStats s = h.finish(h.traced(ItemPool.of(items(4)))
