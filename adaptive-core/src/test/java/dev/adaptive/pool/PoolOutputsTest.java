@@ -81,51 +81,54 @@ class PoolOutputsTest {
         assertThat(s.failed()).isEqualTo(5);
     }
 
-    @Test
-    void aSubscriberWhoseOnSubscribeThrowsIsCountedAndItsRunSaysWhy() {
-        IllegalStateException bug = new IllegalStateException("subscriber bug");
+    /** A run's stats, and what its subscriber, whose onSubscribe threw, was told. */
+    private record ThrowingSubscriberRun(PoolStats stats, Collector subscriber) {
+    }
+
+    /**
+     * Publishes three items to a subscriber whose onSubscribe first does {@code first} with its
+     * subscription and then throws {@code bug}.
+     */
+    private ThrowingSubscriberRun publishToASubscriberThatThrowsInOnSubscribe(java.util.function.Consumer<Flow.Subscription> first,
+                                                                             RuntimeException bug) {
         PoolPublisher<Integer, Object> publisher = ItemPool.of(1, 2, 3).withVirtualTime(h.time)
                 .publish((item, ctx) -> CompletableFuture.completedFuture(item));
         Collector subscriber = new Collector() {
             @Override
             public void onSubscribe(Flow.Subscription s) {
+                first.accept(s);
                 throw bug;
             }
         };
         publisher.subscribe(subscriber);
         h.time.runUntilIdle();
+        return new ThrowingSubscriberRun(publisher.stats().join(), subscriber);
+    }
 
-        PoolStats s = publisher.stats().join();
+    @Test
+    void aSubscriberWhoseOnSubscribeThrowsIsCountedAndItsRunSaysWhy() {
+        IllegalStateException bug = new IllegalStateException("subscriber bug");
+        ThrowingSubscriberRun run = publishToASubscriberThatThrowsInOnSubscribe(s -> { }, bug);
+
         // The class's javadoc: a subscriber method that throws is counted in callbackFailures.
-        assertThat(s.callbackFailures()).isEqualTo(1);
-        assertThat(s.stopCause()).get().satisfies(e -> assertThat(e).hasCause(bug));
-        assertThat(s.accepted()).isEqualTo(s.failed());
-        assertThat(subscriber.items).isEmpty();
+        assertThat(run.stats().callbackFailures()).isEqualTo(1);
+        assertThat(run.stats().stopCause()).get().satisfies(e -> assertThat(e).hasCause(bug));
+        assertThat(run.stats().accepted()).isEqualTo(run.stats().failed());
+        assertThat(run.subscriber().items).isEmpty();
     }
 
     @Test
     void aSubscriberWhoseOnSubscribeThrowsGetsNoSignalEvenAfterABrokenRequest() {
         IllegalStateException bug = new IllegalStateException("subscriber bug");
-        PoolPublisher<Integer, Object> publisher = ItemPool.of(1, 2, 3).withVirtualTime(h.time)
-                .publish((item, ctx) -> CompletableFuture.completedFuture(item));
-        Collector subscriber = new Collector() {
-            @Override
-            public void onSubscribe(Flow.Subscription s) {
-                s.request(0); // broken, and then it throws
-                throw bug;
-            }
-        };
-        publisher.subscribe(subscriber);
-        h.time.runUntilIdle();
+        ThrowingSubscriberRun run = publishToASubscriberThatThrowsInOnSubscribe(s -> s.request(0), bug);
 
-        PoolStats s = publisher.stats().join();
-        assertThat(s.callbackFailures()).isEqualTo(1);
-        assertThat(s.stopCause()).get().satisfies(e -> assertThat(e).hasCause(bug));
+        assertThat(run.stats().callbackFailures()).isEqualTo(1);
+        assertThat(run.stats().stopCause()).get().satisfies(e -> assertThat(e).hasCause(bug));
         // The class's javadoc: an onSubscribe that throws cancels the run, and nothing is
         // published to that subscriber; no terminal signal either.
-        assertThat(subscriber.error).hasValue(null);
-        assertThat(subscriber.completions).hasValue(0);
-        assertThat(subscriber.items).isEmpty();
+        assertThat(run.subscriber().error).hasValue(null);
+        assertThat(run.subscriber().completions).hasValue(0);
+        assertThat(run.subscriber().items).isEmpty();
     }
 
     @Test

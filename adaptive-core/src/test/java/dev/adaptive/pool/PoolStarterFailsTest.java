@@ -43,19 +43,9 @@ class PoolStarterFailsTest {
      */
     @Test
     void anItemPoolWhoseSchedulerRejectsTheTaskTimeoutStillCompletes() {
-        VirtualTime time = new VirtualTime();
-        RejectingScheduler scheduler = new RejectingScheduler(time);
-        scheduler.rejecting = true;
-        PoolRun<AdaptiveResult<String, String>> run = ItemPool.of("a", "b")
-                .withTime(time, scheduler)
-                .withTaskTimeout(Duration.ofSeconds(1))
-                .process((item, ctx) -> CompletableFuture.completedFuture(item));
-        scheduler.rejecting = false;
-        time.advance(Duration.ofMinutes(10));
-
-        assertThat(run.isDone()).as("run completed").isTrue();
-        AdaptiveResult<String, String> r = run.toCompletableFuture().join();
-        assertThat(r.successes().size() + r.errors().size()).isEqualTo((int) r.stats().accepted());
+        PoolRun<AdaptiveResult<String, String>> run = startWhileTheSchedulerRejects(
+                pool -> pool.withTaskTimeout(Duration.ofSeconds(1)));
+        completedWithEveryItem(run);
     }
     /**
      * A deadline whose timer the scheduler refuses when the run starts: process() threw the
@@ -65,19 +55,9 @@ class PoolStarterFailsTest {
      */
     @Test
     void aDeadlineTheSchedulerRejectsEndsTheRunInsteadOfThrowingOrHanging() {
-        VirtualTime time = new VirtualTime();
-        RejectingScheduler scheduler = new RejectingScheduler(time);
-        scheduler.rejecting = true;
-        PoolRun<AdaptiveResult<String, String>> run = ItemPool.of("a", "b")
-                .withTime(time, scheduler)
-                .withDeadline(Duration.ofSeconds(1))
-                .process((item, ctx) -> CompletableFuture.completedFuture(item));
-        scheduler.rejecting = false;
-        time.runUntilIdle();
-
-        assertThat(run.isDone()).as("run completed").isTrue();
-        AdaptiveResult<String, String> r = run.toCompletableFuture().join();
-        assertThat(r.successes().size() + r.errors().size()).isEqualTo((int) r.stats().accepted());
+        PoolRun<AdaptiveResult<String, String>> run = startWhileTheSchedulerRejects(
+                pool -> pool.withDeadline(Duration.ofSeconds(1)));
+        AdaptiveResult<String, String> r = completedWithEveryItem(run);
         assertThat(r.stats().stopCause()).get().isInstanceOfSatisfying(PoolAbortedException.class,
                 e -> assertThat(e.reason()).isEqualTo(PoolAbortedException.Reason.DEADLINE));
         assertThat(run.limiter().inflight()).isZero();
@@ -119,5 +99,28 @@ class PoolStarterFailsTest {
 
         assertThat(end.get()).isEqualTo("complete");
         assertThat(publisher.stats()).isDone();
+    }
+    /**
+     * Starts a run of two items with {@code option} on a scheduler that refuses every timer
+     * while the run starts (a shut-down executor), then accepts again and lets ten minutes pass.
+     */
+    private static PoolRun<AdaptiveResult<String, String>> startWhileTheSchedulerRejects(
+            java.util.function.UnaryOperator<ItemPool<String>> option) {
+        VirtualTime time = new VirtualTime();
+        RejectingScheduler scheduler = new RejectingScheduler(time);
+        scheduler.rejecting = true;
+        PoolRun<AdaptiveResult<String, String>> run = option.apply(ItemPool.of("a", "b").withTime(time, scheduler))
+                .process((item, ctx) -> CompletableFuture.completedFuture(item));
+        scheduler.rejecting = false;
+        time.advance(Duration.ofMinutes(10));
+        return run;
+    }
+
+    /** @return the run's result, once checked that it completed and settled every item it accepted */
+    private static AdaptiveResult<String, String> completedWithEveryItem(PoolRun<AdaptiveResult<String, String>> run) {
+        assertThat(run.isDone()).as("run completed").isTrue();
+        AdaptiveResult<String, String> r = run.toCompletableFuture().join();
+        assertThat(r.successes().size() + r.errors().size()).isEqualTo((int) r.stats().accepted());
+        return r;
     }
 }

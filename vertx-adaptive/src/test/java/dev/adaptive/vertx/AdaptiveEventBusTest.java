@@ -47,36 +47,6 @@ class AdaptiveEventBusTest {
     }
 
     /** A type the event bus has no codec for: its codec is registered by name only. */
-    private record Parcel(String text) {
-    }
-
-    private static final class ParcelCodec implements io.vertx.core.eventbus.MessageCodec<Parcel, Parcel> {
-        @Override
-        public void encodeToWire(io.vertx.core.buffer.Buffer buffer, Parcel parcel) {
-            buffer.appendString(parcel.text());
-        }
-
-        @Override
-        public Parcel decodeFromWire(int pos, io.vertx.core.buffer.Buffer buffer) {
-            return new Parcel(buffer.getString(pos, buffer.length()));
-        }
-
-        @Override
-        public Parcel transform(Parcel parcel) {
-            return parcel;
-        }
-
-        @Override
-        public String name() {
-            return "bus-parcel";
-        }
-
-        @Override
-        public byte systemCodecID() {
-            return -1;
-        }
-    }
-
     /**
      * A request the event bus refuses before sending anything (a body no codec sends without
      * naming one) says nothing of the consumer: it fails at once with the event bus's own
@@ -85,7 +55,7 @@ class AdaptiveEventBusTest {
      */
     @Test
     void aRequestTheEventBusRefusesBeforeSendingIsNeitherADropNorRetried(Vertx vertx) {
-        vertx.eventBus().registerCodec(new ParcelCodec());
+        vertx.eventBus().registerCodec(Parcel.codec("bus-parcel"));
         AtomicInteger arrivals = new AtomicInteger();
         Await.result(vertx.eventBus().<Parcel>consumer("parcels.bus", m -> {
             arrivals.incrementAndGet();

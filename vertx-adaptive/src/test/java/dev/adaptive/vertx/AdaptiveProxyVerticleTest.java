@@ -5,10 +5,8 @@ import dev.adaptive.trace.TraceEvent;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.eventbus.MessageCodec;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
@@ -149,38 +147,6 @@ class AdaptiveProxyVerticleTest {
                 });
     }
 
-    /** A body of a named codec: the proxy, which does not know the codec's name, cannot send it on. */
-    private record Parcel(String text) {
-    }
-
-    /** The codec the target replies with, registered by its name only. */
-    private static final class ParcelCodec implements MessageCodec<Parcel, Parcel> {
-        @Override
-        public void encodeToWire(Buffer buffer, Parcel parcel) {
-            buffer.appendString(parcel.text());
-        }
-
-        @Override
-        public Parcel decodeFromWire(int pos, Buffer buffer) {
-            return new Parcel(buffer.getString(pos, buffer.length()));
-        }
-
-        @Override
-        public Parcel transform(Parcel parcel) {
-            return parcel;
-        }
-
-        @Override
-        public String name() {
-            return "parcel";
-        }
-
-        @Override
-        public byte systemCodecID() {
-            return -1;
-        }
-    }
-
     /**
      * A reply the proxy cannot pass on (its body of a codec registered by name only, which the
      * proxy does not know) is answered at once with {@value AdaptiveProxyVerticle#ERROR}, not
@@ -188,7 +154,7 @@ class AdaptiveProxyVerticleTest {
      */
     @Test
     void aReplyThatCannotBePassedOnIsAnsweredAtOnceNotLeftToTheCallersTimeout(Vertx vertx) {
-        vertx.eventBus().registerCodec(new ParcelCodec());
+        vertx.eventBus().registerCodec(Parcel.codec("parcel"));
         Await.result(vertx.eventBus().consumer("parcels.backend", m -> m.reply(new Parcel("reply"),
                 new DeliveryOptions().setCodecName("parcel"))).completion());
         AdaptiveProxyVerticle proxy = new AdaptiveProxyVerticle(new AdaptiveProxyOptions().setAddress("parcels")
@@ -215,7 +181,7 @@ class AdaptiveProxyVerticleTest {
      */
     @Test
     void aRequestBodyTheEventBusCannotSendOnIsAnsweredAtOnceWithoutADrop(Vertx vertx) {
-        vertx.eventBus().registerCodec(new ParcelCodec());
+        vertx.eventBus().registerCodec(Parcel.codec("parcel"));
         AtomicInteger arrivals = new AtomicInteger();
         Await.result(vertx.eventBus().consumer("unsendable.backend", m -> {
             arrivals.incrementAndGet();

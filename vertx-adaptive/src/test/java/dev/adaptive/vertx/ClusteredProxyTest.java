@@ -2,9 +2,7 @@ package dev.adaptive.vertx;
 
 import dev.adaptive.testing.Until;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.MessageCodec;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 import org.junit.jupiter.api.AfterAll;
@@ -26,37 +24,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ClusteredProxyTest {
 
-    /** A body whose codec writes it but cannot read it back (a version mismatch between nodes, say). */
-    private record Brittle(String text) {
-    }
-
-    private static final class BrittleCodec implements MessageCodec<Brittle, Brittle> {
-        @Override
-        public void encodeToWire(Buffer buffer, Brittle brittle) {
-            buffer.appendString(brittle.text());
-        }
-
-        @Override
-        public Brittle decodeFromWire(int pos, Buffer buffer) {
-            throw new IllegalStateException("brittle: unreadable on this node");
-        }
-
-        @Override
-        public Brittle transform(Brittle brittle) {
-            return brittle;
-        }
-
-        @Override
-        public String name() {
-            return "brittle";
-        }
-
-        @Override
-        public byte systemCodecID() {
-            return -1;
-        }
-    }
-
     private static ClusterNodes cluster;
     private static Vertx caller;
     private static Vertx proxyNode;
@@ -67,7 +34,7 @@ class ClusteredProxyTest {
         caller = cluster.nodes.get(0);
         proxyNode = cluster.nodes.get(1);
         for (Vertx v : cluster.nodes) {
-            v.eventBus().registerDefaultCodec(Brittle.class, new BrittleCodec());
+            v.eventBus().registerDefaultCodec(Parcel.class, Parcel.unreadableCodec("brittle"));
         }
     }
 
@@ -104,7 +71,7 @@ class ClusteredProxyTest {
         arrivals.set(0);
         // Far longer than Await waits: only the proxy's answer can end the request in time.
         DeliveryOptions patient = new DeliveryOptions().setSendTimeout(Duration.ofMinutes(5).toMillis());
-        assertThat(Await.failure(caller.eventBus().request("brittle", new Brittle("x"), patient)))
+        assertThat(Await.failure(caller.eventBus().request("brittle", new Parcel("x"), patient)))
                 .isInstanceOfSatisfying(ReplyException.class, re -> {
                     assertThat(re.failureType()).isEqualTo(ReplyFailure.RECIPIENT_FAILURE);
                     assertThat(re.failureCode()).isEqualTo(AdaptiveProxyVerticle.ERROR);
