@@ -94,7 +94,9 @@ final class ExecutionImpl<R> implements Execution<R> {
             return false;
         }
         // Free the running attempt's slot before the result completes, so that whoever waits
-        // on the result (a pool finishing its run) sees the slot free.
+        // on the result (a pool finishing its run) sees the slot free. Not for an attempt that
+        // is starting: the thread starting it gives the slot back a moment later, instead of
+        // calling the task (core-pool.md, "Ending early").
         stopCurrent(reason);
         if (!result.completeExceptionally(reason)) {
             return false;

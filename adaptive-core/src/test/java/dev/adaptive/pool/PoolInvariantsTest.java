@@ -11,6 +11,7 @@ import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.pool.PoolSignalContractTest.CountingIterator;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.testing.Until;
 import dev.adaptive.trace.TraceEvent;
 import org.junit.jupiter.api.Test;
 
@@ -174,7 +175,10 @@ class PoolInvariantsTest {
                 if (r.stats().completed()) {
                     assertThat(r.stats().accepted()).isEqualTo(n);
                 }
-                assertThat(run.limiter().inflight()).isZero();
+                // A cancel that lands while an attempt is starting leaves its slot to the thread
+                // starting it, which gives it back a moment after (it never calls the task), so
+                // a cancelled run may end a moment before that: seen once in 150 cancelled runs.
+                Until.met("every slot back", Duration.ofSeconds(10), () -> run.limiter().inflight() == 0);
             }
         } finally {
             completers.shutdownNow();
