@@ -37,7 +37,7 @@ import java.util.function.BiFunction;
  * with the codec's exception at once, with no sample and no retry (an answer cut halfway through
  * its body is a connection failure, retried). A streamed request body cannot be sent again: its retry fails at once
  * with an {@link IllegalStateException} instead of sending it empty, an attempt ignored by the
- * limit (no drop: nothing was sent, so it says nothing of the server); a streaming response codec
+ * limit and not retried (no drop: nothing was sent, so it says nothing of the server); a streaming response codec
  * receives every attempt's body: use buffered bodies and a buffering codec. When an attempt's cancellation fires (task timeout, limiter close, pool
  * stop), its HTTP exchange is reset, so a server that never answers cannot keep the client's
  * connections (done for the stock {@link WebClient} implementation).

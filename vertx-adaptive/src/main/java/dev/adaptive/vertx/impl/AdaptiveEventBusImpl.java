@@ -3,7 +3,6 @@ package dev.adaptive.vertx.impl;
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.TaskContext;
-import dev.adaptive.limit.Outcome;
 import dev.adaptive.vertx.AdaptiveEventBus;
 import dev.adaptive.vertx.AdaptiveLimiter;
 import dev.adaptive.vertx.RateLimitReply;
@@ -40,8 +39,7 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
         // nothing of the consumer, and sent again it is refused the same way. Counted as a drop
         // it lowered the limit on every retry, for a setup error.
         this.executor = limiter instanceof AdaptiveLimiterImpl impl
-                ? impl.executor((result, error) -> error instanceof NotSent ? Outcome.IGNORED : null, null,
-                        error -> error instanceof NotSent)
+                ? impl.executor((result, error) -> null, null)
                 : null;
     }
 
@@ -56,7 +54,7 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
             } catch (RuntimeException refused) {
                 // Thrown by the event bus before it sent anything: no codec for the body, an
                 // outbound interceptor's throw, an event bus not (or no longer) started.
-                return Future.failedFuture(new NotSent(refused));
+                return Future.failedFuture(new IgnoredFailure(refused));
             }
             return sent.recover(err -> Future.failedFuture(classify(err, clock)));
         };
@@ -85,19 +83,10 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
         if (last instanceof RateLimitedException && last.getCause() instanceof ReplyException re) {
             return re;
         }
-        if (last instanceof NotSent notSent) {
-            return notSent.getCause(); // the event bus's own exception
+        if (last instanceof IgnoredFailure) {
+            return IgnoredFailure.unwrap(last); // the event bus's own exception
         }
         return last;
-    }
-
-    /** A request the event bus refused before sending anything; the caller gets its cause. */
-    private static final class NotSent extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        NotSent(RuntimeException refused) {
-            super(refused.getMessage(), refused, false, false);
-        }
     }
 
     @Override

@@ -35,7 +35,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -159,35 +158,22 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * @return an executor on this limiter
      */
     public AdaptiveExecutor executor(OutcomeClassifier first, BiFunction<Object, Throwable, Quota> quota) {
-        return executor(first, quota, error -> false);
-    }
-
-    /**
-     * As {@link #executor(OutcomeClassifier, BiFunction)}, and failures {@code never} accepts
-     * are not retried (the limiter's retry policy decides for every other).
-     *
-     * @param first read first; {@code null} or a throw falls back to the limiter's classifier
-     * @param quota as {@link #executor(OutcomeClassifier, BiFunction)}
-     * @param never the failures that end the call at once
-     * @return an executor on this limiter
-     */
-    public AdaptiveExecutor executor(OutcomeClassifier first, BiFunction<Object, Throwable, Quota> quota,
-                                     Predicate<Throwable> never) {
         Objects.requireNonNull(first, "first");
-        Objects.requireNonNull(never, "never");
         OutcomeClassifier base = classifier;
         RetryPolicy policy = executor.retryPolicy();
         return AdaptiveExecutor.builder(limiter)
                 .retryPolicy(RetryPolicy.builder().retries(policy.retries()).backoff(policy.backoff())
                         .maxRateLimitRetries(policy.maxRateLimitRetries()).maxRetryAfter(policy.maxRetryAfter())
                         .random(policy.random())
-                        .retryOn((error, attempt) -> !never.test(error) && policy.shouldRetry(error, attempt))
+                        // An ignored failure would only come back (IgnoredFailure): never retried.
+                        .retryOn((error, attempt) -> !(error instanceof IgnoredFailure)
+                                && policy.shouldRetry(error, attempt))
                         .build())
                 .taskTimeout(executor.taskTimeout())
                 .classifier((result, error) -> {
                     Outcome o = null;
                     try {
-                        o = first.classify(result, error);
+                        o = error instanceof IgnoredFailure ? Outcome.IGNORED : first.classify(result, error);
                     } catch (Throwable broken) {
                         // Anything, an Error included: falls back to the limiter's own
                         // classifier, as the engine does for its own. Rethrown, it would skip it.

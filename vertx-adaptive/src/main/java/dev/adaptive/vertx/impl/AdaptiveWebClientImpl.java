@@ -64,14 +64,12 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
         boolean ignore = this.options.isIgnoreClientErrors();
         this.aborts = ExchangeAborts.of(client);
         Duration maxReset = Duration.ofMillis(impl.options().getMaxRetryAfter());
-        // Ignored, no sample: a 4xx when asked (also one whose body the codec could not read),
-        // and the refusal to send a streamed body again, made here before anything was sent.
-        this.executor = impl.executor((result, error) -> ExchangeAborts.refusedStreamedBody(error)
-                || error instanceof UnreadClientError
-                || ignore && result instanceof HttpResponse<?> r && r.statusCode() >= 400 && r.statusCode() < 500
+        // Ignored, no sample: a 4xx when asked. One whose body the codec could not read, and the
+        // refusal to send a streamed body again, are IgnoredFailures: no sample and no retry.
+        this.executor = impl.executor((result, error) ->
+                ignore && result instanceof HttpResponse<?> r && r.statusCode() >= 400 && r.statusCode() < 500
                 ? Outcome.IGNORED : null,
-                impl.options().isQuotaHeaders() ? (result, error) -> quota(result, error, maxReset) : null,
-                error -> error instanceof UnreadClientError);
+                impl.options().isQuotaHeaders() ? (result, error) -> quota(result, error, maxReset) : null);
     }
 
     /** @return the quota the attempt's response announced, or {@code null} */
@@ -109,7 +107,7 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
                     : readHead(what, watch.head(), watch.bodyReceived(), done.cause()));
         }).recover(error -> {
             Throwable last = LastFailure.of(error);
-            return Future.failedFuture(last instanceof UnreadClientError u ? u.getCause() : last);
+            return Future.failedFuture(IgnoredFailure.unwrap(last));
         });
     }
 
@@ -141,14 +139,15 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
 
     /**
      * An ignored client error whose body the codec could not read: ends the call at once with
-     * no sample. The caller gets the codec's failure itself, its cause.
+     * no sample. The caller gets the codec's failure itself, its cause; its head keeps the
+     * quota the answer announced.
      */
-    private static final class UnreadClientError extends RuntimeException {
+    private static final class UnreadClientError extends IgnoredFailure {
         private static final long serialVersionUID = 1L;
         private final transient HttpResponse<?> head;
 
         UnreadClientError(HttpResponse<?> head, Throwable codecFailure) {
-            super("status " + head.statusCode() + ", body unread: " + codecFailure, codecFailure, false, false);
+            super("status " + head.statusCode() + ", body unread: " + codecFailure, codecFailure);
             this.head = head;
         }
     }

@@ -110,7 +110,9 @@ final class ExchangeAborts {
         if (w != null && w.attempt > 1 && phase == ClientPhase.PREPARE_REQUEST && streamed(exchange.body())) {
             // The first attempt read the stream: sent again it would go empty, and a server that
             // takes an empty body would make the call a success with the body lost.
-            exchange.fail(new StreamedBodyRefused(w.attempt));
+            exchange.fail(new IgnoredFailure(new IllegalStateException("an adaptive web client cannot send a streamed"
+                    + " request body again (attempt " + w.attempt + "): the first attempt read it; send a buffered"
+                    + " body to have it retried")));
             return;
         }
         if (w != null && phase == ClientPhase.RECEIVE_RESPONSE) {
@@ -121,25 +123,6 @@ final class ExchangeAborts {
             HttpClientRequest sent = exchange.clientRequest();
             // Runs at once if the attempt was cancelled while it waited for a connection.
             w.cancellation.onCancel(() -> sent.reset(0, w.cancellation.reason()));
-        }
-    }
-
-    /**
-     * @param error an attempt's failure
-     * @return whether it is this client's own refusal to send a streamed body again, which says
-     *         nothing of the server
-     */
-    static boolean refusedStreamedBody(Throwable error) {
-        return error instanceof StreamedBodyRefused;
-    }
-
-    /** A retry refused before anything was sent: its streamed body was read by the first attempt. */
-    private static final class StreamedBodyRefused extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-
-        StreamedBodyRefused(int attempt) {
-            super("an adaptive web client cannot send a streamed request body again (attempt " + attempt
-                    + "): the first attempt read it; send a buffered body to have it retried");
         }
     }
 
