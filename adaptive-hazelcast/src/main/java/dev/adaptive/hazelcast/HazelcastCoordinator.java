@@ -1,9 +1,6 @@
 package dev.adaptive.hazelcast;
 
-import com.hazelcast.config.EvictionConfig;
-import com.hazelcast.config.EvictionPolicy;
-import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.client.impl.clientside.HazelcastClientInstanceImpl;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.adaptive.fleet.Coordinator;
@@ -44,9 +41,10 @@ import java.util.function.Supplier;
  *       alone decides what is live: the entry has no map TTL (a split-brain merge gives the
  *       kept entry the merging one's expiration, which would end live reports early), and the
  *       last leave removes it; a key whose nodes all died keeps one small entry of expired
- *       reports until a node of that key reports again. A member refuses to build a
- *       coordinator whose maps its configuration gives {@code max-idle-seconds} or an eviction
- *       policy with a max size it can reach (see {@link Builder#build()});</li>
+ *       reports until a node of that key reports again. A coordinator is not built on maps
+ *       that Hazelcast may drop entries of: {@code max-idle-seconds}, or an eviction policy
+ *       with a max size it can reach, in a member's own configuration or, on a client, in any
+ *       data member's (see {@link Builder#build()});</li>
  *   <li>the {@code IMap<String, String>} {@code p + "pauses"} holds the latest pause per key,
  *       as JSON, until it ends: a pause never replaces one that ends later, and a node that
  *       subscribes late still learns of it. Subscribers listen to their key's entry, so a pause
@@ -126,8 +124,15 @@ public final class HazelcastCoordinator implements Coordinator {
     }
 
     /**
+     * Builds a coordinator with the defaults of {@link Builder}, after checking that the cluster
+     * keeps the two maps' entries (see {@link Builder#build()}).
+     *
      * @param hazelcast a running member or client of the fleet's cluster
      * @return a coordinator with the defaults of {@link Builder}
+     * @throws IllegalArgumentException if either map may lose entries to {@code max-idle-seconds}
+     *                                  or eviction, naming the map, the setting and where it is set
+     * @throws IllegalStateException    on a client, if a data member does not answer the read of its
+     *                                  map configuration within the operation timeout, or refuses it
      */
     public static HazelcastCoordinator create(HazelcastInstance hazelcast) {
         return builder(hazelcast).build();
@@ -160,7 +165,7 @@ public final class HazelcastCoordinator implements Coordinator {
         long seq = writes.incrementAndGet();
         HeartbeatProcessor step = new HeartbeatProcessor(ReportCodec.encode(report, expiresAt, writer, seq),
                 report.nodeId(), report.incarnation(), writer, seq, now);
-        return bounded("heartbeat", key, () -> reports.submitToKey(key, step))
+        return bounded("heartbeat on key '" + key + "'", () -> reports.submitToKey(key, step))
                 .thenApply(array -> ReportCodec.live(array, now));
     }
 
@@ -169,7 +174,7 @@ public final class HazelcastCoordinator implements Coordinator {
         storable(key);
         Objects.requireNonNull(nodeId, "nodeId");
         LeaveProcessor step = new LeaveProcessor(nodeId, clock.millis());
-        return bounded("leave", key, () -> reports.submitToKey(key, step)).whenComplete((done, error) -> pruneLater(key));
+        return bounded("leave on key '" + key + "'", () -> reports.submitToKey(key, step)).whenComplete((done, error) -> pruneLater(key));
     }
 
     /**
@@ -197,7 +202,7 @@ public final class HazelcastCoordinator implements Coordinator {
             return CompletableFuture.completedFuture(null); // already over: nothing to share
         }
         PauseProcessor step = new PauseProcessor(ReportCodec.encode(pause), pause.until(), live);
-        return bounded("publishPause", key, () -> pauses.submitToKey(key, step)).thenApply(stored -> null);
+        return bounded("publishPause on key '" + key + "'", () -> pauses.submitToKey(key, step)).thenApply(stored -> null);
     }
 
     /**
@@ -308,9 +313,27 @@ public final class HazelcastCoordinator implements Coordinator {
         subscriptionFailures.increment();
     }
 
+    /**
+     * Refuses a map that Hazelcast may evict or expire by idleness ({@link StorageCheck}): on a
+     * member, as its own configuration says; on a client, as each data member's says, each read
+     * bounded by the operation timeout.
+     */
+    private void checkStorage(String map) {
+        HazelcastClientInstanceImpl client = StorageCheck.client(hazelcast);
+        if (client == null) {
+            StorageCheck.onMember(hazelcast, map);
+            return;
+        }
+        for (StorageCheck.Read read : StorageCheck.reads(client, map)) {
+            StorageCheck.onClient(map, read, bounded("reading the configuration of map '" + map + "' from " + read.member(),
+                    read.request()));
+        }
+    }
+
     // ---- bounded stages ---------------------------------------------------------------------
 
-    private <T> CompletableFuture<T> bounded(String what, String key, Supplier<CompletionStage<T>> call) {
+    /** @param what the operation, for the timeout's message */
+    private <T> CompletableFuture<T> bounded(String what, Supplier<CompletionStage<T>> call) {
         CompletableFuture<T> out = new CompletableFuture<>();
         CompletionStage<T> stage;
         try {
@@ -320,7 +343,7 @@ public final class HazelcastCoordinator implements Coordinator {
             return out;
         }
         Cancellable timer = scheduler.schedule(() -> out.completeExceptionally(new TimeoutException(
-                what + " on key '" + key + "' not answered within " + operationTimeout)), timeoutNanos);
+                what + " not answered within " + operationTimeout)), timeoutNanos);
         stage.whenComplete((value, error) -> {
             timer.cancel();
             if (error != null) {
@@ -377,7 +400,8 @@ public final class HazelcastCoordinator implements Coordinator {
 
         /**
          * @param timeout bound on waiting for Hazelcast to answer one heartbeat, leave or
-         *                pause, positive, at most a day; default 5 s. A fleet member counts a
+         *                pause (and, on a client, one member's map configuration in
+         *                {@link #build()}), positive, at most a day; default 5 s. A fleet member counts a
          *                heartbeat still unanswered at its next one as an outage whatever this
          *                is, but sends no other heartbeat until this one is given up: set it
          *                below the members' heartbeat period (1 s by default, which the 5 s
@@ -426,67 +450,34 @@ public final class HazelcastCoordinator implements Coordinator {
         }
 
         /**
-         * Gets the two map proxies from the instance (Hazelcast creates them on first use). On a
-         * member, the configuration its cluster gives the two maps is checked first: one that
-         * lets Hazelcast drop entries before the coordinator removes them is refused.
+         * Gets the two map proxies from the instance (Hazelcast creates them on first use) and
+         * checks the configuration the cluster gives the two maps: one that lets Hazelcast drop
+         * entries before the coordinator removes them is refused. A member reads its own
+         * configuration (static, wildcards, {@code default}, and what was added at run time). A
+         * client, whose {@code getConfig()} cannot read, asks every data member it knows for the
+         * configuration the map runs with there (a unisocket client: the member it is connected
+         * to), with the request Hazelcast's Management Center uses, which needs no class of this
+         * module on the members; this blocks for at most the operation timeout per member. The
+         * members must accept that request from the client: if one refuses it (its
+         * management-center trusted interfaces, if set, leave out the client's address; under
+         * Hazelcast security, the client lacks {@code ManagementPermission "map.getConfig"}) the
+         * maps cannot be checked, and the coordinator is not built. Members that join later are
+         * not checked.
          *
          * @return the coordinator
-         * @throws IllegalArgumentException if this member's configuration of either map sets
-         *                                  {@code max-idle-seconds}, or an eviction policy with a
-         *                                  max size (or a free-heap bound, reached with any size),
-         *                                  naming the map, the setting and its value
+         * @throws IllegalArgumentException if a configuration of either map (this member's; on a
+         *                                  client, any data member's) sets {@code max-idle-seconds},
+         *                                  or an eviction policy with a max size (or a free-heap
+         *                                  bound, reached with any size), naming the map, the
+         *                                  setting and its value, and where it is set
+         * @throws IllegalStateException    on a client, if a data member does not answer within the
+         *                                  operation timeout, or refuses the read, naming it
          */
         public HazelcastCoordinator build() {
-            checkStorage(hazelcast, prefix + "reports");
-            checkStorage(hazelcast, prefix + "pauses");
-            return new HazelcastCoordinator(this);
+            HazelcastCoordinator coordinator = new HazelcastCoordinator(this);
+            coordinator.checkStorage(coordinator.reportsMapName());
+            coordinator.checkStorage(coordinator.pausesMapName());
+            return coordinator;
         }
-    }
-
-    /**
-     * Entries are written with a TTL of their own (none for reports, a pause's length for a
-     * pause), which overrides the map's {@code time-to-live-seconds}; nothing the coordinator
-     * writes overrides {@code max-idle-seconds} or an eviction policy with a max size it can
-     * reach (see {@link #mayEvict}). Either lets Hazelcast drop
-     * a key's reports while its nodes are alive (an entry idle past its limit, or evicted by
-     * size or heap, as a cache's default map configuration would), and each node's next
-     * heartbeat then finds itself alone and takes the whole ceiling: the fleet goes over it,
-     * silently. A client cannot read the cluster's map configuration (Hazelcast's client config
-     * refuses the read), so only a member checks, its own view of it.
-     */
-    private static void checkStorage(HazelcastInstance hazelcast, String map) {
-        MapConfig config;
-        try {
-            config = hazelcast.getConfig().findMapConfig(map);
-        } catch (UnsupportedOperationException onAClient) {
-            return;
-        }
-        if (config.getMaxIdleSeconds() > 0) {
-            throw new IllegalArgumentException("the Hazelcast map '" + map + "' is configured with max-idle-seconds="
-                    + config.getMaxIdleSeconds() + " (map config '" + config.getName() + "'): a fleet's entries must stay"
-                    + " until the coordinator removes them; configure max-idle-seconds=0 for it, or another prefix");
-        }
-        EvictionConfig evictionConfig = config.getEvictionConfig();
-        EvictionPolicy eviction = evictionConfig.getEvictionPolicy();
-        if (eviction != EvictionPolicy.NONE && mayEvict(evictionConfig)) {
-            throw new IllegalArgumentException("the Hazelcast map '" + map + "' is configured with eviction-policy="
-                    + eviction + " (map config '" + config.getName() + "'): a fleet's entries must stay until the"
-                    + " coordinator removes them; configure eviction-policy=NONE for it, or another prefix");
-        }
-    }
-
-    /**
-     * An eviction policy acts only once the map's max size is reached. With no size set (Hazelcast
-     * reads a missing or 0 size as {@link MapConfig#DEFAULT_MAX_SIZE}, Integer.MAX_VALUE) a bound
-     * on entries or on the heap the map uses is never reached, so nothing is evicted; a bound on
-     * the free heap is reached at once with that size (free heap below 2^31 MB or 2^31 %).
-     */
-    private static boolean mayEvict(EvictionConfig eviction) {
-        if (eviction.getSize() != MapConfig.DEFAULT_MAX_SIZE) {
-            return true;
-        }
-        MaxSizePolicy policy = eviction.getMaxSizePolicy();
-        return policy != MaxSizePolicy.PER_NODE && policy != MaxSizePolicy.PER_PARTITION
-                && policy != MaxSizePolicy.USED_HEAP_SIZE && policy != MaxSizePolicy.USED_HEAP_PERCENTAGE;
     }
 }

@@ -1,7 +1,5 @@
 package dev.adaptive.hazelcast;
 
-import com.hazelcast.client.HazelcastClient;
-import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.EvictionConfig;
 import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.MapConfig;
@@ -45,12 +43,7 @@ class HazelcastEdgesTest {
     void aSubscriptionOnAClientThatHasShutDownIsNotRetriedForever() throws Exception {
         try (TestCluster cluster = TestCluster.start(1)) {
             HazelcastInstance member = cluster.member(0);
-            ClientConfig cc = new ClientConfig();
-            cc.setClusterName(member.getConfig().getClusterName());
-            cc.setProperty("hazelcast.logging.type", "jdk");
-            cc.setProperty("hazelcast.phone.home.enabled", "false");
-            cc.getNetworkConfig().addAddress("127.0.0.1:" + member.getCluster().getLocalMember().getAddress().getPort());
-            HazelcastInstance client = HazelcastClient.newHazelcastClient(cc);
+            HazelcastInstance client = cluster.newClient(cc -> { });
             VirtualTime time = new VirtualTime();
             HazelcastCoordinator onClient = coordinator(client, time);
             HazelcastCoordinator onMember = coordinator(member, time);
@@ -177,6 +170,70 @@ class HazelcastEdgesTest {
             assertThatThrownBy(() -> HazelcastCoordinator.builder(member).prefix("free.").build())
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("'free.reports' is configured with eviction-policy=LRU (map config 'free.*')");
+        }
+    }
+
+    /**
+     * A client's own configuration cannot read the cluster's map configuration, so a client asks
+     * each data member for the configuration its map runs with there, and is refused as a member
+     * would be: settings every member has, settings of one member only (that member named), and
+     * a configuration added at run time from the client. A unisocket client asks the member it is
+     * connected to, and names that one.
+     */
+    @Test
+    void aClientRefusesMapsThatADataMemberMayEvictOrExpireByIdleness() throws Exception {
+        try (TestCluster cluster = TestCluster.start(2, (c, member) -> {
+            c.addMapConfig(new MapConfig("idle.*").setMaxIdleSeconds(60));
+            if (member == 1) {
+                c.addMapConfig(new MapConfig("cache.*").setEvictionConfig(new EvictionConfig()
+                        .setEvictionPolicy(EvictionPolicy.LRU).setMaxSizePolicy(MaxSizePolicy.PER_NODE).setSize(1_000)));
+            }
+        })) {
+            HazelcastInstance client = cluster.newClient(cc -> { });
+            assertThatThrownBy(() -> HazelcastCoordinator.builder(client).prefix("idle.").build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'idle.reports' is configured with max-idle-seconds=60 (member [127.0.0.1]:");
+            assertThatThrownBy(() -> HazelcastCoordinator.builder(client).prefix("cache.").build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'cache.reports' is configured with eviction-policy=LRU (member "
+                            + cluster.addressOf(1) + "'s configuration)");
+
+            client.getConfig().addMapConfig(new MapConfig("added.*").setEvictionConfig(new EvictionConfig()
+                    .setEvictionPolicy(EvictionPolicy.LFU).setMaxSizePolicy(MaxSizePolicy.FREE_HEAP_PERCENTAGE)
+                    .setSize(MapConfig.DEFAULT_MAX_SIZE)));
+            assertThatThrownBy(() -> HazelcastCoordinator.builder(client).prefix("added.").build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'added.reports' is configured with eviction-policy=LFU (member [127.0.0.1]:");
+
+            HazelcastCoordinator own = HazelcastCoordinator.builder(client).prefix("fleet.").clock(CLOCK).build();
+            NodeReport a = new NodeReport("a", "i1", 5, 0, CLOCK.instant());
+            assertThat(own.heartbeat("api", a, Duration.ofSeconds(60)).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .extracting(NodeReport::nodeId).containsExactly("a");
+
+            HazelcastInstance unisocket = cluster.newClient(cc -> cc.getNetworkConfig().setSmartRouting(false), 1);
+            assertThatThrownBy(() -> HazelcastCoordinator.builder(unisocket).prefix("cache.").build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'cache.reports' is configured with eviction-policy=LRU (member "
+                            + cluster.addressOf(1) + "'s configuration)");
+        }
+    }
+
+    /**
+     * A member that refuses a client the read of its map configuration (here: its Management
+     * Center trusted interfaces leave the client's address out) leaves the maps unchecked; the
+     * coordinator is not built, and the error says which member refused and how to allow it.
+     */
+    @Test
+    void aClientThatCannotReadTheMapConfigurationBuildsNoCoordinator() throws Exception {
+        try (TestCluster cluster = TestCluster.start(1,
+                c -> c.getManagementCenterConfig().addTrustedInterface("192.0.2.1"))) {
+            HazelcastInstance client = cluster.newClient(cc -> { });
+            assertThatThrownBy(() -> HazelcastCoordinator.create(client))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("cannot check the Hazelcast map 'adaptive.fleet.reports'")
+                    .hasMessageContaining("from member " + cluster.addressOf(0) + " failed")
+                    .hasMessageContaining("is not allowed for management task")
+                    .hasMessageContaining("trusted-interfaces");
         }
     }
 }

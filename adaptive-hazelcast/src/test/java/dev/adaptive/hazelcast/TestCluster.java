@@ -1,5 +1,7 @@
 package dev.adaptive.hazelcast;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.cluster.Address;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 
 /**
  * A Hazelcast cluster of real members in this JVM, on 127.0.0.1: TCP-IP join between fixed
@@ -33,16 +36,19 @@ import java.util.function.Consumer;
  * ways, and {@link #heal} can let them connect again. Members then lose each other's
  * heartbeats, each side removes the other, and after the heal Hazelcast's split-brain handler
  * merges the smaller cluster into the larger, as in a real network partition.
+ *
+ * <p>{@link #newClient} connects Hazelcast clients to it, closed with the members.
  */
 final class TestCluster implements AutoCloseable {
 
     private final String name = "adaptive-hz-test-" + UUID.randomUUID();
     private final List<String> addresses;
     private final List<Integer> ports;
-    private final Consumer<Config> customize;
+    private final ObjIntConsumer<Config> customize;
     private final HazelcastInstance[] members;
+    private final List<HazelcastInstance> clients = new ArrayList<>();
 
-    private TestCluster(List<Integer> ports, Consumer<Config> customize) {
+    private TestCluster(List<Integer> ports, ObjIntConsumer<Config> customize) {
         this.ports = ports;
         this.addresses = ports.stream().map(p -> "127.0.0.1:" + p).toList();
         this.customize = customize;
@@ -55,6 +61,11 @@ final class TestCluster implements AutoCloseable {
 
     /** Starts the members one after the other, so the first is master and the others join it. */
     static TestCluster start(int count, Consumer<Config> customize) throws IOException {
+        return start(count, (config, member) -> customize.accept(config));
+    }
+
+    /** As {@link #start(int, Consumer)}, with a configuration that may differ per member (its index). */
+    static TestCluster start(int count, ObjIntConsumer<Config> customize) throws IOException {
         TestCluster cluster = new TestCluster(freePorts(count), customize);
         try {
             for (int i = 0; i < count; i++) {
@@ -134,6 +145,33 @@ final class TestCluster implements AutoCloseable {
                         && members[i].getPartitionService().isClusterSafe());
     }
 
+    /**
+     * Starts a client of this cluster that knows the addresses of the given members only (all of
+     * them if none are given); it is shut down with the cluster.
+     */
+    HazelcastInstance newClient(Consumer<ClientConfig> customize, int... knownMembers) {
+        ClientConfig cc = new ClientConfig();
+        cc.setClusterName(name);
+        cc.setProperty("hazelcast.logging.type", "jdk");
+        cc.setProperty("hazelcast.phone.home.enabled", "false");
+        if (knownMembers.length == 0) {
+            addresses.forEach(cc.getNetworkConfig()::addAddress);
+        } else {
+            for (int i : knownMembers) {
+                cc.getNetworkConfig().addAddress(addresses.get(i));
+            }
+        }
+        customize.accept(cc);
+        HazelcastInstance client = HazelcastClient.newHazelcastClient(cc);
+        clients.add(client);
+        return client;
+    }
+
+    /** @return member {@code i}'s address as Hazelcast prints it, {@code [127.0.0.1]:port} */
+    String addressOf(int i) {
+        return address(i).toString();
+    }
+
     private FirewallingServer.FirewallingServerConnectionManager firewall(int i) {
         Node node = ((HazelcastInstanceProxy) members[i]).getOriginal().node;
         return (FirewallingServer.FirewallingServerConnectionManager)
@@ -168,7 +206,7 @@ final class TestCluster implements AutoCloseable {
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);
         join.getTcpIpConfig().setEnabled(true).setMembers(addresses).setConnectionTimeoutSeconds(2);
-        customize.accept(cfg);
+        customize.accept(cfg, i);
         return HazelcastInstanceFactory.newHazelcastInstance(cfg, cfg.getInstanceName(), new FirewallingNodeContext());
     }
 
@@ -188,6 +226,9 @@ final class TestCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        for (HazelcastInstance c : clients) {
+            c.getLifecycleService().terminate();
+        }
         for (HazelcastInstance m : members) {
             if (m != null) {
                 m.getLifecycleService().terminate();
