@@ -11,14 +11,29 @@ import java.util.Map;
  * read them; written and read here with the JDK alone, because the entry processors that use
  * it run on members that need not have anything but this module and Hazelcast.
  *
- * <p>Reading is strict: anything else (nesting, fractions, trailing text) is rejected with
- * {@link IllegalArgumentException}, and callers skip what they cannot read.
+ * <p>Reading is forward compatible, for nodes of several versions sharing the maps during a
+ * rolling upgrade: any JSON (RFC 8259) is read, so a field of a later version, whatever its
+ * type (string, number, {@code true}/{@code false}, {@code null}, object, array), is ignored
+ * by whoever does not know it, and an element that is not an object is only one unreadable
+ * element. What the coordinator reads is still checked where it reads it: a field it knows
+ * holding another type than its own (a fraction, an integer beyond {@code long}, a boolean,
+ * {@code null}, an object, an array where a string or an integer belongs), or given twice,
+ * fails that read with {@link IllegalArgumentException} instead of passing for absent. Text
+ * that is not JSON, or nests deeper than {@value #MAX_DEPTH} levels, is rejected whole with
+ * {@link IllegalArgumentException}; callers skip what they cannot read.
  */
 final class FleetJson {
 
-    /** One object of an array: its text as stored, and its fields. */
+    /** How deep values may nest: far beyond any field a version writes, short of any stack's depth. */
+    static final int MAX_DEPTH = 64;
+
+    /**
+     * One element of an array (or a whole object): its text as stored, and its fields, each a
+     * {@link String}, a {@link Long} or an {@link Other}; none if it is not an object.
+     */
     record Element(String text, Map<String, Object> fields) {
 
+        /** @throws IllegalArgumentException if the field is absent, given twice or not a string */
         String string(String name) {
             Object v = fields.get(name);
             if (!(v instanceof String s)) {
@@ -27,6 +42,7 @@ final class FleetJson {
             return s;
         }
 
+        /** @throws IllegalArgumentException if the field is absent, given twice or not an integer within long */
         long number(String name) {
             Object v = fields.get(name);
             if (!(v instanceof Long l)) {
@@ -35,10 +51,32 @@ final class FleetJson {
             return l;
         }
 
+        /**
+         * @return the field's integer, or {@code absent} if the field is absent (only then: a
+         *         field that is there holds an integer or fails)
+         * @throws IllegalArgumentException if the field is there and given twice or not an integer
+         */
         long number(String name, long absent) {
             return fields.containsKey(name) ? number(name) : absent;
         }
     }
+
+    /**
+     * A value that is neither a string nor an integer within {@code long} (a fraction, a larger
+     * integer, a literal, an object, an array), or the mark of a name given twice. Kept, not
+     * dropped, so that a known field holding one fails its read rather than passing for absent.
+     *
+     * @param json the value's text, or what it is, as an error names it
+     */
+    record Other(String json) {
+        @Override
+        public String toString() {
+            return json;
+        }
+    }
+
+    /** Two values under one name: which one the writer meant is unknown, so neither is read. */
+    private static final Other TWICE = new Other("(a name given twice)");
 
     private final String in;
     private int pos;
@@ -81,9 +119,10 @@ final class FleetJson {
     }
 
     /**
-     * @param text an array of flat objects
-     * @return its elements, each with its text as it stands in {@code text}
-     * @throws IllegalArgumentException if it is not such an array
+     * @param text a JSON array
+     * @return its elements, each with its text as it stands in {@code text}; an element that is
+     *         not an object has no fields
+     * @throws IllegalArgumentException if it is not a JSON array
      */
     static List<Element> parseArray(String text) {
         FleetJson p = new FleetJson(text);
@@ -97,7 +136,12 @@ final class FleetJson {
             while (true) {
                 p.skipSpace();
                 int start = p.pos;
-                Map<String, Object> fields = p.readObject();
+                Map<String, Object> fields = Map.of(); // an element of another kind has no field
+                if (p.peek() == '{') {
+                    fields = p.readObject(1);
+                } else {
+                    p.readValue(1);
+                }
                 out.add(new Element(text.substring(start, p.pos), fields));
                 p.skipSpace();
                 if (p.peek() == ',') {
@@ -113,19 +157,20 @@ final class FleetJson {
     }
 
     /**
-     * @param text one flat object
+     * @param text one JSON object
      * @return it
      * @throws IllegalArgumentException if it is not one
      */
     static Element parseObject(String text) {
         FleetJson p = new FleetJson(text);
         p.skipSpace();
-        Map<String, Object> fields = p.readObject();
+        Map<String, Object> fields = p.readObject(0);
         p.end();
         return new Element(text, fields);
     }
 
-    private Map<String, Object> readObject() {
+    /** Reads an object at {@code depth} (the top value's is 0); its fields' values are one deeper. */
+    private Map<String, Object> readObject(int depth) {
         expect('{');
         Map<String, Object> fields = new LinkedHashMap<>();
         skipSpace();
@@ -139,9 +184,8 @@ final class FleetJson {
             skipSpace();
             expect(':');
             skipSpace();
-            char c = peek();
-            Object value = c == '"' ? readString() : readLong();
-            fields.put(name, value);
+            Object value = readValue(depth + 1);
+            fields.merge(name, value, (first, second) -> TWICE);
             skipSpace();
             if (peek() == ',') {
                 pos++;
@@ -150,6 +194,111 @@ final class FleetJson {
                 return fields;
             }
         }
+    }
+
+    /** @return a string, a {@link Long}, or an {@link Other} with the value's text */
+    private Object readValue(int depth) {
+        if (depth > MAX_DEPTH) {
+            throw fail("values nested deeper than " + MAX_DEPTH + " levels");
+        }
+        char c = peek();
+        if (c == '"') {
+            return readString();
+        }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            return readNumber();
+        }
+        int start = pos;
+        switch (c) {
+            case '{' -> readObject(depth);
+            case '[' -> readArray(depth);
+            case 't' -> literal("true");
+            case 'f' -> literal("false");
+            case 'n' -> literal("null");
+            default -> throw fail("unexpected '" + c + "'");
+        }
+        return new Other(in.substring(start, pos));
+    }
+
+    private void readArray(int depth) {
+        expect('[');
+        skipSpace();
+        if (peek() == ']') {
+            pos++;
+            return;
+        }
+        while (true) {
+            skipSpace();
+            readValue(depth + 1);
+            skipSpace();
+            if (peek() == ',') {
+                pos++;
+            } else {
+                expect(']');
+                return;
+            }
+        }
+    }
+
+    private void literal(String word) {
+        if (!in.startsWith(word, pos)) {
+            throw fail("not a JSON value");
+        }
+        pos += word.length();
+    }
+
+    /**
+     * Reads a number as RFC 8259 writes it: {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}.
+     *
+     * @return a {@link Long} for an integer within long, an {@link Other} for any other number
+     */
+    private Object readNumber() {
+        int start = pos;
+        if (peek() == '-') {
+            pos++;
+        }
+        if (peek() == '0') {
+            pos++;
+        } else {
+            digits();
+        }
+        boolean integer = true;
+        if (pos < in.length() && in.charAt(pos) == '.') {
+            pos++;
+            digits();
+            integer = false;
+        }
+        if (pos < in.length() && (in.charAt(pos) == 'e' || in.charAt(pos) == 'E')) {
+            pos++;
+            if (peek() == '+' || peek() == '-') {
+                pos++;
+            }
+            digits();
+            integer = false;
+        }
+        String text = in.substring(start, pos);
+        if (integer) {
+            try {
+                return Long.parseLong(text);
+            } catch (NumberFormatException beyondLong) {
+                // a valid JSON integer, just not one a known field can hold
+            }
+        }
+        return new Other(text);
+    }
+
+    /** Reads one digit or more. */
+    private void digits() {
+        if (!isDigit(peek())) {
+            throw fail("expected a digit");
+        }
+        while (pos < in.length() && isDigit(in.charAt(pos))) {
+            pos++;
+        }
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 
     private String readString() {
@@ -176,33 +325,22 @@ final class FleetJson {
                 case 'r' -> b.append('\r');
                 case 't' -> b.append('\t');
                 case 'u' -> {
-                    if (pos + 4 > in.length()) {
-                        throw fail("short \\u escape");
+                    int code = 0;
+                    for (int i = 0; i < 4; i++) {
+                        // Four ASCII hex digits exactly: Integer.parseInt would also take a
+                        // sign, and other scripts' digits.
+                        char h = next();
+                        int digit = isDigit(h) ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+                        if (digit < 0) {
+                            throw fail("bad \\u escape");
+                        }
+                        code = code * 16 + digit;
                     }
-                    try {
-                        b.append((char) Integer.parseInt(in.substring(pos, pos + 4), 16));
-                    } catch (NumberFormatException bad) {
-                        throw fail("bad \\u escape");
-                    }
-                    pos += 4;
+                    b.append((char) code);
                 }
                 default -> throw fail("bad escape \\" + e);
             }
-        }
-    }
-
-    private Long readLong() {
-        int start = pos;
-        if (peek() == '-') {
-            pos++;
-        }
-        while (pos < in.length() && Character.isDigit(in.charAt(pos))) {
-            pos++;
-        }
-        try {
-            return Long.parseLong(in.substring(start, pos));
-        } catch (NumberFormatException bad) {
-            throw fail("not an integer");
         }
     }
 

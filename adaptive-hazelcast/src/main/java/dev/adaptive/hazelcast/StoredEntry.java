@@ -9,9 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the entry processors share about the entries they write: how a stored value is read
- * (unreadable text counts as empty: it can only come from something else writing into these
- * maps, and one bad value must not stop the fleet) and how long the map keeps an entry (reports
- * until removed, a pause until it ends).
+ * (fields of a later version are ignored, see {@link FleetJson}; text that is not JSON counts
+ * as empty: it can only come from something else writing into these maps, and one bad value
+ * must not stop the fleet) and how long the map keeps an entry (reports until removed, a pause
+ * until it ends).
  */
 final class StoredEntry {
 

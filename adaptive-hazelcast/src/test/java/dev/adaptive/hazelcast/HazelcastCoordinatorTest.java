@@ -140,6 +140,36 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
         assertThat(await(heard)).as("an unreadable stored pause is replaced").isEqualTo(pause);
     }
 
+    /**
+     * A node of a later version, in a rolling upgrade, writes fields this one does not know, of
+     * every JSON type: its report is read, and a heartbeat of this version keeps it as written;
+     * its pause is heard by a subscriber that joins later, and an earlier pause does not replace it.
+     */
+    @Test
+    void valuesWithFieldsOfALaterVersionAreReadAndKeptAsWritten() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        HazelcastCoordinator c = coordinator(prefix, clock);
+        String later = ",\"hint\":\"x\",\"weight\":0.5,\"drained\":false,\"zone\":null,"
+                + "\"limits\":{\"min\":1,\"max\":[2,3]},\"history\":[true,{\"at\":-1e3}]";
+        String newer = "{\"nodeId\":\"n\",\"incarnation\":\"n2\",\"localLimit\":4,\"inflight\":1,\"claim\":2,"
+                + "\"reportedAt\":\"2030-01-01T00:00:00Z\",\"expiresAt\":" + (EPOCH.toEpochMilli() + 60_000) + later + "}";
+        IMap<String, String> reports = hz.getMap(prefix + "reports");
+        reports.put("api", "[" + newer + "]");
+        assertThat(await(c.heartbeat("api", report("a", "a1", 5, clock), TTL)))
+                .containsExactly(report("a", "a1", 5, clock), new NodeReport("n", "n2", 4, 1, 2, EPOCH));
+        assertThat(reports.get("api")).as("the later node's report, as it wrote it").contains(newer);
+
+        FleetPause stored = new FleetPause("n", EPOCH.plusSeconds(30));
+        hz.<String, String>getMap(prefix + "pauses").put("api",
+                "{\"origin\":\"n\",\"until\":\"2030-01-01T00:00:30Z\"" + later + "}");
+        await(c.publishPause("api", new FleetPause("a", EPOCH.plusSeconds(10))));
+        CompletableFuture<FleetPause> heard = new CompletableFuture<>();
+        c.subscribePauses("api", heard::complete);
+        assertThat(await(heard)).isEqualTo(stored);
+    }
+
     @Test
     void theLastLeaveRemovesTheStoredEntry() {
         VirtualTime time = new VirtualTime();
