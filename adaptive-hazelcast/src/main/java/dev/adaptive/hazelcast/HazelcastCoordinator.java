@@ -319,14 +319,31 @@ public final class HazelcastCoordinator implements Coordinator {
      * bounded by the operation timeout.
      */
     private void checkStorage(String map) {
-        HazelcastClientInstanceImpl client = StorageCheck.client(hazelcast);
-        if (client == null) {
-            StorageCheck.onMember(hazelcast, map);
-            return;
+        try {
+            HazelcastClientInstanceImpl client = StorageCheck.client(hazelcast);
+            if (client == null) {
+                StorageCheck.onMember(hazelcast, map);
+                return;
+            }
+            for (StorageCheck.Read read : StorageCheck.reads(client, map)) {
+                StorageCheck.onClient(map, read, bounded("reading the configuration of map '" + map + "' from "
+                        + read.member(), read.request()));
+            }
+        } catch (LinkageError otherHazelcast) {
+            // A client's read goes through Hazelcast's client internals, which a Hazelcast other
+            // than the one this module was built against may not have in the same shape.
+            throw new IllegalStateException("cannot check the Hazelcast map '" + map + "' for eviction and"
+                    + " max-idle-seconds: this Hazelcast (" + hazelcastVersion() + ") lacks the client internals the"
+                    + " check calls (" + otherHazelcast + "); make sure the members keep the map's entries and build"
+                    + " with checkMapConfiguration(false)", otherHazelcast);
         }
-        for (StorageCheck.Read read : StorageCheck.reads(client, map)) {
-            StorageCheck.onClient(map, read, bounded("reading the configuration of map '" + map + "' from " + read.member(),
-                    read.request()));
+    }
+
+    private static String hazelcastVersion() {
+        try {
+            return "version " + com.hazelcast.instance.BuildInfoProvider.getBuildInfo().getVersion();
+        } catch (RuntimeException | LinkageError unknown) {
+            return "version unknown";
         }
     }
 
@@ -381,6 +398,7 @@ public final class HazelcastCoordinator implements Coordinator {
         private Clock clock = Clock.systemUTC();
         private Scheduler scheduler = Scheduler.system();
         private Executor executor = ForkJoinPool.commonPool();
+        private boolean checkMapConfiguration = true;
 
         private Builder(HazelcastInstance hazelcast) {
             this.hazelcast = Objects.requireNonNull(hazelcast, "hazelcast");
@@ -450,8 +468,24 @@ public final class HazelcastCoordinator implements Coordinator {
         }
 
         /**
-         * Gets the two map proxies from the instance (Hazelcast creates them on first use) and
-         * checks the configuration the cluster gives the two maps: one that lets Hazelcast drop
+         * @param check whether {@link #build()} checks that the cluster keeps the two maps'
+         *              entries (no {@code max-idle-seconds}, no eviction that can act); default
+         *              {@code true}. Turn it off only where the check cannot run and you have
+         *              made sure of that configuration yourself: a client whose members refuse
+         *              it the Management Center's read of a map's configuration (trusted
+         *              interfaces, Hazelcast security), or a client of a Hazelcast version whose
+         *              client internals this module cannot call. Eviction or max-idle on these
+         *              maps lets a fleet go over its ceiling without a word.
+         * @return this builder
+         */
+        public Builder checkMapConfiguration(boolean check) {
+            this.checkMapConfiguration = check;
+            return this;
+        }
+
+        /**
+         * Gets the two map proxies from the instance (Hazelcast creates them on first use) and,
+         * unless {@link #checkMapConfiguration(boolean)} is off, checks the configuration the cluster gives the two maps: one that lets Hazelcast drop
          * entries before the coordinator removes them is refused. A member reads its own
          * configuration (static, wildcards, {@code default}, and what was added at run time). A
          * client, whose {@code getConfig()} cannot read, asks every data member it knows for the
@@ -475,8 +509,10 @@ public final class HazelcastCoordinator implements Coordinator {
          */
         public HazelcastCoordinator build() {
             HazelcastCoordinator coordinator = new HazelcastCoordinator(this);
-            coordinator.checkStorage(coordinator.reportsMapName());
-            coordinator.checkStorage(coordinator.pausesMapName());
+            if (checkMapConfiguration) {
+                coordinator.checkStorage(coordinator.reportsMapName());
+                coordinator.checkStorage(coordinator.pausesMapName());
+            }
             return coordinator;
         }
     }

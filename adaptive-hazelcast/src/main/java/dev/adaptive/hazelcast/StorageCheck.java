@@ -126,7 +126,8 @@ final class StorageCheck {
                     + " reading its configuration from " + read.member() + " failed (" + cause + "). A client reads it"
                     + " with the Management Center's request getMapConfig: the members must accept it from this client"
                     + " (their management-center trusted-interfaces, if set, must include its address; under Hazelcast"
-                    + " security it needs ManagementPermission \"map.getConfig\")", cause);
+                    + " security it needs ManagementPermission \"map.getConfig\"), or, once you have made sure the"
+                    + " members keep the map's entries, build with checkMapConfiguration(false)", cause);
         }
         String source = read.member() + "'s configuration";
         EvictionPolicy policy = EvictionPolicy.getById(config.evictionPolicy);

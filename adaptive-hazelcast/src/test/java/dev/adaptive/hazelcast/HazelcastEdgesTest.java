@@ -233,7 +233,30 @@ class HazelcastEdgesTest {
                     .hasMessageContaining("cannot check the Hazelcast map 'adaptive.fleet.reports'")
                     .hasMessageContaining("from member " + cluster.addressOf(0) + " failed")
                     .hasMessageContaining("is not allowed for management task")
-                    .hasMessageContaining("trusted-interfaces");
+                    .hasMessageContaining("trusted-interfaces")
+                    .hasMessageContaining("checkMapConfiguration(false)");
+
+            // Where the check cannot run, the user who made sure of the maps' configuration builds
+            // without it, and the coordinator works.
+            HazelcastCoordinator unchecked = HazelcastCoordinator.builder(client).checkMapConfiguration(false)
+                    .clock(CLOCK).build();
+            NodeReport a = new NodeReport("a", "i1", 5, 0, CLOCK.instant());
+            assertThat(unchecked.heartbeat("api", a, Duration.ofSeconds(60)).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .extracting(NodeReport::nodeId).containsExactly("a");
+        }
+    }
+
+    /** With the check off, a member builds on maps it would refuse: the check is all the option turns off. */
+    @Test
+    void withTheCheckOffAMemberBuildsOnMapsItWouldRefuse() throws Exception {
+        try (TestCluster cluster = TestCluster.start(1, c -> c.addMapConfig(new MapConfig("default").setMaxIdleSeconds(60)))) {
+            HazelcastInstance member = cluster.member(0);
+            assertThatThrownBy(() -> HazelcastCoordinator.create(member)).isInstanceOf(IllegalArgumentException.class);
+            HazelcastCoordinator unchecked = HazelcastCoordinator.builder(member).checkMapConfiguration(false)
+                    .clock(CLOCK).build();
+            NodeReport a = new NodeReport("a", "i1", 5, 0, CLOCK.instant());
+            assertThat(unchecked.heartbeat("api", a, Duration.ofSeconds(60)).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .extracting(NodeReport::nodeId).containsExactly("a");
         }
     }
 }
