@@ -50,7 +50,10 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
  * differently, or an endpoint created after the pool took its first exchange that would change
  * it, fail with {@link IllegalArgumentException} naming the option, both values and their
  * sources. A single {@link dev.adaptive.fleet.Coordinator} bean in the registry is autowired as
- * the component's default {@code coordinator}.
+ * the component's default {@code coordinator}, the fleet of the pools that set {@code fleetNodeId}.
+ * The component's {@code fleetNodeId} and {@code fleetKey} are defaults for the pools in a fleet: a
+ * pool without a coordinator runs alone (a pool's own {@code fleetNodeId} or {@code fleetKey}
+ * without one fails, naming it).
  *
  * <p>Thread-safe.
  */
@@ -226,15 +229,22 @@ public class AdaptiveComponent extends DefaultComponent {
         Map<String, Object> named = canonical(namedPool(name));
         String nodeId = ConfigOption.FLEET_NODE_ID.key();
         String coordinator = ConfigOption.COORDINATOR.key();
-        if (!named.containsKey(nodeId) && !uriOptions.containsKey(nodeId) && defaults.get(nodeId) == null
-                && !named.containsKey(coordinator) && !uriOptions.containsKey(coordinator)) {
-            // The component's coordinator (autowired when the registry holds one) is the fleet of the
-            // pools that name themselves in it; a pool without fleetNodeId runs alone. So do the
-            // component's fleetKey, a default for the pools that join: left, it would fail a pool
-            // that runs alone as a fleetKey without coordinator.
-            if (defaults.remove(coordinator) != null) {
-                defaults.remove(ConfigOption.FLEET_KEY.key());
-            }
+        boolean ownCoordinator = named.containsKey(coordinator) || uriOptions.containsKey(coordinator);
+        Object fleet = uriOptions.containsKey(coordinator) ? uriOptions.get(coordinator)
+                : named.containsKey(coordinator) ? named.get(coordinator) : defaults.get(coordinator);
+        boolean hasNodeId = named.containsKey(nodeId) || uriOptions.containsKey(nodeId) || defaults.get(nodeId) != null;
+        if (fleet == null || !ownCoordinator && !hasNodeId) {
+            // The component's fleet options are defaults for the pools in a fleet: its coordinator
+            // (autowired when the registry holds one) is the fleet of the pools that name themselves
+            // in it, and its fleetNodeId and fleetKey are this application's id and the key in the
+            // fleets its pools join. A pool with no coordinator, or only the component's and no
+            // fleetNodeId, runs alone: left, the component's fleetNodeId or fleetKey would fail it
+            // as an option without coordinator (every pool, when the registry holds no Coordinator
+            // bean, or two, so that none is autowired). A pool's own fleetNodeId or fleetKey (its
+            // URI's, its named pool's) without a coordinator still fails, naming it.
+            defaults.remove(coordinator);
+            defaults.remove(nodeId);
+            defaults.remove(ConfigOption.FLEET_KEY.key());
         }
         return PoolConfig.builder()
                 .setAll(defaults)
@@ -432,6 +442,14 @@ public class AdaptiveComponent extends DefaultComponent {
                 LOG.warn("The adaptive component has no coordinator: the registry holds {} Coordinator beans, and one is"
                         + " autowired only when it is the only one; set camel.component.adaptive.coordinator=#<bean>"
                         + " or coordinator=#<bean> on the endpoints of the fleet's pools", coordinators);
+            } else if (coordinators == 0 && (configuration.getFleetNodeId() != null || configuration.getFleetKey() != null)) {
+                // The component's fleet options only apply to pools with a coordinator, and a pool
+                // names one from the registry: a forgotten bean would otherwise pass unnoticed.
+                LOG.warn("The adaptive component sets {} but has no coordinator: the registry holds no Coordinator"
+                        + " bean, so every pool runs alone unless it is given one (coordinator=#<bean> on its"
+                        + " endpoints or in camel.component.adaptive.pools.<name>.coordinator)",
+                        configuration.getFleetNodeId() != null ? "fleetNodeId=" + configuration.getFleetNodeId()
+                                : "fleetKey=" + configuration.getFleetKey());
             }
         }
     }

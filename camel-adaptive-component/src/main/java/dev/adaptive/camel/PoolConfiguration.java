@@ -189,11 +189,11 @@ public class PoolConfiguration implements Cloneable {
 
     @UriParam(label = "fleet",
             defaultValueNote = "the pool's name",
-            description = "The key every node calling the same backend shares in the coordinator. Default: the pool's name. Only with coordinator.")
+            description = "The key every node calling the same backend shares in the coordinator. Default: the pool's name. Only with coordinator; set on the component, only for the pools that have one.")
     private String fleetKey;
 
     @UriParam(label = "fleet",
-            description = "This application's id in the fleet, unique among the nodes of one fleetKey. Required with coordinator; no default, since two nodes with one id would corrupt the fleet's view. Only with coordinator.")
+            description = "This application's id in the fleet, unique among the nodes of one fleetKey. Required with coordinator; no default, since two nodes with one id would corrupt the fleet's view. Only with coordinator. Set on the component, it is the id in every fleet the pools join, and a pool without a coordinator runs alone.")
     private String fleetNodeId;
 
     @UriParam(label = "fleet",

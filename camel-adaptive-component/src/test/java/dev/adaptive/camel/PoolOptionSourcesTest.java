@@ -10,6 +10,7 @@ import org.apache.camel.support.PropertyBindingSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -24,6 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * strictly as URIs do, whichever way Camel binds them.
  */
 class PoolOptionSourcesTest {
+
+    @RegisterExtension
+    final StandardErrorCapture err = new StandardErrorCapture();
 
     private CamelContext camel;
     private AdaptiveComponent adaptive;
@@ -121,6 +125,70 @@ class PoolOptionSourcesTest {
             assertThat(fleet.createProducerTemplate().requestBody("adaptive:local", "x")).isEqualTo("ok");
             assertThat(component.stats("payments").orElseThrow().fleet()).as("a member").isNotNull();
             assertThat(component.options("payments").orElseThrow().fleetKey()).isEqualTo("payments-api");
+            assertThat(component.stats("local").orElseThrow().fleet()).as("alone").isNull();
+        }
+    }
+    /**
+     * A component-level fleetNodeId (or fleetKey) is a default for the fleets the pools join: with
+     * no coordinator for a pool (none in the registry, so none autowired), that pool runs alone, a
+     * warning at the start says the component has no coordinator, and only an endpoint's own
+     * fleetNodeId without a coordinator is an error.
+     */
+    @Test
+    void aComponentFleetNodeIdWithoutCoordinatorLeavesThePoolsAlone() throws Exception {
+        try (CamelContext noFleet = new DefaultCamelContext()) {
+            AdaptiveComponent component = noFleet.getComponent("adaptive", AdaptiveComponent.class);
+            PropertyBindingSupport.build().withConfigurer(component.getComponentPropertyConfigurer())
+                    .withIgnoreCase(true).withMandatory(true).withRemoveParameters(false)
+                    .bind(noFleet, component, new LinkedHashMap<>(Map.of("fleet-node-id", "node-1", "fleet-key", "orders")));
+            noFleet.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("adaptive:orders").setBody(constant("ok"));
+                }
+            });
+            noFleet.start();
+            assertThat(noFleet.createProducerTemplate().requestBody("adaptive:orders", "x")).isEqualTo("ok");
+            assertThat(component.stats("orders").orElseThrow().fleet()).as("alone").isNull();
+            assertThat(component.options("orders").orElseThrow().fleetNodeId()).isNull();
+            assertThat(component.options("orders").orElseThrow().fleetKey()).isNull();
+            assertThat(err.text()).contains("The adaptive component sets fleetNodeId=node-1 but has no coordinator:"
+                    + " the registry holds no Coordinator bean");
+            assertThatThrownBy(() -> noFleet.getEndpoint("adaptive:member?fleetNodeId=node-2")).rootCause()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("fleetNodeId has no meaning without coordinator: node-2");
+            PropertyBindingSupport.build().withConfigurer(component.getComponentPropertyConfigurer())
+                    .withIgnoreCase(true).withMandatory(true).withRemoveParameters(false)
+                    .bind(noFleet, component, new LinkedHashMap<>(Map.of("pools.ledger.fleet-node-id", "node-3")));
+            assertThatThrownBy(() -> noFleet.getEndpoint("adaptive:ledger")).rootCause()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("fleetNodeId has no meaning without coordinator: node-3");
+        }
+    }
+
+    /**
+     * With two Coordinator beans Camel autowires none: a pool that names one joins its fleet under
+     * the component's fleetNodeId, and a pool that names none runs alone.
+     */
+    @Test
+    void withTwoCoordinatorsTheComponentFleetNodeIdGoesToThePoolsThatNameOne() throws Exception {
+        try (CamelContext twoFleets = new DefaultCamelContext()) {
+            twoFleets.getRegistry().bind("fleetA", new InMemoryCoordinator(Ticker.system()));
+            twoFleets.getRegistry().bind("fleetB", new InMemoryCoordinator(Ticker.system()));
+            AdaptiveComponent component = twoFleets.getComponent("adaptive", AdaptiveComponent.class);
+            component.getConfiguration().setFleetNodeId("node-1");
+            twoFleets.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("adaptive:payments?coordinator=#fleetA").setBody(constant("ok"));
+                    from("adaptive:local").setBody(constant("ok"));
+                }
+            });
+            twoFleets.start();
+            assertThat(twoFleets.createProducerTemplate().requestBody("adaptive:payments", "x")).isEqualTo("ok");
+            assertThat(twoFleets.createProducerTemplate().requestBody("adaptive:local", "x")).isEqualTo("ok");
+            assertThat(component.options("payments").orElseThrow().fleetNodeId()).isEqualTo("node-1");
+            assertThat(component.stats("payments").orElseThrow().fleet()).as("a member").isNotNull();
             assertThat(component.stats("local").orElseThrow().fleet()).as("alone").isNull();
         }
     }
