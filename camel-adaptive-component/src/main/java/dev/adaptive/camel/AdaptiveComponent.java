@@ -5,7 +5,9 @@ import dev.adaptive.config.ConfigOption;
 import dev.adaptive.internal.Ascii;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Endpoint;
+import org.apache.camel.StartupListener;
 import org.apache.camel.spi.ExecutorServiceManager;
 import org.apache.camel.spi.ManagementAgent;
 import org.apache.camel.spi.Metadata;
@@ -31,6 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The {@code adaptive:} component: one pool per name per Camel context.
@@ -49,7 +52,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
  * {@link #setConfiguration}). Each option has one value per pool: two endpoints that set it
  * differently, or an endpoint created after the pool took its first exchange that would change
  * it, fail with {@link IllegalArgumentException} naming the option, both values and their
- * sources. A single {@link dev.adaptive.fleet.Coordinator} bean in the registry is autowired as
+ * sources. A named pool's option names are checked when the component starts, and once the
+ * context has started a named pool that no endpoint uses (a typo in its name, most likely) is
+ * logged at WARN. A single {@link dev.adaptive.fleet.Coordinator} bean in the registry is autowired as
  * the component's default {@code coordinator}, the fleet of the pools that set {@code fleetNodeId}.
  * The component's {@code fleetNodeId} and {@code fleetKey} are defaults for the pools in a fleet: a
  * pool without a coordinator runs alone (a pool's own {@code fleetNodeId} or {@code fleetKey}
@@ -81,6 +86,10 @@ public class AdaptiveComponent extends DefaultComponent {
 
     private volatile StrictConfigurer endpointConfigurer;
     private volatile StrictConfigurer componentConfigurer;
+    /** Set once the component listens for the context's start, to warn of named pools no endpoint uses. */
+    private final AtomicBoolean watchingStart = new AtomicBoolean();
+    /** Set by each start of the component, cleared by the check of the named pools that follows it. */
+    private final AtomicBoolean checkOnStart = new AtomicBoolean();
 
     /** Creates the component; Camel does so on first use of {@code adaptive:}. */
     public AdaptiveComponent() {
@@ -259,16 +268,41 @@ public class AdaptiveComponent extends DefaultComponent {
         NamedPools.byPool(pools).forEach((pool, options) -> {
             if (samePoolName(pool, name)) {
                 options.forEach((option, value) -> {
-                    if (PoolConfig.poolOption(option) == null) {
-                        throw new IllegalArgumentException("pools." + pool + "." + option + ": unknown pool option '"
-                                + option + "' (known: " + String.join(", ", ConfigOption.keys()) + ", "
-                                + PoolConfig.RATE_LIMIT_STATUS_CODES + ", " + PoolConfig.CLASSIFIER + ")");
-                    }
+                    checkNamedPoolOption(pool, option);
                     out.put(option, reference(option, value));
                 });
             }
         });
         return out;
+    }
+
+    /** @throws IllegalArgumentException naming {@code pools.<pool>.<option>} if no pool option has that name */
+    private static void checkNamedPoolOption(String pool, String option) {
+        if (PoolConfig.poolOption(option) == null) {
+            throw new IllegalArgumentException("pools." + pool + "." + option + ": unknown pool option '"
+                    + option + "' (known: " + String.join(", ", ConfigOption.keys()) + ", "
+                    + PoolConfig.RATE_LIMIT_STATUS_CODES + ", " + PoolConfig.CLASSIFIER + ")");
+        }
+    }
+
+    /**
+     * Logs a warning for each named pool that no endpoint uses once the context has started: a
+     * typo in its name ({@code pools.ordres-api.*} for {@code adaptive:orders-api}) would
+     * otherwise leave its options unused without a word. Not an error: a route added later, or
+     * an endpoint resolved at run time ({@code toD}), may still use it.
+     */
+    private void warnUnusedNamedPools() {
+        Set<String> used = new TreeSet<>(slots.keySet());
+        for (String configured : NamedPools.byPool(pools).keySet()) {
+            if (used.stream().noneMatch(name -> samePoolName(configured, name))) {
+                // Camel's binding camel-cases the name (ordres-api comes as ordresApi): say how names match.
+                LOG.warn("Named pool '{}' (camel.component.adaptive.pools.{}.*) matches no adaptive endpoint of the"
+                        + " started Camel context: {}. Pool names match with or without dashes, in any letter case;"
+                        + " check this one for a typo. A route added later, or an endpoint resolved at run time, that"
+                        + " uses it still gets its options", configured, configured,
+                        used.isEmpty() ? "no endpoint uses a pool yet" : "the endpoints use " + String.join(", ", used));
+            }
+        }
     }
 
     /** Resolves {@code #name} (or {@code #bean:name}) for the bean options of a named pool, as a URI would. */
@@ -427,6 +461,29 @@ public class AdaptiveComponent extends DefaultComponent {
     @Override
     protected void doStart() throws Exception {
         super.doStart();
+        // An option name no pool has is wrong whatever the pool's name: fail now, not when (or if)
+        // an endpoint of that pool is created.
+        NamedPools.byPool(pools).forEach((pool, options) -> options.keySet()
+                .forEach(option -> checkNamedPoolOption(pool, option)));
+        checkOnStart.set(true);
+        if (watchingStart.compareAndSet(false, true)) {
+            // Camel keeps its startup listeners across a stop and a start: one is enough.
+            getCamelContext().addStartupListener(new StartupListener() {
+                @Override
+                public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+                }
+
+                @Override
+                public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) {
+                    // Called at the end of every start of the context (alreadyStarted is then true
+                    // too), when every route's endpoints exist: a named pool none of them uses is
+                    // suspect. Once per start of this component.
+                    if (checkOnStart.compareAndSet(true, false)) {
+                        warnUnusedNamedPools();
+                    }
+                }
+            });
+        }
         ScheduledExecutorService t = getCamelContext().getExecutorServiceManager()
                 .newSingleThreadScheduledExecutor(this, "AdaptiveScheduler");
         if (t instanceof ScheduledThreadPoolExecutor stpe) {

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -190,6 +191,60 @@ class PoolOptionSourcesTest {
             assertThat(component.options("payments").orElseThrow().fleetNodeId()).isEqualTo("node-1");
             assertThat(component.stats("payments").orElseThrow().fleet()).as("a member").isNotNull();
             assertThat(component.stats("local").orElseThrow().fleet()).as("alone").isNull();
+        }
+    }
+    /**
+     * A named pool whose name no endpoint uses (a typo, most likely) gets one warning once the
+     * context has started, naming it and the pools the endpoints use; a route added later that
+     * uses it still gets its options.
+     */
+    @Test
+    void aNamedPoolNoEndpointUsesIsLoggedOnceTheContextHasStarted() throws Exception {
+        try (CamelContext typo = new DefaultCamelContext()) {
+            AdaptiveComponent component = typo.getComponent("adaptive", AdaptiveComponent.class);
+            PropertyBindingSupport.build().withConfigurer(component.getComponentPropertyConfigurer())
+                    .withIgnoreCase(true).withMandatory(true).withRemoveParameters(false)
+                    .bind(typo, component, new LinkedHashMap<>(Map.of("pools.ordres-api.max-limit", "50",
+                            "pools.ordersApi.retries", "2", "pools.billing.retries", "1")));
+            typo.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("direct:in").to("adaptive:orders-api");
+                    from("adaptive:orders-api").setBody(constant("ok"));
+                    from("adaptive:billing").setBody(constant("ok"));
+                }
+            });
+            typo.start();
+
+            List<String> warnings = err.lines().stream().filter(l -> l.contains("Named pool")).toList();
+            assertThat(warnings).hasSize(1);
+            assertThat(warnings.get(0)).contains("WARN").contains("Named pool 'ordresApi' (camel.component.adaptive.pools.ordresApi.*)")
+                    .contains("the endpoints use billing, orders-api");
+            assertThat(typo.createProducerTemplate().requestBody("direct:in", "x")).isEqualTo("ok");
+            assertThat(component.options("orders-api").orElseThrow().retries()).isEqualTo(2);
+
+            typo.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("adaptive:ordres-api").setBody(constant("later"));
+                }
+            });
+            assertThat(typo.createProducerTemplate().requestBody("adaptive:ordres-api", "x")).isEqualTo("later");
+            assertThat(component.options("ordres-api").orElseThrow().maxLimit()).isEqualTo(50);
+            assertThat(err.lines().stream().filter(l -> l.contains("Named pool"))).as("no more warnings").hasSize(1);
+        }
+    }
+
+    /** An option name no pool has, in a named pool no endpoint uses, fails the start, naming it. */
+    @Test
+    void anUnknownOptionOfANamedPoolNoEndpointUsesFailsTheStart() throws Exception {
+        try (CamelContext unused = new DefaultCamelContext()) {
+            AdaptiveComponent component = unused.getComponent("adaptive", AdaptiveComponent.class);
+            PropertyBindingSupport.build().withConfigurer(component.getComponentPropertyConfigurer())
+                    .withIgnoreCase(true).withMandatory(true).withRemoveParameters(false)
+                    .bind(unused, component, new LinkedHashMap<>(Map.of("pools.audit.max-limt", "5")));
+            assertThatThrownBy(unused::start).rootCause().isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("pools.audit.maxLimt: unknown pool option 'maxLimt' (known: algorithm,");
         }
     }
 }
