@@ -392,14 +392,16 @@ final class ExchangePool {
 
     /**
      * Fails every exchange that is not in an attempt now, for a shutdown that ran out of time.
-     * Running attempts finish; if they then need a retry, it fails as the consumer is gone.
+     * Running attempts finish; if they then need a retry, it fails as the consumer is gone. An
+     * attempt granted to a transacted caller's thread that has not begun it yet is not running:
+     * it is withdrawn, never begins, and its exchange fails as a queued one, freeing the slot.
      *
      * @param why the end of the message
      * @return how many were failed
      */
     int failQueued(String why) {
         stopping = why;
-        return active.cancelIf(s -> !s.attemptRunning(), why);
+        return active.cancelIf(s -> !s.attemptRunningOrWithdraw(), why);
     }
 
     /** Stops for good: every exchange still on its way fails with {@link AdaptivePoolStoppedException}. */

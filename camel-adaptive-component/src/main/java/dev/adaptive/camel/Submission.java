@@ -61,6 +61,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     private static final VarHandle SENT;
     private static final VarHandle LAST_ATTEMPT;
     private static final VarHandle IN_PLACE;
+    private static final VarHandle START;
 
     /** {@link #inPlace}: no attempt runs on the caller's exchange (none did, or it returned). */
     private static final int NONE = 0;
@@ -68,6 +69,13 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
     private static final int RUNS = 1;
     /** {@link #inPlace}: it still runs, and the exchange's end waits for it. */
     private static final int END_WAITS = 2;
+
+    /** {@link Run#start}: the route begins when the run is called (on a worker, or in place). */
+    private static final int BEGINS = 0;
+    /** {@link Run#start}: handed to a transacted caller's thread, which has not begun it yet. */
+    private static final int HANDED = 1;
+    /** {@link Run#start}: withdrawn by a forced shutdown before the caller's thread began it; it never begins. */
+    private static final int WITHDRAWN = 2;
 
     static {
         try {
@@ -77,6 +85,7 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             SENT = lookup.findVarHandle(Submission.class, "sent", SentExchange.class);
             LAST_ATTEMPT = lookup.findVarHandle(Submission.class, "lastAttempt", Exchange.class);
             IN_PLACE = lookup.findVarHandle(Submission.class, "inPlace", int.class);
+            START = lookup.findVarHandle(Run.class, "start", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -287,10 +296,20 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         return ended != 0;
     }
 
-    /** @return whether an attempt of this exchange is running in the consumer route now */
-    boolean attemptRunning() {
+    /**
+     * What a forced shutdown asks of each exchange it finds: whether an attempt of it is running
+     * in the consumer route now, to be let finish. An attempt granted its slot and handed to a
+     * transacted caller's thread that has not begun it (the thread was still busy, running
+     * routing work Camel queued on it) is not running: this call withdraws it, so that the
+     * thread never begins it, and the shutdown then fails the exchange as a queued one. Either
+     * the thread begins the attempt first, and it runs, or the withdrawal comes first, and it
+     * never does: one claim through {@link Run#start} decides.
+     *
+     * @return whether an attempt is running (or has just begun) and is left to finish
+     */
+    boolean attemptRunningOrWithdraw() {
         Run r = running;
-        return r != null && !r.ctx.cancellation().isCancelled();
+        return r != null && !r.ctx.cancellation().isCancelled() && r.begunUnlessWithdrawn();
     }
 
     /** @return the caller's exchange */
@@ -359,6 +378,11 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             copy.getExchangeExtension().setTransacted(true);
         }
         Run run = attempt(target, copy, ctx);
+        if (caller != null) {
+            // It begins when the caller's thread takes it, which may be busy: until then a forced
+            // shutdown fails the exchange as a queued one (attemptRunningOrWithdraw).
+            START.setRelease(run, HANDED);
+        }
         FutureTask<Void> job = new FutureTask<>(run);
         running = run;
         try {
@@ -392,6 +416,9 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         private final AsyncProcessor target;
         private final Exchange copy;
         private final TaskContext ctx;
+        /** {@link #BEGINS}, {@link #HANDED} or {@link #WITHDRAWN}; through {@link #START}. */
+        @SuppressWarnings("unused")
+        private volatile int start;
 
         Run(AsyncProcessor target, Exchange copy, TaskContext ctx) {
             this.target = target;
@@ -399,9 +426,23 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
             this.ctx = ctx;
         }
 
+        /**
+         * @return {@code true} if the route has begun or begins when called; {@code false} if it
+         *         was handed to the caller's thread and not begun, and is now withdrawn for good
+         */
+        boolean begunUnlessWithdrawn() {
+            return (int) START.getVolatile(this) == BEGINS
+                    || !START.compareAndSet(this, HANDED, WITHDRAWN) && (int) START.getVolatile(this) == BEGINS;
+        }
+
         /** Runs the attempt: the route completes it through {@link #done}, on this thread or later. */
         @Override
         public Void call() {
+            if ((int) START.getVolatile(this) != BEGINS && !START.compareAndSet(this, HANDED, BEGINS)) {
+                // Withdrawn by a forced shutdown while it waited for the caller's thread: that
+                // shutdown has ended the exchange and freed the slot, and the route never begins.
+                return null;
+            }
             if (copy == original && ctx.cancellation().isCancelled()) {
                 // Stopped or timed out before its route began: the caller's exchange stays as sent.
                 done(true);

@@ -22,11 +22,12 @@ final class TransactedSender {
     /** Whether the sending thread's interrupt flag was set when the request returned. */
     private volatile boolean interruptedAfter;
 
-    private TransactedSender(ProducerTemplate template, String uri, String body, String transaction) {
+    private TransactedSender(ProducerTemplate template, String uri, String body, String transaction, Runnable first) {
         this.transaction = transaction;
         this.thread = new Thread(() -> {
             TRANSACTION.set(transaction);
             try {
+                first.run();
                 Exchange x = template.request(uri, m -> {
                     m.getExchangeExtension().setTransacted(true);
                     m.getMessage().setBody(body);
@@ -44,7 +45,16 @@ final class TransactedSender {
 
     /** Starts sending {@code body} to {@code uri}, transacted, in {@code transaction}. */
     static TransactedSender send(ProducerTemplate template, String uri, String body, String transaction) {
-        return new TransactedSender(template, uri, body, transaction);
+        return new TransactedSender(template, uri, body, transaction, () -> { });
+    }
+
+    /**
+     * Starts sending as {@link #send}, after running {@code first} on the sending thread (to
+     * queue routing work on it, say).
+     */
+    static TransactedSender send(ProducerTemplate template, String uri, String body, String transaction,
+                                 Runnable first) {
+        return new TransactedSender(template, uri, body, transaction, first);
     }
 
     /** @return the exchange once the request has returned (within 30 s) */

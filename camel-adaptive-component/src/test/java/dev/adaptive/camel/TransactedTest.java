@@ -217,6 +217,49 @@ class TransactedTest extends CamelTestSupport {
         holder.get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * The slot is granted while the sender's thread runs routing work Camel queued on it: the
+     * attempt waits for the thread, not yet begun. A forced shutdown (what the consumer does once
+     * the shutdown strategy's timeout has run out) fails it at once as it fails a queued
+     * exchange, and frees its slot; the attempt never begins.
+     */
+    @Test
+    void aForcedShutdownFailsAnAttemptGrantedButNotYetBegunOnTheSendersThread() throws Exception {
+        Future<Exchange> holder = holdTheOnlySlot();
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch free = new CountDownLatch(1);
+        TransactedSender sender = TransactedSender.send(template, "adaptive:one", "x", "tx-busy",
+                () -> context.getCamelContextExtension().getReactiveExecutor().scheduleQueue(() -> {
+                    busy.countDown();
+                    try {
+                        free.await(50, TimeUnit.SECONDS); // past the waits below
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }));
+        try {
+            assertThat(busy.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(stats("one").waiting()).as("queued for the slot, its thread busy").isEqualTo(1);
+            release.countDown();
+            assertThat(holder.get(30, TimeUnit.SECONDS).getException()).isNull();
+            Until.met("the slot is granted", Duration.ofSeconds(30),
+                    () -> stats("one").waiting() == 0 && stats("one").inflight() == 1);
+
+            ExchangePool pool = context.getComponent("adaptive", AdaptiveComponent.class).pool("one");
+            assertThat(pool.failQueued("the shutdown of its consumer route timed out")).as("failed as queued")
+                    .isEqualTo(1);
+            Until.met("the exchange ended, its slot free", Duration.ofSeconds(30),
+                    () -> stats("one").pending() == 0 && stats("one").inflight() == 0);
+        } finally {
+            free.countDown();
+        }
+        Exchange e = sender.exchange();
+        assertThat(e.getException()).isInstanceOf(AdaptivePoolStoppedException.class)
+                .hasMessage("adaptive pool 'one' refused the exchange: the shutdown of its consumer route timed out");
+        assertThat(seen).as("never began").isEmpty();
+        assertThat(stats("one").failed()).isEqualTo(1);
+    }
+
     @Test
     void aConsumerThatStartsLateRunsTheAttemptOnTheSender() throws Exception {
         TransactedSender sender = TransactedSender.send(template, "adaptive:late", "x", "tx-late");
