@@ -66,8 +66,9 @@ import java.util.function.Function;
  * probe, at most one per probe interval.
  *
  * <p><b>Stop.</b> The first stop (a task's {@link StopPoolException}, a cancellation, the
- * deadline, a limiter that refuses the run a slot) cancels every live execution and closes
- * intake; accepted items not yet started end as errors with zero attempts.
+ * deadline, a limiter that refuses the run a slot, a {@code later} executor that refuses the
+ * feeder's next turn) cancels every live execution and closes intake; accepted items not yet
+ * started end as errors with zero attempts.
  *
  * <p>Thread-safe.
  *
@@ -331,8 +332,12 @@ public final class PoolEngine<T, R> {
             T item = (T) next;
             dispatch(item, lease);
             if (++dispatched == yieldEvery) {
-                later.execute(resumeFeeder);
-                return false;
+                if (runLater(resumeFeeder)) {
+                    return false;
+                }
+                // Refused: the run stopped (runLater); the next round sees the stop and
+                // closes intake, ending the rest of a finite input as errors.
+                dispatched = 0;
             }
         }
     }
@@ -534,8 +539,11 @@ public final class PoolEngine<T, R> {
                 // Deferred by one turn of the run's executor: this settle may run inside
                 // another item's settle (a synchronous throw in the slot that item freed), and
                 // that item, whose answer is already in, must end with its answer, not with
-                // the stop.
-                later.execute(this::sweep);
+                // the stop. If that turn is refused, the sweep runs now: such an item may then
+                // end with the stop, but no running attempt is left uncancelled.
+                if (!runLater(this::sweep)) {
+                    executor.execute(this::sweep);
+                }
             }
         }
         deliver();
@@ -602,6 +610,24 @@ public final class PoolEngine<T, R> {
         // items there.
         executor.execute(this::sweep);
         return true;
+    }
+
+    /**
+     * Hands {@code task} to {@code later}. One that refuses it (anything it throws: a closed
+     * event-loop context, a shut-down scheduler) leaves the run without its next turn, so the
+     * run stops as when the limiter refuses it a slot: {@code CANCELLED}, the refusal as the
+     * cause, every accepted item ending once (the rest of an array or a collection as errors).
+     *
+     * @return whether {@code later} took the task
+     */
+    private boolean runLater(Runnable task) {
+        try {
+            later.execute(task);
+            return true;
+        } catch (Throwable refused) {
+            stop(PoolAbortedException.Reason.CANCELLED, refused);
+            return false;
+        }
     }
 
     /** Cancels every live execution with the stop's exception and lets the feeder close intake. */
@@ -690,7 +716,8 @@ public final class PoolEngine<T, R> {
          *                 belongs; default {@code Runnable::run}
          * @param later    runs a pass after what is already waiting there: a feeder that
          *                 yields and a stop deferred by one turn go through it; default one
-         *                 turn of the limiter's scheduler
+         *                 turn of the limiter's scheduler. A refused yield stops the run
+         *                 ({@link #yieldEvery}); a refused deferral sweeps at once
          * @return this
          */
         public Builder<R> executor(Executor executor, Executor later) {
@@ -701,7 +728,10 @@ public final class PoolEngine<T, R> {
 
         /**
          * @param items the feeder hands its thread back (through {@code later}) after starting
-         *              this many items in one pass; 0 (default) never
+         *              this many items in one pass; 0 (default) never. If {@code later} refuses
+         *              (throws anything), the run stops as {@code CANCELLED} with the refusal as
+         *              the cause, as when the limiter refuses it a slot: running attempts are
+         *              cancelled, and the rest of an array or a collection ends as errors
          * @return this
          */
         public Builder<R> yieldEvery(int items) {
