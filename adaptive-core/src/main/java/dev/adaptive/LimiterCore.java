@@ -647,33 +647,39 @@ final class LimiterCore {
             congestionEvents.increment();
         }
         CompletableFuture<Lease> next = null;
+        // Every user call below (the limit, listeners, the gate, the scheduler) is isolated
+        // where it is made, and nothing here should throw. The slot is freed in the outer
+        // finally all the same: a throw that escaped one of the steps before it (all made
+        // before the free, so that the next grant sees them) must not also leak the slot.
         try {
-            if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
-                // Open the pause before the slot is freed, so the drain below cannot dispatch into
-                // the window the server just announced.
-                pauseFor(r.retryAfter(), now);
+            try {
+                if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
+                    // Open the pause before the slot is freed, so the drain below cannot dispatch into
+                    // the window the server just announced.
+                    pauseFor(r.retryAfter(), now);
+                }
+                fold(lease, outcome, now, rtt);
+            } finally {
+                if (gate != null) {
+                    // Before the slot is freed: the next admission already sees this end.
+                    gateSettled(lease, outcome, failure, now);
+                }
+                Quota announced = outcome.quota();
+                if (announced != null || quota.bound != QuotaWindow.NONE) {
+                    // Before the slot is freed too: no grant may see the slot without the bound.
+                    quotaSettled(announced, now);
+                }
+                if (outage != null) {
+                    // Before the slot is freed too: an outage that begins here binds the next grant.
+                    outageSettled(lease, outcome, now);
+                }
+                if (requeue) {
+                    LimiterState s = state;
+                    next = s == LimiterState.STOPPED || s == LimiterState.ABORTED
+                            ? CompletableFuture.failedFuture(closed(s)) : enqueue(true, true);
+                }
             }
-            fold(lease, outcome, now, rtt);
         } finally {
-            if (gate != null) {
-                // Before the slot is freed: the next admission already sees this end.
-                gateSettled(lease, outcome, failure, now);
-            }
-            Quota announced = outcome.quota();
-            if (announced != null || quota.bound != QuotaWindow.NONE) {
-                // Before the slot is freed too: no grant may see the slot without the bound.
-                quotaSettled(announced, now);
-            }
-            if (outage != null) {
-                // Before the slot is freed too: an outage that begins here binds the next grant.
-                outageSettled(lease, outcome, now);
-            }
-            if (requeue) {
-                LimiterState s = state;
-                next = s == LimiterState.STOPPED || s == LimiterState.ABORTED
-                        ? CompletableFuture.failedFuture(closed(s)) : enqueue(true, true);
-            }
-            // Whatever a user's limit, gate or listener did, the slot is freed.
             inflight.decrementAndGet();
             if (waiting.get() > 0) {
                 drain();
@@ -849,9 +855,7 @@ final class LimiterCore {
         }
         if (newEffective != oldEffective) {
             (newEffective > oldEffective ? limitIncreases : limitDecreases).increment();
-            if (LOG.isLoggable(Level.DEBUG)) {
-                logLimitChange(oldEffective, newEffective, reason);
-            }
+            logLimitChange(oldEffective, newEffective, reason);
             if (traces(CONCURRENCY_CHANGE)) {
                 emit(new TraceEvent.ConcurrencyChange(name, now, oldEffective, newEffective, reason));
             }
@@ -868,6 +872,11 @@ final class LimiterCore {
 
     private void logLimitChange(int from, int to, String reason) {
         try {
+            // The level is asked inside the try too: a logging backend is user configuration,
+            // and this runs inside a release.
+            if (!LOG.isLoggable(Level.DEBUG)) {
+                return;
+            }
             LOG.log(Level.DEBUG, "limiter '" + name + "': limit " + from + " -> " + to + " (" + reason + ")");
         } catch (Throwable brokenLogger) {
             // Logging is an observer: its failure must not unwind a release.
@@ -912,7 +921,17 @@ final class LimiterCore {
     private void quotaSettled(Quota announced, long now) {
         long armAt = quota.settled(announced, now);
         if (armAt != 0) {
-            scheduler.schedule(() -> quotaRenewed(armAt), Math.max(0, Nanos.between(ticker.nanoTime(), armAt)));
+            long wait = Math.max(0, Nanos.between(ticker.nanoTime(), armAt));
+            try {
+                scheduler.schedule(() -> quotaRenewed(armAt), wait);
+            } catch (Throwable rejected) {
+                // No timer will renew this window (a scheduler that rejects, shut down say): it
+                // would hold dispatch for good once nothing is in flight to settle and close it,
+                // so it closes now, as an untimed Retry-After pause is not held. Not rethrown:
+                // it would unwind this release before its slot is freed.
+                quota.expireUntimed(armAt);
+                logUntimed("the renewal of an announced quota's window in " + Duration.ofNanos(wait), rejected);
+            }
         }
         // This answer's slot is still counted: after its release, in flight is one less.
         if (quota.holdBegins(inflight.get() - 1)) {
@@ -1018,16 +1037,17 @@ final class LimiterCore {
             // was open (whose own timer ends it) rather than hold dispatch for good. Not rethrown:
             // it would unwind the release of the lease that carried the answer.
             if (PAUSE.compareAndSet(this, mine, current)) {
-                logUntimedPause(wait, rejected);
+                logUntimed("the timer of a Retry-After pause of " + Duration.ofNanos(wait), rejected);
                 drain();
             }
         }
     }
 
-    private void logUntimedPause(long waitNanos, Throwable rejected) {
+    /** @param what the wait whose timer the scheduler refused, for the line */
+    private void logUntimed(String what, Throwable rejected) {
         try {
-            LOG.log(Level.WARNING, "limiter '" + name + "': the scheduler refused the timer of a Retry-After pause of "
-                    + Duration.ofNanos(waitNanos) + " (" + rejected + "); dispatch is not held for it");
+            LOG.log(Level.WARNING, "limiter '" + name + "': the scheduler refused " + what
+                    + " (" + rejected + "); dispatch is not held for it");
         } catch (Throwable brokenLogger) {
             // Logging is an observer.
         }

@@ -126,6 +126,18 @@ final class QuotaWindow {
     }
 
     /**
+     * The renewal for {@code armedAt} could not be armed (the scheduler refused its timer): the
+     * window it would have ended closes now, rather than bound dispatch with nothing to lift it.
+     *
+     * @param armedAt what {@link #settled} returned
+     */
+    synchronized void expireUntimed(long armedAt) {
+        if (open && resetAtNanos == armedAt) {
+            close();
+        }
+    }
+
+    /**
      * For a limiter that spreads what remains over the window: the earliest next start.
      *
      * @param now      the ticker reading

@@ -2,6 +2,7 @@ package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.retry.Quota;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.VirtualTime;
@@ -123,6 +124,49 @@ class SchedulerRejectsTest {
             soft.assertThat(result).as("the rate-limited call's result").isDone();
         });
     }
+    /**
+     * LimiterCore.onRelease arms the renewal of an announced quota's window before it frees the
+     * slot: a rejected timer unwound the release there, so the slot stayed counted for good.
+     */
+    @Test
+    void aReleaseAnnouncingAQuotaWhoseRenewalTimerIsRejectedStillFreesTheSlotAndHoldsNothingForGood() {
+        Limiter limiter = limiter(2);
+        Lease lease = limiter.tryAcquire().orElseThrow();
+        scheduler.rejecting = true;
+        try {
+            lease.release(Outcome.SUCCESS.withQuota(new Quota(0, Duration.ofSeconds(5))));
+        } catch (RejectedExecutionException expectedOrNot) {
+            // whether it reaches the caller matters less than what it leaves behind
+        }
+        scheduler.rejecting = false;
+        time.advance(Duration.ofMinutes(10));
+
+        assertThat(lease.isReleased()).isTrue(); // a second release() cannot fix it
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(limiter.inflight()).as("slot freed").isZero();
+            soft.assertThat(limiter.tryAcquire()).as("a window no timer ends holds nothing").isPresent();
+        });
+    }
+
+    /** Same through the executor: the exception unwound the attempt's end, and the call never ended. */
+    @Test
+    void anAttemptAnnouncingAQuotaWhoseRenewalTimerIsRejectedStillEnds() {
+        Limiter limiter = limiter(1);
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
+                .classifier((value, error) -> Outcome.SUCCESS.withQuota(new Quota(0, Duration.ofSeconds(5)))).build();
+        CompletableFuture<String> attempt = new CompletableFuture<>();
+        CompletableFuture<String> result = executor.execute(ctx -> attempt);
+        scheduler.rejecting = true;
+        attempt.complete("ok");
+        scheduler.rejecting = false;
+        time.advance(Duration.ofMinutes(10));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(result).as("the call's result").isCompletedWithValue("ok");
+            soft.assertThat(limiter.inflight()).as("slot freed").isZero();
+        });
+    }
+
     /** LimiterCore.enqueue queues the waiter, then arms its waitTimeout: a rejection leaves an orphan in the queue. */
     @Test
     void anAcquireWhoseWaitTimeoutIsRejectedLeavesNoOrphanWaiterToSwallowTheNextSlot() {
