@@ -94,9 +94,9 @@ final class ExecutionImpl<R> implements Execution<R> {
             return false;
         }
         // Free the running attempt's slot before the result completes, so that whoever waits
-        // on the result (a pool finishing its run) sees the slot free. Not for an attempt that
-        // is starting: the thread starting it gives the slot back a moment later, instead of
-        // calling the task (core-pool.md, "Ending early").
+        // on the result sees the slot free. Not for an attempt that is starting: the thread
+        // starting it gives the slot back a moment later, instead of calling the task; the
+        // execution is over (hooks.finished(), which a pool run waits for) only after that.
         stopCurrent(reason);
         if (!result.completeExceptionally(reason)) {
             return false;
@@ -255,8 +255,10 @@ final class ExecutionImpl<R> implements Execution<R> {
         Attempt a = new Attempt(n, lease);
         current = a;
         if (result.isDone()) {
-            // Withdrawn while the lease was on its way.
-            if (a.claim()) {
+            // Withdrawn while the lease was on its way. A cancel may have seen this attempt as
+            // starting (after current was set) and left its slot to this thread: withdrawn()
+            // takes it from that state too, where claim() would leave the slot and hold for good.
+            if (a.withdrawn()) {
                 unused(lease);
                 releaseHold();
             }
@@ -590,6 +592,17 @@ final class ExecutionImpl<R> implements Execution<R> {
         /** 3 = starting, 0 = running (the task may be called), 2 = cancelled while starting, 1 = settled. */
         boolean cancelStarting() {
             return SETTLED.compareAndSet(this, 3, 2);
+        }
+
+        /**
+         * For the thread starting the attempt, which found the execution over before calling the
+         * task: settles it from starting, or from cancelled while starting, whose slot the
+         * cancel left to this thread.
+         *
+         * @return whether this call settled it, so that its slot and hold go back here
+         */
+        boolean withdrawn() {
+            return SETTLED.compareAndSet(this, 3, 1) || SETTLED.compareAndSet(this, 2, 1);
         }
 
         /** @return whether the task may be called: {@code false} if a cancel came while starting */
