@@ -35,13 +35,7 @@ class SchedulerRejectsTest {
     void aRateLimitedReleaseWhoseRetryAfterTimerIsRejectedStillFreesTheSlotAndThePauseEnds() {
         Limiter limiter = limiter(2);
         Lease lease = limiter.tryAcquire().orElseThrow();
-        scheduler.rejecting = true;
-        try {
-            lease.release(Outcome.rateLimited(Duration.ofSeconds(5)));
-        } catch (RejectedExecutionException expectedOrNot) {
-            // whether it reaches the caller matters less than what it leaves behind
-        }
-        scheduler.rejecting = false;
+        releaseWhileTheSchedulerRejects(lease, Outcome.rateLimited(Duration.ofSeconds(5)));
         time.advance(Duration.ofMinutes(10));
 
         assertThat(lease.isReleased()).isTrue(); // a second release() cannot fix it
@@ -132,13 +126,7 @@ class SchedulerRejectsTest {
     void aReleaseAnnouncingAQuotaWhoseRenewalTimerIsRejectedStillFreesTheSlotAndHoldsNothingForGood() {
         Limiter limiter = limiter(2);
         Lease lease = limiter.tryAcquire().orElseThrow();
-        scheduler.rejecting = true;
-        try {
-            lease.release(Outcome.SUCCESS.withQuota(new Quota(0, Duration.ofSeconds(5))));
-        } catch (RejectedExecutionException expectedOrNot) {
-            // whether it reaches the caller matters less than what it leaves behind
-        }
-        scheduler.rejecting = false;
+        releaseWhileTheSchedulerRejects(lease, Outcome.SUCCESS.withQuota(new Quota(0, Duration.ofSeconds(5))));
         time.advance(Duration.ofMinutes(10));
 
         assertThat(lease.isReleased()).isTrue(); // a second release() cannot fix it
@@ -187,5 +175,17 @@ class SchedulerRejectsTest {
             soft.assertThat(limiter.waiting()).as("waiting").isZero();
             soft.assertThat(limiter.inflight()).as("the freed slot went to nobody").isZero();
         });
+    }
+
+    /** Releases {@code lease} with {@code outcome} while the scheduler rejects every timer. */
+    private void releaseWhileTheSchedulerRejects(Lease lease, Outcome outcome) {
+        scheduler.rejecting = true;
+        try {
+            lease.release(outcome);
+        } catch (RejectedExecutionException expectedOrNot) {
+            // whether it reaches the caller matters less than what it leaves behind
+        } finally {
+            scheduler.rejecting = false;
+        }
     }
 }
