@@ -16,10 +16,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Shutdown: the consumer tells Camel's shutdown strategy how many exchanges the pool still
  * holds ({@link #getPendingExchangesSize()}) and defers its own stop until they ended, so
- * queued exchanges still run. If the shutdown times out, every exchange not in an attempt
- * fails with {@link AdaptivePoolStoppedException}; none is dropped or left waiting.
- * Suspending the route, once Camel's graceful suspend has waited for what the pool holds to
- * end, pauses dispatch; resuming resumes it.
+ * queued exchanges still run. If the strategy's timeout runs out, Camel stops the consumer
+ * anyway, for a stop of the context or of this route alone alike: every exchange not in a
+ * running attempt then fails at once with {@link AdaptivePoolStoppedException}; none is
+ * dropped or left waiting. The pool itself stays for a route stop: the route can be started
+ * again. Suspending the route, once Camel's graceful suspend has waited for what the pool
+ * holds to end, pauses dispatch, and exchanges sent meanwhile stay queued; resuming resumes it.
  *
  * <p>Thread-safe.
  */
@@ -59,13 +61,17 @@ public class AdaptiveConsumer extends DefaultConsumer implements ShutdownAware, 
     protected void doStop() throws Exception {
         ExchangePool p = pool;
         if (p != null) {
-            if (getEndpoint().getCamelContext().isStopping()) {
-                // The shutdown strategy may stop this route before (or without) its forced
-                // prepareShutdown: what is still queued fails now as the pool stops, not later
-                // as "no consumer", and attempts that the stopping route's producers cut short
-                // end as stopped too.
-                p.failQueued("the Camel context stopped before the exchange completed");
-            }
+            // Once this consumer has gone nothing can run what the pool still holds. A graceful
+            // stop comes when the pool holds nothing; one that comes sooner is Camel forcing the
+            // route down once its shutdown strategy's timeout ran out (for the context or this
+            // route alone), and its forced prepareShutdown comes only after this stop, if at all.
+            // So what is still queued fails now as stopped, not later as "no consumer" when a
+            // slot comes to it, and an attempt granted to a transacted caller's thread that has
+            // not begun it never begins on the stopped route. Attempts that the stop cuts short
+            // end as stopped too. The pool stays: a start of the route attaches it again.
+            failHeld(p, getEndpoint().getCamelContext().isStopping()
+                    ? "the Camel context stopped before the exchange completed"
+                    : "its consumer route stopped before the exchange completed");
             p.detach(this);
             pool = null;
         }
@@ -106,11 +112,16 @@ public class AdaptiveConsumer extends DefaultConsumer implements ShutdownAware, 
     public void prepareShutdown(boolean suspendOnly, boolean forced) {
         ExchangePool p = pool;
         if (forced && p != null) {
-            int n = p.failQueued("the shutdown of its consumer route timed out");
-            if (n > 0) {
-                LOG.warn("Shutdown of adaptive:{} timed out: {} queued exchanges failed with {}", p.name(), n,
-                        AdaptivePoolStoppedException.class.getSimpleName());
-            }
+            failHeld(p, "the shutdown of its consumer route timed out");
+        }
+    }
+
+    /** Fails every exchange the pool holds that is not in a running attempt, saying so once. */
+    private static void failHeld(ExchangePool p, String why) {
+        int n = p.failQueued(why);
+        if (n > 0) {
+            LOG.warn("{} exchanges queued in adaptive:{} failed with {}: {}", n, p.name(),
+                    AdaptivePoolStoppedException.class.getSimpleName(), why);
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
 
 /**
@@ -19,13 +20,22 @@ import java.util.function.IntFunction;
  */
 final class AsyncSends {
 
-    /** The exchanges sent, their completions, and how many producer calls returned {@code false} (async). */
-    record Batch(List<Exchange> exchanges, List<CompletableFuture<Exchange>> done, int asyncReturns, AsyncProducer producer) {
+    /**
+     * The exchanges sent, their completions, how many producer calls returned {@code false}
+     * (async), and how often each exchange's callback was called (a completion hides a second call).
+     */
+    record Batch(List<Exchange> exchanges, List<CompletableFuture<Exchange>> done, int asyncReturns, AsyncProducer producer,
+                 AtomicIntegerArray callbacks) {
 
         /** Waits for every exchange (bounded) and returns them. */
         List<Exchange> await(long seconds) throws Exception {
             CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(seconds, TimeUnit.SECONDS);
             return exchanges;
+        }
+
+        /** @return how many times the callback of exchange {@code i} has been called */
+        int callbacks(int i) {
+            return callbacks.get(i);
         }
 
         void stop() {
@@ -47,6 +57,7 @@ final class AsyncSends {
         ServiceHelper.startService(producer);
         List<Exchange> exchanges = new ArrayList<>(n);
         List<CompletableFuture<Exchange>> done = new ArrayList<>(n);
+        AtomicIntegerArray callbacks = new AtomicIntegerArray(n);
         int async = 0;
         for (int i = 0; i < n; i++) {
             Exchange e = endpoint.createExchange();
@@ -55,10 +66,14 @@ final class AsyncSends {
             CompletableFuture<Exchange> f = new CompletableFuture<>();
             exchanges.add(e);
             done.add(f);
-            if (!producer.process(e, doneSync -> f.complete(e))) {
+            int index = i;
+            if (!producer.process(e, doneSync -> {
+                callbacks.incrementAndGet(index);
+                f.complete(e);
+            })) {
                 async++;
             }
         }
-        return new Batch(exchanges, done, async, producer);
+        return new Batch(exchanges, done, async, producer, callbacks);
     }
 }

@@ -2,6 +2,7 @@ package dev.adaptive.camel;
 
 import dev.adaptive.LimiterState;
 import dev.adaptive.testing.Until;
+import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.test.junit5.CamelTestSupport;
 import org.junit.jupiter.api.Test;
@@ -110,5 +111,29 @@ class ConsumerRouteRestartTest extends CamelTestSupport {
         assertThat(after).isNotDone();
         context.getRouteController().resumeRoute("held");
         assertThat(after.get(30, TimeUnit.SECONDS)).isEqualTo("ok 4");
+    }
+
+    /**
+     * Exchanges held by a suspended route count as pending for its stop, though they cannot run:
+     * the stop waits out its timeout, then fails them as any forced stop does; a start after it
+     * dispatches again.
+     */
+    @Test
+    void aStopOfASuspendedRouteFailsTheExchangesItHeldOnceItsTimeoutRunsOut() throws Exception {
+        context.getRouteController().suspendRoute("consumer");
+        CompletableFuture<Exchange> held = template.asyncSend("adaptive:restarted", x -> x.getMessage().setBody("held"));
+        AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
+        Until.met("the held exchange waits in the paused pool", Duration.ofSeconds(30),
+                () -> adaptive.stats("restarted").map(AdaptiveStats::pending).orElse(0) >= 1);
+
+        context.getRouteController().stopRoute("consumer", 1, TimeUnit.SECONDS);
+
+        assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).isTrue();
+        assertThat(held.get(30, TimeUnit.SECONDS).getException()).isInstanceOf(AdaptivePoolStoppedException.class)
+                .hasMessage("adaptive pool 'restarted' refused the exchange: its consumer route stopped before the"
+                        + " exchange completed");
+        context.getRouteController().startRoute("consumer");
+        assertThat(template.asyncRequestBody("adaptive:restarted", "after", String.class).get(30, TimeUnit.SECONDS))
+                .isEqualTo("ok after");
     }
 }

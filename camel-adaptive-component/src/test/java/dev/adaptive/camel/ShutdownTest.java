@@ -1,9 +1,11 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.testing.Until;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.Service;
+import org.apache.camel.ServiceStatus;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.spi.ShutdownPrepared;
 import org.apache.camel.test.junit5.CamelTestSupport;
@@ -11,8 +13,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -29,6 +35,8 @@ class ShutdownTest extends CamelTestSupport {
     private static final int EXCHANGES = 20;
     private final CountDownLatch gate = new CountDownLatch(1);
     private final CountDownLatch firstEntered = new CountDownLatch(1);
+    /** The bodies of the attempts that entered the blocking step, in order. */
+    private final List<Object> entered = new CopyOnWriteArrayList<>();
     private final StrategyWaiting strategyWaiting = new StrategyWaiting();
 
     /**
@@ -69,6 +77,7 @@ class ShutdownTest extends CamelTestSupport {
                 from("adaptive:slow").routeId("slow")
                         .process(strategyWaiting)
                         .process(e -> {
+                            entered.add(e.getIn().getBody());
                             firstEntered.countDown();
                             assertThat(gate.await(60, TimeUnit.SECONDS)).isTrue();
                             e.getMessage().setBody("done " + e.getIn().getBody());
@@ -78,7 +87,7 @@ class ShutdownTest extends CamelTestSupport {
     }
 
     @Test
-    void queuedExchangesStillRunBeforeTheConsumerRouteStops() throws Exception {
+    void queuedExchangesStillRunBeforeTheConsumerRouteSteps() throws Exception {
         context.getShutdownStrategy().setTimeout(60);
         AsyncSends.Batch batch = AsyncSends.send(context, "adaptive:slow?algorithm=fixed&maxLimit=1", EXCHANGES,
                 i -> i, Map.of());
@@ -117,6 +126,82 @@ class ShutdownTest extends CamelTestSupport {
         assertThat(done).allSatisfy(e -> assertThat(e.getException())
                 .isInstanceOf(AdaptivePoolStoppedException.class)
                 .hasMessageContaining("adaptive pool 'slow' refused the exchange"));
+        batch.stop();
+    }
+
+    /**
+     * A stop of the consumer route alone whose timeout runs out while an attempt holds the only
+     * slot: Camel stops the consumer (the context goes on), and the exchanges queued behind the
+     * attempt fail at once, not when a slot would have come to them; the running attempt
+     * finishes its step; every exchange ends once; the route starts again and serves the next
+     * exchange.
+     */
+    @Test
+    void aRouteStopWhoseTimeoutRunsOutFailsTheQueuedExchangesAtOnceAndTheRouteStartsAgain() throws Exception {
+        forcedStopOfTheConsumerRoute(() -> context.getRouteController().stopRoute("slow", 1, TimeUnit.SECONDS),
+                ServiceStatus.Stopped, () -> context.getRouteController().startRoute("slow"));
+    }
+
+    /** The same with the timeout the strategy gives every stop, made short. */
+    @Test
+    void aRouteStopWhoseDefaultTimeoutRunsOutDoesTheSame() throws Exception {
+        context.getShutdownStrategy().setTimeout(1);
+        forcedStopOfTheConsumerRoute(() -> context.getRouteController().stopRoute("slow"), ServiceStatus.Stopped,
+                () -> context.getRouteController().startRoute("slow"));
+    }
+
+    /** A call to the route controller. */
+    private interface RouteStep {
+        void run() throws Exception;
+    }
+
+    private void forcedStopOfTheConsumerRoute(RouteStep stop, ServiceStatus statusAfter, RouteStep restart)
+            throws Exception {
+        String uri = "adaptive:slow?algorithm=fixed&maxLimit=1";
+        AsyncSends.Batch batch = AsyncSends.send(context, uri, EXCHANGES, i -> i, Map.of());
+        assertThat(firstEntered.await(30, TimeUnit.SECONDS)).isTrue();
+        int running = (Integer) entered.get(0);
+
+        stop.run();
+
+        assertThat(context.getRouteController().getRouteStatus("slow")).isEqualTo(statusAfter);
+        assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).as("the strategy timed out").isTrue();
+        assertThat(context.getStatus().isStarted()).as("the context goes on").isTrue();
+        List<CompletableFuture<Exchange>> queued = new ArrayList<>(batch.done());
+        queued.remove(running);
+        // The gate is still shut: the running attempt holds the only slot, so nothing queued
+        // behind it could have ended by being dispatched.
+        assertThat(CompletableFuture.allOf(queued.toArray(new CompletableFuture<?>[0])))
+                .as("the queued exchanges, while the running attempt holds the slot")
+                .succeedsWithin(Duration.ofSeconds(10));
+        assertThat(batch.done().get(running)).as("the running attempt's exchange").isNotDone();
+        for (int i = 0; i < EXCHANGES; i++) {
+            if (i != running) {
+                assertThat(batch.exchanges().get(i).getException()).as("queued exchange %s", i)
+                        .isInstanceOf(AdaptivePoolStoppedException.class)
+                        .hasMessage("adaptive pool 'slow' refused the exchange: its consumer route stopped before"
+                                + " the exchange completed");
+            }
+        }
+
+        gate.countDown();
+        // Its step runs to its end; Camel then refuses to route it on (the stopped route's error
+        // handler rejects it), and the pool, stopping, tells its caller so.
+        Exchange first = batch.done().get(running).get(30, TimeUnit.SECONDS);
+        assertThat(first.getException()).isInstanceOf(AdaptivePoolStoppedException.class);
+        AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
+        Until.met("the pool holds nothing", Duration.ofSeconds(30),
+                () -> adaptive.stats("slow").orElseThrow().pending() == 0
+                        && adaptive.stats("slow").orElseThrow().inflight() == 0);
+        for (int i = 0; i < EXCHANGES; i++) {
+            assertThat(batch.callbacks(i)).as("callbacks of exchange %s", i).isEqualTo(1);
+        }
+        assertThat(entered).as("only the running attempt entered the route").containsExactly(running);
+        AdaptiveStats stats = adaptive.stats("slow").orElseThrow();
+        assertThat(stats.failed()).isEqualTo(EXCHANGES);
+
+        restart.run();
+        assertThat(template.requestBody(uri, "after the restart", String.class)).isEqualTo("done after the restart");
         batch.stop();
     }
 }

@@ -70,7 +70,7 @@ class TransactedTest extends CamelTestSupport {
                         + ":" + TransactedSender.TRANSACTION.get()));
                 from("adaptive:inner").process(e -> seen.add("inner:" + Thread.currentThread().getName()
                         + ":" + TransactedSender.TRANSACTION.get()));
-                from("adaptive:one?initialLimit=1&maxLimit=1&minLimit=1").process(e -> {
+                from("adaptive:one?initialLimit=1&maxLimit=1&minLimit=1").routeId("one").process(e -> {
                     if ("flag".equals(e.getMessage().getBody(String.class))) {
                         seen.add("transacted=" + e.isTransacted());
                     } else if ("hold".equals(e.getMessage().getBody(String.class))) {
@@ -225,6 +225,30 @@ class TransactedTest extends CamelTestSupport {
      */
     @Test
     void aForcedShutdownFailsAnAttemptGrantedButNotYetBegunOnTheSendersThread() throws Exception {
+        ExchangePool pool = context.getComponent("adaptive", AdaptiveComponent.class).pool("one");
+        grantedButNotBegunWhenForced(() -> assertThat(pool.failQueued("the shutdown of its consumer route timed out"))
+                .as("failed as queued").isEqualTo(1), "the shutdown of its consumer route timed out");
+    }
+
+    /**
+     * The same through Camel: a stop of the consumer route alone whose timeout runs out while
+     * the granted attempt waits for the sender's thread. The strategy stops the consumer, which
+     * fails the exchange as queued; the attempt never begins on the stopped route.
+     */
+    @Test
+    void aForcedStopOfTheConsumerRouteFailsAnAttemptGrantedButNotYetBegunOnTheSendersThread() throws Exception {
+        grantedButNotBegunWhenForced(() -> {
+            context.getRouteController().stopRoute("one", 1, TimeUnit.SECONDS);
+            assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).as("the route stop timed out").isTrue();
+        }, "its consumer route stopped before the exchange completed");
+    }
+
+    /** What forces the stop in {@link #grantedButNotBegunWhenForced}. */
+    private interface ForcedStop {
+        void run() throws Exception;
+    }
+
+    private void grantedButNotBegunWhenForced(ForcedStop forcedStop, String why) throws Exception {
         Future<Exchange> holder = holdTheOnlySlot();
         CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch free = new CountDownLatch(1);
@@ -245,9 +269,7 @@ class TransactedTest extends CamelTestSupport {
             Until.met("the slot is granted", Duration.ofSeconds(30),
                     () -> stats("one").waiting() == 0 && stats("one").inflight() == 1);
 
-            ExchangePool pool = context.getComponent("adaptive", AdaptiveComponent.class).pool("one");
-            assertThat(pool.failQueued("the shutdown of its consumer route timed out")).as("failed as queued")
-                    .isEqualTo(1);
+            forcedStop.run();
             Until.met("the exchange ended, its slot free", Duration.ofSeconds(30),
                     () -> stats("one").pending() == 0 && stats("one").inflight() == 0);
         } finally {
@@ -255,7 +277,7 @@ class TransactedTest extends CamelTestSupport {
         }
         Exchange e = sender.exchange();
         assertThat(e.getException()).isInstanceOf(AdaptivePoolStoppedException.class)
-                .hasMessage("adaptive pool 'one' refused the exchange: the shutdown of its consumer route timed out");
+                .hasMessage("adaptive pool 'one' refused the exchange: " + why);
         assertThat(seen).as("never began").isEmpty();
         assertThat(stats("one").failed()).isEqualTo(1);
     }
