@@ -182,7 +182,10 @@ final class ExchangePool {
         ExchangeClassifier defaults = new HttpStatusClassifier(config.rateLimitStatusCodes(), config.maxRetryAfter(),
                 clock, config.core().quotaHeaders());
         AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
-                .retryPolicy(config.retryPolicy((error, attempt) -> !isPoolFailure(error)))
+                // Once the pool is stopping a retry could only be refused (no consumer, or a paused
+                // limiter after a suspend that timed out, where it would wait for good): the
+                // attempt's own failure ends the exchange, as a stop, with that failure as its cause.
+                .retryPolicy(config.retryPolicy((error, attempt) -> stopping == null && !isPoolFailure(error)))
                 .taskTimeout(config.taskTimeout())
                 .classifier((result, error) -> classify(config.classifier(), defaults, result, error))
                 .build();

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -150,6 +151,22 @@ class ShutdownTest extends CamelTestSupport {
                 () -> context.getRouteController().startRoute("slow"));
     }
 
+    /**
+     * A suspend waits for what the pool holds to end; when its timeout runs out first, Camel
+     * stops the consumer instead of suspending it (its shutdown task may suspend it too, first or
+     * after, which pauses the pool), and the pool fails what is queued as for a forced stop. The
+     * running attempt is not retried in the paused pool. A resume does not start a stopped
+     * consumer: a stop and a start of the route do.
+     */
+    @Test
+    void aSuspendWhoseTimeoutRunsOutStopsTheConsumerAndFailsTheQueuedExchangesTheSameWay() throws Exception {
+        forcedStopOfTheConsumerRoute(() -> context.getRouteController().suspendRoute("slow", 1, TimeUnit.SECONDS),
+                ServiceStatus.Suspended, () -> {
+                    context.getRouteController().stopRoute("slow");
+                    context.getRouteController().startRoute("slow");
+                });
+    }
+
     /** A call to the route controller. */
     private interface RouteStep {
         void run() throws Exception;
@@ -187,8 +204,13 @@ class ShutdownTest extends CamelTestSupport {
         gate.countDown();
         // Its step runs to its end; Camel then refuses to route it on (the stopped route's error
         // handler rejects it), and the pool, stopping, tells its caller so.
+        // Not retried: a retry could only be refused.
         Exchange first = batch.done().get(running).get(30, TimeUnit.SECONDS);
-        assertThat(first.getException()).isInstanceOf(AdaptivePoolStoppedException.class);
+        assertThat(first.getMessage().getBody(String.class)).isEqualTo("done " + running);
+        assertThat(first.getException()).isInstanceOf(AdaptivePoolStoppedException.class)
+                .hasMessageStartingWith("adaptive pool 'slow' stopped while the exchange's attempt was running (its"
+                        + " consumer route stopped before the exchange completed)")
+                .hasCauseInstanceOf(RejectedExecutionException.class);
         AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
         Until.met("the pool holds nothing", Duration.ofSeconds(30),
                 () -> adaptive.stats("slow").orElseThrow().pending() == 0
