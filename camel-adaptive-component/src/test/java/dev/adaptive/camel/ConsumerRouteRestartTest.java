@@ -59,6 +59,24 @@ class ConsumerRouteRestartTest extends CamelTestSupport {
         assertThat(stats.state()).isEqualTo(LimiterState.RUNNING);
     }
 
+    /**
+     * A graceful stop of the consumer route fails nothing (the pool held nothing), and does not
+     * mark the pool as stopping for good: an exchange sent while the route is stopped waits for
+     * its consumer, and runs, not fails as stopped, once the route starts again.
+     */
+    @Test
+    void anExchangeSentWhileTheConsumerRouteIsStoppedRunsOnceItStartsAgain() throws Exception {
+        assertThat(template.requestBody("adaptive:restarted", "1", String.class)).isEqualTo("ok 1");
+        context.getRouteController().stopRoute("consumer");
+        CompletableFuture<String> waiting = template.asyncRequestBody("adaptive:restarted", "2", String.class);
+        AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
+        Until.met("the exchange waits for its consumer", Duration.ofSeconds(30),
+                () -> adaptive.stats("restarted").map(AdaptiveStats::pending).orElse(0) >= 1);
+        assertThat(waiting).as("no consumer: nothing runs it").isNotDone();
+        context.getRouteController().startRoute("consumer");
+        assertThat(waiting.get(30, TimeUnit.SECONDS)).isEqualTo("ok 2");
+    }
+
     @Test
     void aSuspendedAndResumedConsumerRouteDispatchesAsBefore() throws Exception {
         context.getRouteController().suspendRoute("consumer");
