@@ -7,7 +7,7 @@ import dev.adaptive.pool.PoolRun;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.spi.Execution;
 import dev.adaptive.spi.ExecutionHooks;
-import dev.adaptive.time.Ticker;
+import dev.adaptive.time.TrapTicker;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;
 import org.junit.jupiter.api.Test;
@@ -36,23 +36,12 @@ class ExecutionCancelRaceTest {
 
     private final VirtualTime time = new VirtualTime();
 
-    private static boolean inGrantNow() {
-        return StackWalker.getInstance().walk(s -> s.anyMatch(f -> f.getMethodName().equals("grantNow")));
-    }
-
     /** A cancel at the grant of a retry's slot: the attempt never starts, yet attempts() counts it. */
     @Test
     void aRetryWithdrawnAtItsGrantIsNotCountedAsAnAttempt() {
-        AtomicBoolean armed = new AtomicBoolean();
+        TrapTicker ticker = new TrapTicker(time, "grantNow");
         @SuppressWarnings("unchecked")
         Execution<String>[] running = new Execution[1];
-        Ticker ticker = () -> {
-            if (armed.get() && inGrantNow()) {
-                armed.set(false);
-                running[0].cancel(new IllegalStateException("stopped"));
-            }
-            return time.nanoTime();
-        };
         Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).ticker(ticker).scheduler(time).build();
         AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
                 .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ofMillis(10)).build())
@@ -62,7 +51,8 @@ class ExecutionCancelRaceTest {
             calls.incrementAndGet();
             return CompletableFuture.failedFuture(new IllegalStateException("500"));
         }, null);
-        armed.set(true); // the first attempt failed; its retry waits 10 ms
+        // The first attempt failed; its retry waits 10 ms.
+        ticker.arm(() -> running[0].cancel(new IllegalStateException("stopped")));
         time.runUntilIdle();
 
         assertThat(running[0].result()).isCompletedExceptionally();
