@@ -109,6 +109,11 @@ public final class Limiter {
      * after stop or abort, with {@link RejectedException} when {@code maxQueueSize} are already
      * queued, and with {@link AcquireTimeoutException} after the wait timeout. Cancelling the
      * future withdraws from the queue; a lease granted to a cancelled future is given back.
+     * As for any {@link java.util.concurrent.Future}, once {@code cancel} has returned
+     * {@code true} the future is done and cancelled. A cancel (or the wait timeout) that lands
+     * while another thread is granting the future a slot does not wait for that thread: the
+     * slot is counted in {@link #inflight()} until that thread gives it back, unused, a moment
+     * later.
      *
      * @return a future lease
      */

@@ -3,6 +3,7 @@ package dev.adaptive;
 import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.internal.Listeners;
 import dev.adaptive.internal.Nanos;
+import dev.adaptive.internal.SlotReturn;
 import dev.adaptive.internal.WorkLoop;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.limit.LimitState;
@@ -496,8 +497,10 @@ final class LimiterCore {
                 t.cancel();
             }
             if (!w.complete(lease)) {
-                // Timed out or cancelled in the meantime: the slot goes back, unsampled.
+                // Timed out or cancelled in the meantime: the slot goes back, unsampled, and
+                // then whoever waits for it to be back hears (SlotReturn).
                 lease.giveBack();
+                w.slotBack();
             }
         }
     }
@@ -555,6 +558,7 @@ final class LimiterCore {
             }
             if (!w.complete(lease)) {
                 lease.giveBack();
+                w.slotBack();
             }
         }
     }
@@ -1151,6 +1155,8 @@ final class LimiterCore {
                 aborted = closed(LimiterState.ABORTED);
             }
             w.completeExceptionally(aborted);
+            // It counted no slot for it, but a withdrawal that came first waits for its taker.
+            w.slotBack();
         }
     }
 
@@ -1323,16 +1329,29 @@ final class LimiterCore {
      * drain or an abort) or gone (left on its own: timed out, cancelled, failed by its caller).
      * Being the future itself, it learns that it left without a callback of its own, which
      * spares every queued acquisition a dependent and two objects.
+     *
+     * <p>A withdrawal (cancel, timeout) always completes the future at once, as the
+     * {@link java.util.concurrent.Future} contract asks, also one that lands after the drain
+     * took it and counted a slot for it, before the drain completes it with the lease. That
+     * slot is then still counted once the future has ended: the drain's completion fails, it
+     * gives the slot back, and only then tells whoever asked {@link #whenSlotBack} (a pool run
+     * that ends once no slot of its own is counted). A grant that is not raced pays nothing
+     * for this: the taker's extra step is on the failed completion only.
      */
-    private final class Waiter extends CompletableFuture<Lease> {
+    private final class Waiter extends CompletableFuture<Lease> implements SlotReturn {
         private static final VarHandle STATE;
+        private static final VarHandle AFTER_SLOT_BACK;
         private static final int QUEUED = 0;
         private static final int TAKEN = 1;
         private static final int GONE = 2;
+        /** In {@link #afterSlotBack} once the taker is done with it: what asks later runs at once. */
+        private static final Runnable SLOT_BACK = () -> { };
 
         static {
             try {
-                STATE = MethodHandles.lookup().findVarHandle(Waiter.class, "state", int.class);
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                STATE = lookup.findVarHandle(Waiter.class, "state", int.class);
+                AFTER_SLOT_BACK = lookup.findVarHandle(Waiter.class, "afterSlotBack", Runnable.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -1343,6 +1362,12 @@ final class LimiterCore {
         final boolean retry;
         @SuppressWarnings("unused") // accessed through STATE
         private volatile int state;
+        /**
+         * What waits for the taker to be done with a withdrawn waiter ({@link #whenSlotBack}),
+         * {@code null} while nothing does, or {@link #SLOT_BACK} once the taker is done.
+         */
+        @SuppressWarnings("unused") // accessed through AFTER_SLOT_BACK
+        private volatile Runnable afterSlotBack;
 
         Waiter(boolean retry) {
             this.retry = retry;
@@ -1376,6 +1401,69 @@ final class LimiterCore {
 
         boolean gone() {
             return state == GONE;
+        }
+
+        /**
+         * Called by its taker once done with it, when the taker did not complete it: the drain
+         * after giving back the slot it could not hand over, an abort after failing it (it
+         * counted no slot, and says so too, so that no withdrawal waits for it for ever). Runs
+         * what waits for that.
+         */
+        void slotBack() {
+            Runnable waiting = (Runnable) AFTER_SLOT_BACK.getAndSet(this, SLOT_BACK);
+            if (waiting != null) {
+                runSafely(waiting);
+            }
+        }
+
+        @Override
+        public void whenSlotBack(Runnable action) {
+            Objects.requireNonNull(action, "action");
+            if (!isDone()) {
+                // Not withdrawn yet: the rule applies once it has ended, either way.
+                whenComplete((lease, error) -> whenSlotBack(action));
+                return;
+            }
+            if (!isCompletedExceptionally()) {
+                action.run(); // it holds its lease: the slot is its holder's, not the taker's
+                return;
+            }
+            // A withdrawal on another thread may have completed it and not yet marked it gone:
+            // marking it here settles which came first, its leaving or a drain's take.
+            LimiterCore.this.leave(this);
+            if (state != TAKEN) {
+                action.run(); // gone before any drain took it: no slot was counted for it
+                return;
+            }
+            // Taken, and ended by a withdrawal (the taker's failed completion gives its slot
+            // back, then calls slotBack) or by an abort (which calls slotBack after it).
+            for (;;) {
+                Runnable waiting = afterSlotBack;
+                if (waiting == SLOT_BACK) {
+                    action.run();
+                    return;
+                }
+                Runnable next = waiting == null ? action : () -> {
+                    waiting.run();
+                    action.run();
+                };
+                if (AFTER_SLOT_BACK.compareAndSet(this, waiting, next)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs what waited for a slot to be back, inside the drain or an abort: it must not throw,
+     * and if it does, the drain must still go on (a pass that throws leaves the loop claimed
+     * and the limiter granting nothing more), so a failure is dropped here.
+     */
+    private static void runSafely(Runnable action) {
+        try {
+            action.run();
+        } catch (Throwable broken) {
+            // Its owner isolates its own callbacks; the limiter's grants must not stop on it.
         }
     }
 }
