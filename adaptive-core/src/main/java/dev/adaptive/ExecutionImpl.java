@@ -1,6 +1,7 @@
 package dev.adaptive;
 
 import dev.adaptive.internal.Nanos;
+import dev.adaptive.internal.SlotReturn;
 import dev.adaptive.internal.UserText;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.retry.RetryPolicy;
@@ -128,9 +129,23 @@ final class ExecutionImpl<R> implements Execution<R> {
         }
         CompletableFuture<Lease> p = pendingAcquire;
         if (p != null) {
-            p.cancel(false);
+            withdraw(p);
         }
         releaseHold();
+    }
+
+    /**
+     * Withdraws an acquisition of this execution. A slot the limiter was granting it as the
+     * withdrawal landed (counted, not yet handed over) goes back a moment later, on the granting
+     * thread: the execution stays open (a hold) until then, so that it is over, and a pool run
+     * waiting for it ends, only once no slot of its own is counted.
+     */
+    private void withdraw(CompletableFuture<Lease> f) {
+        boolean held = takeHold();
+        f.cancel(false);
+        if (held) {
+            SlotReturn.whenSlotBack(f, this::releaseHold);
+        }
     }
 
     /** @return whether an attempt may hold a lease: {@code false} once the execution is over */
@@ -216,10 +231,22 @@ final class ExecutionImpl<R> implements Execution<R> {
         // wrap a failed acquisition in a new CompletionException, stack trace and all (the
         // bulk of the cost when an abort fails thousands of queued acquisitions at once).
         f.handle((lease, error) -> {
+            // Ended without its lease (withdrawn, timed out, refused): a slot the limiter was
+            // granting it at that instant goes back a moment later, on the granting thread, and
+            // the execution stays open until then. An acquisition without a hold of its own (a
+            // retry queued ahead) takes one, before pendingAcquire is cleared: a cancel that
+            // then reads it cleared has not yet let go of the execution's own hold, and one
+            // that read it set withdraws it, with a hold of its own, in onResultDone.
+            boolean hold = error != null && (held || takeHold());
             pendingAcquire = null;
             if (error != null) {
                 result.completeExceptionally(OutcomeClassifier.unwrap(error));
-            } else if (result.isDone()) {
+                if (hold) {
+                    SlotReturn.whenSlotBack(f, this::releaseHold);
+                }
+                return null;
+            }
+            if (result.isDone()) {
                 unused(lease);
             } else {
                 runAttempt(lease, held);
@@ -232,7 +259,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         });
         // The result may have completed between the isDone check and the assignment above.
         if (result.isDone()) {
-            f.cancel(false);
+            withdraw(f);
         }
     }
 

@@ -8,6 +8,7 @@ import dev.adaptive.spi.ExecutionHooks;
 import dev.adaptive.spi.OneListenerFuture;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.TrapTicker;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,9 +49,13 @@ class ExecutionHooksTest {
     private final class Recording implements ExecutionHooks {
         final List<Long> delays = new ArrayList<>();
         final List<String> endings = new ArrayList<>();
+        /** The limiter's in flight each time the execution was reported over, once {@link #limiter} is set. */
+        final List<Integer> inflightWhenFinished = new ArrayList<>();
         int finished;
         boolean first;
         Limiter limiter;
+        /** Added to each retry's wait before the retry runs, as a runner that paces its retries may. */
+        long retryLater;
 
         @Override
         public void ending(int attempt, Outcome outcome, Throwable failure) {
@@ -60,7 +66,7 @@ class ExecutionHooksTest {
         @Override
         public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
             delays.add(delayNanos);
-            return ExecutionHooks.super.delayRetry(retry, delayNanos, scheduler);
+            return ExecutionHooks.super.delayRetry(retry, delayNanos + retryLater, scheduler);
         }
 
         @Override
@@ -71,6 +77,9 @@ class ExecutionHooksTest {
         @Override
         public void finished() {
             finished++;
+            if (limiter != null) {
+                inflightWhenFinished.add(limiter.inflight());
+            }
         }
     }
 
@@ -305,6 +314,103 @@ class ExecutionHooksTest {
 
         assertThat(running[0].result()).isCompletedExceptionally();
         assertThat(inflightWhenFinished).containsExactly(0);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * A cancel that lands while the limiter grants the execution's queued acquisition a slot
+     * (counted, not yet handed over), as another thread's may: modelled by a ticker read inside
+     * that grant. The acquisition ends cancelled at once and the limiter gives the slot back just
+     * after, on the granting thread; the execution is over only then. Reported over at the
+     * cancel, a pool run ended (and stopped a limiter of its own) with that slot in flight.
+     */
+    @Test
+    void anExecutionCancelledWhileItsQueuedAcquisitionIsGrantedFinishesOnlyOnceTheSlotIsBack() {
+        TrapTicker inGrant = new TrapTicker(time, "drainPass");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).ticker(inGrant).scheduler(time).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        Recording hooks = new Recording();
+        hooks.limiter = limiter;
+        Execution<String> e = AdaptiveExecutor.builder(limiter).build()
+                .start(0, answering(time, Duration.ZERO, "ok"), null, hooks);
+        assertThat(limiter.waiting()).isEqualTo(1);
+        inGrant.arm(() -> e.result().cancel(false));
+
+        held.release(Outcome.SUCCESS); // the drain grants the freed slot to the execution's acquisition
+
+        assertThat(inGrant.sprung()).as("cancelled inside the grant").isTrue();
+        assertThat(e.result()).isCancelled();
+        assertThat(hooks.inflightWhenFinished).as("in flight when reported over").containsExactly(0);
+        assertThat(e.attempts()).isZero();
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * The same for a wait timeout that fails the acquisition while the limiter grants it a slot:
+     * the timeout and the slot freed are due at one instant, the freed slot first, and the
+     * timeout runs inside the grant. The execution ends with the timeout, and is over only once
+     * the slot is back.
+     */
+    @Test
+    void anExecutionWhoseAcquisitionTimesOutWhileItIsGrantedFinishesOnlyOnceTheSlotIsBack() {
+        TrapTicker inGrant = new TrapTicker(time, "drainPass");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).ticker(inGrant).scheduler(time)
+                .waitTimeout(Duration.ofSeconds(1)).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        time.schedule(() -> held.release(Outcome.SUCCESS), Duration.ofSeconds(1)); // before the timeout's timer
+        Recording hooks = new Recording();
+        hooks.limiter = limiter;
+        Execution<String> e = AdaptiveExecutor.builder(limiter).build()
+                .start(0, answering(time, Duration.ZERO, "ok"), null, hooks);
+        inGrant.arm(time::runDue); // the timeout, due at the same instant, fires inside the grant
+
+        time.runUntilIdle();
+
+        assertThat(inGrant.sprung()).as("timed out inside the grant").isTrue();
+        assertThat(e.result()).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+                .withCauseInstanceOf(AcquireTimeoutException.class);
+        assertThat(hooks.inflightWhenFinished).as("in flight when reported over").containsExactly(0);
+        assertThat(e.attempts()).isZero();
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * The same for a retry queued ahead at the end of a 429 (hooks that put retries first): its
+     * acquisition waits out the Retry-After pause, and the pause's end grants it as the cancel
+     * lands. No hold of the execution waits on that acquisition, which was queued before the
+     * attempt's slot was freed; the execution is over only once the slot is back all the same.
+     */
+    @Test
+    void anExecutionCancelledWhileItsRetryQueuedAheadIsGrantedFinishesOnlyOnceTheSlotIsBack() {
+        cancelledWhileItsRetryQueuedAheadIsGranted(0);
+    }
+
+    /** As above, the retry's wait (which the hooks lengthen) not over yet when the grant comes. */
+    @Test
+    void anExecutionCancelledWhileItsRetryQueuedAheadIsGrantedBeforeItsWaitIsOverFinishesOnlyOnceTheSlotIsBack() {
+        cancelledWhileItsRetryQueuedAheadIsGranted(Duration.ofSeconds(2).toNanos());
+    }
+
+    private void cancelledWhileItsRetryQueuedAheadIsGranted(long retryLater) {
+        TrapTicker inGrant = new TrapTicker(time, "drainPass");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).ticker(inGrant).scheduler(time).build();
+        Recording hooks = new Recording();
+        hooks.limiter = limiter;
+        hooks.first = true;
+        hooks.retryLater = retryLater;
+        Execution<String> e = AdaptiveExecutor.builder(limiter).build().start(0, answering(time, Duration.ofMillis(10),
+                new RateLimitedException("429", Duration.ofSeconds(1)), "ok"), null, hooks);
+        inGrant.arm(() -> e.result().cancel(false));
+        time.advance(Duration.ofMillis(100));
+        assertThat(limiter.waiting()).as("the retry waits out the pause").isEqualTo(1);
+        assertThat(inGrant.sprung()).isFalse();
+
+        time.runUntilIdle();
+
+        assertThat(inGrant.sprung()).as("cancelled inside the grant").isTrue();
+        assertThat(e.result()).isCancelled();
+        assertThat(hooks.inflightWhenFinished).as("in flight when reported over").containsExactly(0);
+        assertThat(e.attempts()).isEqualTo(1);
         assertThat(limiter.inflight()).isZero();
     }
 }

@@ -15,6 +15,7 @@ import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskContext;
 import dev.adaptive.internal.LiveSet;
 import dev.adaptive.internal.OptionChecks;
+import dev.adaptive.internal.SlotReturn;
 import dev.adaptive.internal.WorkLoop;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
@@ -147,10 +148,13 @@ public final class PoolEngine<T, R> {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean finished = new AtomicBoolean();
     /**
-     * Executions started and not yet over. An item settles when its execution's result
+     * Executions started and not yet over, and the feeder's acquisition withdrawn by a stop
+     * until no grant holds a slot for it. An item settles when its execution's result
      * completes, but an attempt that was starting on another thread as a stop cancelled it (a
-     * retry granted its slot at that moment) gives its slot back a moment later: the run
-     * finishes, and stops a limiter of its own, only once none of its executions holds a slot.
+     * retry granted its slot at that moment) gives its slot back a moment later, and so does
+     * the limiter for an acquisition withdrawn while it was granting it a slot (the feeder's,
+     * or an execution's, which is over only after that): the run finishes, and stops a limiter
+     * of its own, only once none of them holds a slot.
      */
     private final AtomicInteger unfinished = new AtomicInteger();
     private final ExecutionHooks overWhenDone = new ExecutionHooks() {
@@ -480,6 +484,11 @@ public final class PoolEngine<T, R> {
             pendingAcquire = null;
             f.cancel(false);
             f.thenAccept(lease -> lease.release(Outcome.IGNORED)); // granted before the cancel
+            // A slot the limiter was granting it as the cancel landed (counted, not yet handed
+            // over) goes back a moment later, on the granting thread: the run ends only after
+            // that, as after an execution. At once in every other case.
+            unfinished.incrementAndGet();
+            SlotReturn.whenSlotBack(f, overWhenDone::finished);
         }
         releaseHeld();
         releaseStrayGrant();

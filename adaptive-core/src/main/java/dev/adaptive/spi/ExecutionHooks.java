@@ -71,8 +71,9 @@ public interface ExecutionHooks {
     }
 
     /**
-     * The execution is over: its result is complete and no attempt of it holds a lease.
-     * Called exactly once. One that throws is ignored. The default does nothing.
+     * The execution is over: its result is complete, no attempt of it holds a lease, and no
+     * slot the limiter was granting an acquisition of it as that acquisition was withdrawn is
+     * still counted. Called exactly once. One that throws is ignored. The default does nothing.
      */
     default void finished() {
     }
