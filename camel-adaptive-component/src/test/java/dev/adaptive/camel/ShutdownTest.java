@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.RateLimitedException;
 import dev.adaptive.testing.Until;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
@@ -81,6 +82,17 @@ class ShutdownTest extends CamelTestSupport {
                             entered.add(e.getIn().getBody());
                             firstEntered.countDown();
                             assertThat(gate.await(60, TimeUnit.SECONDS)).isTrue();
+                            e.getMessage().setBody("done " + e.getIn().getBody());
+                        });
+                // The backend answers the blocked attempt with a 429 once the gate opens.
+                from("adaptive:limited").routeId("limited")
+                        .process(e -> {
+                            if (e.getIn().getBody() instanceof Integer) {
+                                entered.add(e.getIn().getBody());
+                                firstEntered.countDown();
+                                assertThat(gate.await(60, TimeUnit.SECONDS)).isTrue();
+                                throw new RateLimitedException("the backend answered 429", Duration.ofMillis(200));
+                            }
                             e.getMessage().setBody("done " + e.getIn().getBody());
                         });
             }
@@ -167,6 +179,29 @@ class ShutdownTest extends CamelTestSupport {
                 });
     }
 
+    /**
+     * A running attempt that the backend answers with a rate limit once the route's stop was
+     * forced is not retried either, though the engine retries a rate limit whatever the retry
+     * classifier says: the retry could only be refused, or wait for good in the paused pool.
+     */
+    @Test
+    void aRateLimitedAttemptEndingAfterAForcedRouteStopIsNotRetried() throws Exception {
+        forcedStopOfTheConsumerRoute("limited", () -> context.getRouteController().stopRoute("limited", 1, TimeUnit.SECONDS),
+                ServiceStatus.Stopped, () -> context.getRouteController().startRoute("limited"),
+                RateLimitedException.class);
+    }
+
+    /** The same after a suspend whose timeout runs out, where the retry would wait in the paused pool. */
+    @Test
+    void aRateLimitedAttemptEndingAfterASuspendThatTimedOutIsNotRetried() throws Exception {
+        forcedStopOfTheConsumerRoute("limited",
+                () -> context.getRouteController().suspendRoute("limited", 1, TimeUnit.SECONDS),
+                ServiceStatus.Suspended, () -> {
+                    context.getRouteController().stopRoute("limited");
+                    context.getRouteController().startRoute("limited");
+                }, RateLimitedException.class);
+    }
+
     /** A call to the route controller. */
     private interface RouteStep {
         void run() throws Exception;
@@ -174,14 +209,23 @@ class ShutdownTest extends CamelTestSupport {
 
     private void forcedStopOfTheConsumerRoute(RouteStep stop, ServiceStatus statusAfter, RouteStep restart)
             throws Exception {
-        String uri = "adaptive:slow?algorithm=fixed&maxLimit=1";
+        forcedStopOfTheConsumerRoute("slow", stop, statusAfter, restart, RejectedExecutionException.class);
+    }
+
+    /**
+     * @param route     the consumer route, and its pool's name
+     * @param failure   what the running attempt fails with once the gate opens
+     */
+    private void forcedStopOfTheConsumerRoute(String route, RouteStep stop, ServiceStatus statusAfter, RouteStep restart,
+                                              Class<? extends Throwable> failure) throws Exception {
+        String uri = "adaptive:" + route + "?algorithm=fixed&maxLimit=1";
         AsyncSends.Batch batch = AsyncSends.send(context, uri, EXCHANGES, i -> i, Map.of());
         assertThat(firstEntered.await(30, TimeUnit.SECONDS)).isTrue();
         int running = (Integer) entered.get(0);
 
         stop.run();
 
-        assertThat(context.getRouteController().getRouteStatus("slow")).isEqualTo(statusAfter);
+        assertThat(context.getRouteController().getRouteStatus(route)).isEqualTo(statusAfter);
         assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).as("the strategy timed out").isTrue();
         assertThat(context.getStatus().isStarted()).as("the context goes on").isTrue();
         List<CompletableFuture<Exchange>> queued = new ArrayList<>(batch.done());
@@ -196,7 +240,7 @@ class ShutdownTest extends CamelTestSupport {
             if (i != running) {
                 assertThat(batch.exchanges().get(i).getException()).as("queued exchange %s", i)
                         .isInstanceOf(AdaptivePoolStoppedException.class)
-                        .hasMessage("adaptive pool 'slow' refused the exchange: its consumer route stopped before"
+                        .hasMessage("adaptive pool '" + route + "' refused the exchange: its consumer route stopped before"
                                 + " the exchange completed");
             }
         }
@@ -206,20 +250,22 @@ class ShutdownTest extends CamelTestSupport {
         // handler rejects it), and the pool, stopping, tells its caller so.
         // Not retried: a retry could only be refused.
         Exchange first = batch.done().get(running).get(30, TimeUnit.SECONDS);
-        assertThat(first.getMessage().getBody(String.class)).isEqualTo("done " + running);
+        if (failure == RejectedExecutionException.class) {
+            assertThat(first.getMessage().getBody(String.class)).isEqualTo("done " + running);
+        }
         assertThat(first.getException()).isInstanceOf(AdaptivePoolStoppedException.class)
-                .hasMessageStartingWith("adaptive pool 'slow' stopped while the exchange's attempt was running (its"
+                .hasMessageStartingWith("adaptive pool '" + route + "' stopped while the exchange's attempt was running (its"
                         + " consumer route stopped before the exchange completed)")
-                .hasCauseInstanceOf(RejectedExecutionException.class);
+                .hasCauseInstanceOf(failure);
         AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
         Until.met("the pool holds nothing", Duration.ofSeconds(30),
-                () -> adaptive.stats("slow").orElseThrow().pending() == 0
-                        && adaptive.stats("slow").orElseThrow().inflight() == 0);
+                () -> adaptive.stats(route).orElseThrow().pending() == 0
+                        && adaptive.stats(route).orElseThrow().inflight() == 0);
         for (int i = 0; i < EXCHANGES; i++) {
             assertThat(batch.callbacks(i)).as("callbacks of exchange %s", i).isEqualTo(1);
         }
         assertThat(entered).as("only the running attempt entered the route").containsExactly(running);
-        AdaptiveStats stats = adaptive.stats("slow").orElseThrow();
+        AdaptiveStats stats = adaptive.stats(route).orElseThrow();
         assertThat(stats.failed()).isEqualTo(EXCHANGES);
 
         restart.run();
