@@ -132,7 +132,8 @@ public final class HazelcastCoordinator implements Coordinator {
      * @throws IllegalArgumentException if either map may lose entries to {@code max-idle-seconds}
      *                                  or eviction, naming the map, the setting and where it is set
      * @throws IllegalStateException    on a client, if a data member does not answer the read of its
-     *                                  map configuration within the operation timeout, or refuses it
+     *                                  map configuration within the operation timeout, or refuses it,
+     *                                  or if the client has no member to read it from
      */
     public static HazelcastCoordinator create(HazelcastInstance hazelcast) {
         return builder(hazelcast).build();
@@ -505,7 +506,8 @@ public final class HazelcastCoordinator implements Coordinator {
          *                                  bound, reached with any size), naming the map, the
          *                                  setting and its value, and where it is set
          * @throws IllegalStateException    on a client, if a data member does not answer within the
-         *                                  operation timeout, or refuses the read, naming it
+         *                                  operation timeout, or refuses the read, naming it; or if
+         *                                  the client has no member to read from (not connected now)
          */
         public HazelcastCoordinator build() {
             HazelcastCoordinator coordinator = new HazelcastCoordinator(this);

@@ -82,6 +82,9 @@ final class StorageCheck {
      *         smart routing (the default) one per data member it knows, sent to that member and
      *         to no other; a unisocket client, which sends every request on its one connection
      *         whatever the target, one per connection, to the member at its other end
+     * @throws IllegalStateException if there is none (the client is not connected to the
+     *                               cluster now, or knows no data member): nothing can then say
+     *                               that the map keeps its entries
      */
     static List<Read> reads(HazelcastClientInstanceImpl client, String map) {
         List<Read> reads = new ArrayList<>();
@@ -91,7 +94,7 @@ final class StorageCheck {
                         () -> new ClientInvocation(client, MCGetMapConfigCodec.encodeRequest(map), map, connection)
                                 .invoke().thenApply(MCGetMapConfigCodec::decodeResponse)));
             }
-            return reads;
+            return atLeastOne(reads, map, "it is connected to no member");
         }
         for (Member member : client.getCluster().getMembers()) {
             if (member.isLiteMember()) {
@@ -104,6 +107,21 @@ final class StorageCheck {
                 invocation.disallowRetryOnRandom();
                 return invocation.invoke().thenApply(MCGetMapConfigCodec::decodeResponse);
             }));
+        }
+        return atLeastOne(reads, map, "it knows no data member of the cluster");
+    }
+
+    /**
+     * An empty list would pass the check without a single read: a client that has lost its
+     * connection (the cluster restarting, say) while the maps' proxies it already got still
+     * serve, or whose cluster has lite members only.
+     */
+    private static List<Read> atLeastOne(List<Read> reads, String map, String why) {
+        if (reads.isEmpty()) {
+            throw new IllegalStateException("cannot check the Hazelcast map '" + map + "' for eviction and"
+                    + " max-idle-seconds: this client has no member to read its configuration from (" + why + ")."
+                    + " Build the coordinator once the client is connected to the cluster, or, once you have made sure"
+                    + " the members keep the map's entries, build with checkMapConfiguration(false)");
         }
         return reads;
     }

@@ -5,6 +5,7 @@ import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.LifecycleEvent;
 import dev.adaptive.fleet.NodeReport;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -243,6 +245,47 @@ class HazelcastEdgesTest {
             NodeReport a = new NodeReport("a", "i1", 5, 0, CLOCK.instant());
             assertThat(unchecked.heartbeat("api", a, Duration.ofSeconds(60)).toCompletableFuture().get(10, TimeUnit.SECONDS))
                     .extracting(NodeReport::nodeId).containsExactly("a");
+        }
+    }
+
+    /**
+     * A client that reaches no data member when it builds (here: its one member is gone and it
+     * is still trying to reconnect, the maps' proxies already got) has no configuration to read:
+     * the maps are unchecked, and the coordinator is not built. A smart client still knows the
+     * member and its read times out; a unisocket client has no connection to send one on.
+     */
+    @Test
+    void aClientThatReachesNoDataMemberBuildsNoCoordinator() throws Exception {
+        try (TestCluster cluster = TestCluster.start(1)) {
+            HazelcastInstance smart = cluster.newClient(cc -> { });
+            HazelcastInstance unisocket = cluster.newClient(cc -> cc.getNetworkConfig().setSmartRouting(false));
+            CountDownLatch disconnected = new CountDownLatch(2);
+            for (HazelcastInstance client : List.of(smart, unisocket)) {
+                // Built once while connected: the maps' proxies exist, as in an application
+                // that builds a second coordinator or used the maps before.
+                HazelcastCoordinator.builder(client).clock(CLOCK).build();
+                client.getLifecycleService().addLifecycleListener(event -> {
+                    if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
+                        disconnected.countDown();
+                    }
+                });
+            }
+            cluster.terminate(0);
+            assertThat(disconnected.await(60, TimeUnit.SECONDS)).isTrue();
+
+            assertThatThrownBy(() -> HazelcastCoordinator.builder(smart).operationTimeout(Duration.ofSeconds(1))
+                    .clock(CLOCK).build())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("cannot check the Hazelcast map 'adaptive.fleet.reports'")
+                    .hasMessageContaining("not answered within PT1S")
+                    .hasMessageContaining("checkMapConfiguration(false)");
+            assertThatThrownBy(() -> HazelcastCoordinator.builder(unisocket).operationTimeout(Duration.ofSeconds(1))
+                    .clock(CLOCK).build())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("cannot check the Hazelcast map 'adaptive.fleet.reports'")
+                    .hasMessageContaining("this client has no member to read its configuration from (it is connected"
+                            + " to no member)")
+                    .hasMessageContaining("checkMapConfiguration(false)");
         }
     }
 
