@@ -438,10 +438,20 @@ final class Submission implements AsyncTask<Exchange>, BiConsumer<Exchange, Thro
         /** Runs the attempt: the route completes it through {@link #done}, on this thread or later. */
         @Override
         public Void call() {
-            if ((int) START.getVolatile(this) != BEGINS && !START.compareAndSet(this, HANDED, BEGINS)) {
-                // Withdrawn by a forced shutdown while it waited for the caller's thread: that
-                // shutdown has ended the exchange and freed the slot, and the route never begins.
-                return null;
+            if ((int) START.getVolatile(this) != BEGINS) {
+                if (!START.compareAndSet(this, HANDED, BEGINS)) {
+                    // Withdrawn by a forced shutdown while it waited for the caller's thread: that
+                    // shutdown has ended the exchange and freed the slot, and the route never begins.
+                    return null;
+                }
+                if (ctx.cancellation().isCancelled()) {
+                    // Ended while it waited for the caller's thread by a stop that found it not
+                    // yet running (granted, but not yet marked as this exchange's attempt) and
+                    // cancelled the exchange before the job's own cancel was registered: the
+                    // route does not begin after its exchange has ended.
+                    done(true);
+                    return null;
+                }
             }
             if (copy == original && ctx.cancellation().isCancelled()) {
                 // Stopped or timed out before its route began: the caller's exchange stays as sent.
