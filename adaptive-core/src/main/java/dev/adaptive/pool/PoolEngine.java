@@ -148,8 +148,8 @@ public final class PoolEngine<T, R> {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean finished = new AtomicBoolean();
     /**
-     * Executions started and not yet over, and the feeder's acquisition withdrawn by a stop
-     * until no grant holds a slot for it. An item settles when its execution's result
+     * Executions started and not yet over, and the feeder's acquisition withdrawn by a stop or
+     * failed (its wait timed out) until no grant holds a slot for it. An item settles when its execution's result
      * completes, but an attempt that was starting on another thread as a stop cancelled it (a
      * retry granted its slot at that moment) gives its slot back a moment later, and so does
      * the limiter for an acquisition withdrawn while it was granting it a slot (the feeder's,
@@ -350,11 +350,14 @@ public final class PoolEngine<T, R> {
     private boolean obtainLease() {
         Object g = grant.getAndSet(null);
         if (g != null) {
+            CompletableFuture<Lease> f = pendingAcquire;
             pendingAcquire = null;
             if (g instanceof Lease lease) {
                 heldLease = lease;
                 return true;
             }
+            // Failed: its wait may have timed out while the limiter was granting it a slot.
+            awaitSlotBack(f);
             refused(OutcomeClassifier.unwrap((Throwable) g));
             return false;
         }
@@ -484,11 +487,7 @@ public final class PoolEngine<T, R> {
             pendingAcquire = null;
             f.cancel(false);
             f.thenAccept(lease -> lease.release(Outcome.IGNORED)); // granted before the cancel
-            // A slot the limiter was granting it as the cancel landed (counted, not yet handed
-            // over) goes back a moment later, on the granting thread: the run ends only after
-            // that, as after an execution. At once in every other case.
-            unfinished.incrementAndGet();
-            SlotReturn.whenSlotBack(f, overWhenDone::finished);
+            awaitSlotBack(f);
         }
         releaseHeld();
         releaseStrayGrant();
@@ -504,6 +503,18 @@ public final class PoolEngine<T, R> {
         }
         intakeClosed = true;
         deliver();
+    }
+
+    /**
+     * The feeder's acquisition {@code f} ended without its lease: withdrawn by a stop, or failed
+     * (its wait timed out). A slot the limiter was granting it at that instant (counted, not yet
+     * handed over) goes back a moment later, on the granting thread: {@code f} counts as
+     * unfinished until then, so that the run ends only after that, as after an execution. At
+     * once in every other case. Called before intake closes, so before the run can finish.
+     */
+    private void awaitSlotBack(CompletableFuture<Lease> f) {
+        unfinished.incrementAndGet();
+        SlotReturn.whenSlotBack(f, overWhenDone::finished);
     }
 
     private void rejectAccepted(T item, Throwable cause) {

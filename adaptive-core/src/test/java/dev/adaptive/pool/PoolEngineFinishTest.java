@@ -1,5 +1,7 @@
 package dev.adaptive.pool;
 
+import dev.adaptive.AcquireTimeoutException;
+import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
 import dev.adaptive.RateLimitedException;
@@ -146,5 +148,44 @@ class PoolEngineFinishTest {
     void aRunCancelledWhileTheLimiterGrantsARetryASlotEndsOnlyOnceThatSlotIsBack() {
         assertThat(inflightAtTheEndOfARunCancelledInAGrant(RetryPolicy.defaults(), 1, 0, 1))
                 .as("in flight when the run ended").isZero();
+    }
+    /**
+     * The run's next acquisition, on a limiter it shares, fails by its wait timeout while the
+     * limiter grants it a slot (counted, not yet handed over): the other caller's slot is freed
+     * and the timeout is due at one instant, the freed slot first, and the timeout runs inside
+     * the grant. The failed acquisition stops the run as a refused slot does; the granting
+     * thread gives the slot back just after, and the run ends only then.
+     */
+    @Test
+    void aRunWhoseNextAcquisitionTimesOutWhileTheLimiterGrantsItEndsOnlyOnceThatSlotIsBack() {
+        VirtualTime time = new VirtualTime();
+        TrapTicker inGrant = new TrapTicker(time, "drainPass");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).ticker(inGrant).scheduler(time)
+                .waitTimeout(Duration.ofSeconds(1)).build();
+        Lease others = limiter.tryAcquire().orElseThrow(); // another caller of the shared limiter
+        time.schedule(() -> others.release(Outcome.SUCCESS), Duration.ofSeconds(1)); // before the timeout's timer
+        AtomicInteger inflightAtEnd = new AtomicInteger(-1);
+        AtomicReference<AdaptiveResult<Integer, Integer>> done = new AtomicReference<>();
+        PoolEngine<Integer, Integer> run = PoolEngine.<Integer>builder(limiter, AdaptiveExecutor.builder(limiter).build()::start)
+                .build(Source.of(List.of(0, 1)), new CollectingSink<>(r -> {
+                    inflightAtEnd.set(limiter.inflight());
+                    done.set(r);
+                }), (item, ctx) -> CompletableFuture.completedFuture(item));
+        run.start();
+        assertThat(limiter.waiting()).as("the run's acquisition waits for the slot").isEqualTo(1);
+        inGrant.arm(time::runDue); // the timeout, due at the same instant, fires inside the grant
+
+        time.runUntilIdle();
+
+        assertThat(inGrant.sprung()).as("timed out inside the grant").isTrue();
+        assertThat(done.get()).as("run completed").isNotNull();
+        assertThat(done.get().stats().stopCause()).get().satisfies(stop -> {
+            assertThat(stop.reason()).isEqualTo(PoolAbortedException.Reason.CANCELLED);
+            assertThat(stop.getCause()).isInstanceOf(AcquireTimeoutException.class);
+        });
+        assertThat(done.get().errors()).hasSize(2);
+        assertThat(inflightAtEnd).as("in flight when the run ended").hasValue(0);
+        assertThat(limiter.inflight()).isZero();
+        assertThat(limiter.waiting()).isZero();
     }
 }
