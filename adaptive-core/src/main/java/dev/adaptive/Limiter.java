@@ -481,7 +481,8 @@ public final class Limiter {
         }
 
         /**
-         * @param name used in messages and thread names; default {@code "limiter"}
+         * @param name used in messages, log lines and trace events ({@code TraceEvent.limiter()});
+         *             default {@code "limiter"}
          * @return this
          */
         public Builder name(String name) {
