@@ -45,14 +45,27 @@ public class RateLimitedException extends AdaptiveException {
     }
 
     /**
+     * Parses as {@link #RateLimitedException(String, String)}, against {@code clock}.
+     *
      * @param message       a description
      * @param rawRetryAfter the header value, may be {@code null}
      * @param clock         the wall clock HTTP dates are relative to
      */
     public RateLimitedException(String message, String rawRetryAfter, Clock clock) {
+        this(message, rawRetryAfter, clock, RetryAfter.DEFAULT_MAX);
+    }
+
+    /**
+     * @param message       a description
+     * @param rawRetryAfter the header value, may be {@code null}
+     * @param clock         the wall clock HTTP dates are relative to
+     * @param max           the cap on the parsed wait (a face's {@code maxRetryAfter}), positive
+     * @throws IllegalArgumentException if {@code max} is not positive
+     */
+    public RateLimitedException(String message, String rawRetryAfter, Clock clock, Duration max) {
         super(message);
         this.rawRetryAfter = rawRetryAfter;
-        this.retryAfter = RetryAfter.parse(rawRetryAfter, clock).orElse(null);
+        this.retryAfter = RetryAfter.parse(rawRetryAfter, clock, max).orElse(null);
     }
 
     /** @return the announced wait, if any was given and valid */

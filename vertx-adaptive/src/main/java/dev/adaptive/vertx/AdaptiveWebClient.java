@@ -17,8 +17,8 @@ import java.util.function.BiFunction;
 /**
  * A {@link WebClient} whose requests go through an {@link AdaptiveLimiter}: concurrency adapts
  * to the server's latency and errors, and a 429, or a 503 with {@code Retry-After}
- * (delta-seconds or HTTP-date), pauses every request of the limiter until the announced time,
- * after which the request is sent again. Statuses are read as {@link AdaptiveWebClientOptions}
+ * (delta-seconds or HTTP-date), pauses every request of the limiter until the announced time
+ * (at most the limiter's {@code maxRetryAfter} away), after which the request is sent again. Statuses are read as {@link AdaptiveWebClientOptions}
  * says.
  *
  * <pre>{@code

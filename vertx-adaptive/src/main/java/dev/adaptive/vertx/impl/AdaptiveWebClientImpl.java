@@ -42,6 +42,12 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
     private final Clock clock;
     private final AdaptiveExecutor executor;
     private final ExchangeAborts aborts;
+    /**
+     * The limiter's cap on a Retry-After and on an announced quota's reset, which headers are
+     * parsed with: the core's 10-minute default would cut a longer wait that a raised
+     * {@code maxRetryAfter} lets through.
+     */
+    private final Duration maxRetryAfter;
 
     /**
      * @param client  the web client
@@ -63,22 +69,22 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
         this.clock = Objects.requireNonNull(clock, "clock");
         boolean ignore = this.options.isIgnoreClientErrors();
         this.aborts = ExchangeAborts.of(client);
-        Duration maxReset = Duration.ofMillis(impl.options().getMaxRetryAfter());
+        this.maxRetryAfter = Duration.ofMillis(impl.options().getMaxRetryAfter());
         // Ignored, no sample: a 4xx when asked. One whose body the codec could not read, and the
         // refusal to send a streamed body again, are IgnoredFailures: no sample and no retry.
         this.executor = impl.executor((result, error) ->
                 ignore && result instanceof HttpResponse<?> r && r.statusCode() >= 400 && r.statusCode() < 500
                 ? Outcome.IGNORED : null,
-                impl.options().isQuotaHeaders() ? (result, error) -> quota(result, error, maxReset) : null);
+                impl.options().isQuotaHeaders() ? (result, error) -> quota(result, error) : null);
     }
 
     /** @return the quota the attempt's response announced, or {@code null} */
-    private Quota quota(Object result, Throwable error, Duration maxReset) {
+    private Quota quota(Object result, Throwable error) {
         HttpResponse<?> response = result instanceof HttpResponse<?> r ? r
                 : error instanceof HttpRateLimitedException rl ? rl.response()
                 : error instanceof HttpStatusException se ? se.response()
                 : error instanceof UnreadClientError u ? u.head : null;
-        return response == null ? null : RateLimitHeaders.parse(response::getHeader, clock, maxReset).orElse(null);
+        return response == null ? null : RateLimitHeaders.parse(response::getHeader, clock, maxRetryAfter).orElse(null);
     }
 
     @Override
@@ -155,12 +161,12 @@ public final class AdaptiveWebClientImpl implements AdaptiveWebClient {
     private <T> Future<HttpResponse<T>> read(String what, HttpResponse<T> response) {
         int status = response.statusCode();
         if (rateLimit.contains(status)) {
-            return Future.failedFuture(new HttpRateLimitedException(what, response, clock));
+            return Future.failedFuture(new HttpRateLimitedException(what, response, clock, maxRetryAfter));
         }
         if (retryAfter.contains(status)) {
             // One parse: the wait that makes this status a rate limit is the wait the limiter is
             // told of (a date read twice could be ahead at the first read and past at the second).
-            HttpRateLimitedException limited = new HttpRateLimitedException(what, response, clock);
+            HttpRateLimitedException limited = new HttpRateLimitedException(what, response, clock, maxRetryAfter);
             if (limited.retryAfter().isPresent()) {
                 return Future.failedFuture(limited);
             }
