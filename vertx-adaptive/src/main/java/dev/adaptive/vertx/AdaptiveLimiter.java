@@ -125,8 +125,9 @@ public interface AdaptiveLimiter {
     /**
      * Closes: no new call is admitted, and every call not yet completed (queued, waiting for a
      * retry, or in flight) fails at once with a {@link LimiterClosedException} naming the
-     * limiter. Stops stats publication. Idempotent. Not done by itself when the verticle that
-     * created the limiter is undeployed: close it in the verticle's {@code stop()}.
+     * limiter. Stops stats publication. Idempotent. Done by itself when the Vert.x instance
+     * closes, but not when the verticle that created the limiter is undeployed: close it in the
+     * verticle's {@code stop()}.
      *
      * @return completes when closed
      */

@@ -21,9 +21,11 @@ import dev.adaptive.vertx.AdaptiveLimiter;
 import dev.adaptive.vertx.AdaptiveLimiterStats;
 import dev.adaptive.vertx.AdaptiveOptions;
 import dev.adaptive.vertx.VertxTime;
+import io.vertx.core.Closeable;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
@@ -59,6 +61,21 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private volatile boolean closed;
     /** What every call the close ends fails with; set before {@link #closed}. */
     private volatile LimiterClosedException closeReason;
+    /**
+     * Closes this limiter when its Vert.x closes: Vert.x then drops every timer, so a call waiting
+     * for a retry's backoff or inside a Retry-After pause, and those queued behind it, would never
+     * end. A hook of the Vert.x instance, not of the verticle that created the limiter (an
+     * undeploy leaves it open, as documented); {@link #close()} removes it.
+     */
+    private final Closeable closeWithVertx = completion -> {
+        Throwable failed = null;
+        try {
+            close();
+        } catch (Throwable t) {
+            failed = t;
+        }
+        completion.complete(null, failed);
+    };
 
     /**
      * @param vertx          the Vert.x instance
@@ -103,6 +120,9 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         this.meters = LimiterMeters.bind(vertx, limiter);
         if (publisher != null) {
             publisher.start();
+        }
+        if (vertx instanceof VertxInternal internal) {
+            internal.addCloseHook(closeWithVertx);
         }
     }
 
@@ -354,6 +374,9 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         LimiterClosedException reason = closedException();
         closeReason = reason;
         closed = true;
+        if (vertx instanceof VertxInternal internal) {
+            internal.removeCloseHook(closeWithVertx);
+        }
         // Abort first: cancelling a running call frees its slot, and a still-open limiter would
         // hand that slot to a queued call, which could then run and succeed before its own
         // cancel arrives (seen in a clean-clone CI run).
