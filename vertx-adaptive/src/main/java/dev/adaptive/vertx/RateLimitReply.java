@@ -30,8 +30,9 @@ import java.util.Optional;
  * writes it for you. Code {@value #RATE_LIMITED} without a readable wait is still a rate limit,
  * retried after a backoff; code {@value #SERVICE_UNAVAILABLE} is a rate limit only with a wait,
  * otherwise an ordinary error. Values are never obeyed blindly: garbage and past dates mean "no
- * wait", and waits are capped ({@link RetryAfter#DEFAULT_MAX}, and the limiter's
- * {@code maxRetryAfter}).
+ * wait", and waits are capped: by the limiter's {@code maxRetryAfter} for the requests of
+ * {@link AdaptiveEventBus} and {@link AdaptiveProxyVerticle}, by {@link RetryAfter#DEFAULT_MAX}
+ * for the methods without a cap.
  *
  * <p>Stateless and thread-safe.
  */
@@ -105,6 +106,20 @@ public final class RateLimitReply {
      *         rate limit, empty otherwise
      */
     public static Optional<RateLimitedException> rateLimited(Throwable failure, Clock clock) {
+        return rateLimited(failure, clock, RetryAfter.DEFAULT_MAX);
+    }
+
+    /**
+     * Reads a request's failure by the convention, its wait capped at {@code max}.
+     *
+     * @param failure the failure of an event-bus request
+     * @param clock   "now" for HTTP-dates
+     * @param max     the cap on the wait (the limiter's {@code maxRetryAfter}), positive
+     * @return a {@link RateLimitedException} (with the failure as its cause) if the failure is a
+     *         rate limit, empty otherwise
+     * @throws IllegalArgumentException if {@code max} is not positive
+     */
+    public static Optional<RateLimitedException> rateLimited(Throwable failure, Clock clock, Duration max) {
         if (failure instanceof RateLimitedException rl) {
             return Optional.of(rl);
         }
@@ -115,7 +130,7 @@ public final class RateLimitReply {
         if (code != RATE_LIMITED && code != SERVICE_UNAVAILABLE) {
             return Optional.empty();
         }
-        Optional<Duration> wait = retryAfter(re.getMessage(), clock);
+        Optional<Duration> wait = retryAfter(re.getMessage(), clock, max);
         if (code == SERVICE_UNAVAILABLE && wait.isEmpty()) {
             return Optional.empty();
         }
@@ -131,7 +146,22 @@ public final class RateLimitReply {
      * @return the wait it carries, if any is readable; at most {@link RetryAfter#DEFAULT_MAX}
      */
     public static Optional<Duration> retryAfter(String failureMessage, Clock clock) {
+        return retryAfter(failureMessage, clock, RetryAfter.DEFAULT_MAX);
+    }
+
+    /**
+     * @param failureMessage a consumer's failure message
+     * @param clock          "now" for HTTP-dates
+     * @param max            the cap on the wait (the limiter's {@code maxRetryAfter}), positive
+     * @return the wait it carries, if any is readable; at most {@code max}
+     * @throws IllegalArgumentException if {@code max} is not positive
+     */
+    public static Optional<Duration> retryAfter(String failureMessage, Clock clock, Duration max) {
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(max, "max");
+        if (max.isNegative() || max.isZero()) {
+            throw new IllegalArgumentException("max must be positive: " + max);
+        }
         if (failureMessage == null) {
             return Optional.empty();
         }
@@ -139,11 +169,11 @@ public final class RateLimitReply {
         // shift indices ("İ" lower-cases to two chars) and let look-alikes pass for the keys.
         int ms = Ascii.indexOfIgnoreCase(failureMessage, RETRY_AFTER_MS, 0);
         if (ms >= 0) {
-            return millis(value(failureMessage, ms + RETRY_AFTER_MS.length()));
+            return millis(value(failureMessage, ms + RETRY_AFTER_MS.length()), max);
         }
         int at = Ascii.indexOfIgnoreCase(failureMessage, RETRY_AFTER, 0);
         if (at >= 0) {
-            return RetryAfter.parse(value(failureMessage, at + RETRY_AFTER.length()), clock);
+            return RetryAfter.parse(value(failureMessage, at + RETRY_AFTER.length()), clock, max);
         }
         return Optional.empty();
     }
@@ -153,14 +183,14 @@ public final class RateLimitReply {
         return (end < 0 ? s.substring(from) : s.substring(from, end)).trim();
     }
 
-    private static Optional<Duration> millis(String digits) {
+    private static Optional<Duration> millis(String digits, Duration max) {
         if (!Ascii.isDigits(digits)) {
             return Optional.empty();
         }
-        if (digits.length() > 12) {
-            return Optional.of(RetryAfter.DEFAULT_MAX);
+        if (digits.length() > 18) {
+            return Optional.of(max);   // past what a long holds: past any cap
         }
         Duration d = Duration.ofMillis(Long.parseLong(digits));
-        return Optional.of(d.compareTo(RetryAfter.DEFAULT_MAX) > 0 ? RetryAfter.DEFAULT_MAX : d);
+        return Optional.of(d.compareTo(max) > 0 ? max : d);
     }
 }

@@ -89,6 +89,33 @@ class AdaptiveEventBusTest {
         return arrivals;
     }
 
+    /**
+     * {@code maxRetryAfter} is the cap on one Retry-After pause, above its default of 10 minutes
+     * too, as the web client reads a header: a consumer asking for 20 minutes, in either form,
+     * from a limiter allowed an hour pauses 20 minutes, not 10.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"retry-after=1200", "retry-after-ms=1200000"})
+    void aWaitPastTenMinutesIsCappedByMaxRetryAfterAlone(String failure, Vertx vertx) {
+        Await.result(vertx.eventBus().consumer("quota-20m", m -> m.fail(RateLimitReply.RATE_LIMITED, failure))
+                .completion());
+        List<dev.adaptive.limit.Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setStatsAddress(null)
+                        .setMaxRetryAfter(Duration.ofHours(1).toMillis()))
+                .traceListener(e -> {
+                    if (e instanceof dev.adaptive.trace.TraceEvent.TaskEnd end) {
+                        outcomes.add(end.outcome());
+                    }
+                }).build();
+        Future<Message<Object>> call = AdaptiveEventBus.create(limiter).request("quota-20m", "x");
+        dev.adaptive.testing.Until.met("the rate limit was read", Duration.ofSeconds(30), () -> !outcomes.isEmpty());
+        assertThat(outcomes.get(0)).isEqualTo(dev.adaptive.limit.Outcome.rateLimited(Duration.ofMinutes(20)));
+        assertThat(new AdaptiveLimiterStats(limiter.stats()).getPausedForMs()).as("what is left of the pause")
+                .isGreaterThan(Duration.ofMinutes(19).toMillis());
+        limiter.close();
+        assertThat(Await.failure(call)).isInstanceOf(dev.adaptive.LimiterClosedException.class);
+    }
+
     @Test
     void whenTheRateLimitBudgetRunsOutTheConsumersOwnFailureIsReported(Vertx vertx) {
         AtomicInteger arrivals = alwaysRateLimited(vertx, "always-429");

@@ -12,6 +12,7 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -20,6 +21,7 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
 
     private final AdaptiveLimiter limiter;
     private final Clock clock;
+    private final Duration maxRetryAfter;
     /**
      * The limiter's executor, but a request the event bus refused before sending is IGNORED (no
      * sample) and never retried; {@code null} for a limiter of another implementation, whose own
@@ -34,6 +36,9 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
     public AdaptiveEventBusImpl(AdaptiveLimiter limiter, Clock clock) {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.clock = Objects.requireNonNull(clock, "clock");
+        // The limiter's cap on a wait, not the 10-minute default, which would cut a longer wait
+        // that a raised maxRetryAfter lets through.
+        this.maxRetryAfter = Duration.ofMillis(limiter.options().getMaxRetryAfter());
         // As the web client's refusal to send a streamed body again: a failure made here, before
         // anything reached a consumer (a body no codec sends: "No message codec for type"), says
         // nothing of the consumer, and sent again it is refused the same way. Counted as a drop
@@ -56,7 +61,7 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
                 // outbound interceptor's throw, an event bus not (or no longer) started.
                 return Future.failedFuture(new IgnoredFailure(refused));
             }
-            return sent.recover(err -> Future.failedFuture(classify(err, clock)));
+            return sent.recover(err -> Future.failedFuture(classify(err, clock, maxRetryAfter)));
         };
         Future<Message<T>> call = executor != null
                 ? ((AdaptiveLimiterImpl) limiter).execute(executor, attempt)
@@ -67,10 +72,11 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
     /**
      * @param failure a request's failure
      * @param clock   "now" for HTTP-dates
+     * @param max     the cap on a wait
      * @return a {@link RateLimitedException} if the convention says so, the failure otherwise
      */
-    static Throwable classify(Throwable failure, Clock clock) {
-        return RateLimitReply.rateLimited(failure, clock).<Throwable>map(rl -> rl).orElse(failure);
+    static Throwable classify(Throwable failure, Clock clock, Duration max) {
+        return RateLimitReply.rateLimited(failure, clock, max).<Throwable>map(rl -> rl).orElse(failure);
     }
 
     /**
