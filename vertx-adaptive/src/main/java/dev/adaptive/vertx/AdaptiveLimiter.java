@@ -125,11 +125,13 @@ public interface AdaptiveLimiter {
     /**
      * Closes: no new call is admitted, and every call not yet completed (queued, waiting for a
      * retry, or in flight) fails at once with a {@link LimiterClosedException} naming the
-     * limiter. Stops stats publication. Idempotent. Done by itself when the Vert.x instance
-     * closes, but not when the verticle that created the limiter is undeployed: close it in the
-     * verticle's {@code stop()}.
+     * limiter. Stops stats publication. Idempotent and thread-safe: the shutdown runs once, and
+     * a close called while another is under way (on another thread, or by the closing Vert.x
+     * instance) runs none of it. Done by itself when the Vert.x instance closes, but not when the
+     * verticle that created the limiter is undeployed: close it in the verticle's
+     * {@code stop()}.
      *
-     * @return completes when closed
+     * @return completes when closed: for every call, once the one shutdown is over
      */
     Future<Void> close();
 

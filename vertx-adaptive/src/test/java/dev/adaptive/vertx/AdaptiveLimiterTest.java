@@ -17,7 +17,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -184,6 +188,61 @@ class AdaptiveLimiterTest {
         hold.complete("too late"); // a late answer changes nothing
         assertThat(limiter.limiter().inflight()).isZero();
         assertThat(Await.result(limiter.close())).as("idempotent").isNull();
+    }
+
+    @Test
+    void aCloseCalledWhileAnotherIsUnderWayCompletesOnlyOnceThatShutdownHasAndRunsNoSecond(Vertx vertx)
+            throws InterruptedException {
+        String address = "test.stats.close-twice";
+        List<String> states = new CopyOnWriteArrayList<>();
+        Promise<Void> markerSeen = Promise.promise();
+        vertx.eventBus().<JsonObject>consumer(address, m -> {
+            if (m.body().containsKey("marker")) {
+                markerSeen.tryComplete();
+            } else {
+                states.add(m.body().getString("state"));
+            }
+        }).completion().toCompletionStage().toCompletableFuture().join();
+        AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, fast().setName("twice").setStatsAddress(address)
+                .setStatsInterval(0).setStatsOnChange(false));
+        // The in-flight call's cancel callback runs inside the first close's shutdown, on its
+        // thread: it holds that shutdown open while the second close is called.
+        CountDownLatch inShutdown = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Promise<Void> running = Promise.promise();
+        Future<String> inFlight = limiter.<String>executeWithContext(ctx -> {
+            ctx.cancellation().onCancel(() -> {
+                inShutdown.countDown();
+                try {
+                    release.await(Await.TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            running.complete();
+            return Promise.<String>promise().future();
+        });
+        Await.result(running.future());
+        CompletableFuture<Future<Void>> firstClose = new CompletableFuture<>();
+        Thread closer = new Thread(() -> firstClose.complete(limiter.close()), "first-closer");
+        closer.start();
+        assertThat(inShutdown.await(Await.TIMEOUT_SECONDS, TimeUnit.SECONDS)).as("first close under way").isTrue();
+
+        Future<Void> secondClose = limiter.close();
+
+        assertThat(limiter.isClosed()).isTrue();
+        assertThat(secondClose.isComplete()).as("completed before the first close's shutdown had").isFalse();
+        release.countDown();
+        assertThat(Await.result(secondClose)).isNull();
+        assertThat(Await.result(firstClose.join())).isNull();
+        closer.join(TimeUnit.SECONDS.toMillis(Await.TIMEOUT_SECONDS));
+        assertThat(Await.failure(inFlight)).isInstanceOf(LimiterClosedException.class);
+        // Every final message a shutdown sends goes out on the limiter's context before this
+        // marker, from the same context to the same consumer: once it is in, all of them are.
+        limiter.context().runOnContext(v -> vertx.eventBus().publish(address, new JsonObject().put("marker", true)));
+        Await.result(markerSeen.future());
+        assertThat(states).as("one shutdown, one final stats message").containsExactly("ABORTED");
+        assertThat(Await.result(limiter.close())).as("a later close").isNull();
     }
 
     @Test

@@ -24,6 +24,7 @@ import dev.adaptive.vertx.VertxTime;
 import io.vertx.core.Closeable;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
@@ -35,6 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -58,8 +60,13 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private final LiveSet<Execution<?>, Throwable> live = new LiveSet<>(Execution::cancel);
     private final List<LimitChangeListener> limitListeners = new CopyOnWriteArrayList<>();
     private final AtomicLong sequence = new AtomicLong();
-    private volatile boolean closed;
-    /** What every call the close ends fails with; set before {@link #closed}. */
+    /**
+     * Set once, by the close that runs the shutdown: a compare-and-set, so that of two closes at
+     * once (the Vert.x close hook's and the user's, say) one shuts down and the other waits for
+     * it; completes once that shutdown has.
+     */
+    private final AtomicReference<Promise<Void>> closing = new AtomicReference<>();
+    /** What every call the close ends fails with; set before the limiter is aborted. */
     private volatile LimiterClosedException closeReason;
     /**
      * Closes this limiter when its Vert.x closes: Vert.x then drops every timer, so a call waiting
@@ -68,13 +75,14 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * undeploy leaves it open, as documented); {@link #close()} removes it.
      */
     private final Closeable closeWithVertx = completion -> {
-        Throwable failed = null;
+        Future<Void> closed;
         try {
-            close();
+            closed = close();
         } catch (Throwable t) {
-            failed = t;
+            closed = Future.failedFuture(t);
         }
-        completion.complete(null, failed);
+        // A close already under way on another thread: Vert.x goes on once it is over.
+        closed.onComplete(completion);
     };
 
     /**
@@ -368,12 +376,28 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
 
     @Override
     public Future<Void> close() {
-        if (closed) {
-            return Future.succeededFuture();
+        Promise<Void> done = Promise.promise();
+        Promise<Void> earlier = closing.compareAndExchange(null, done);
+        if (earlier != null) {
+            // Closed, or closing on another thread: what that close returns, complete once its
+            // shutdown is over, not before.
+            return earlier.future();
         }
+        try {
+            shutdown();
+        } catch (Throwable t) {
+            // Nothing here is meant to throw; if it does, later closes must not wait for good.
+            done.fail(t);
+            throw t;
+        }
+        done.complete();
+        return done.future();
+    }
+
+    /** Run once, by the close that claimed {@link #closing}. */
+    private void shutdown() {
         LimiterClosedException reason = closedException();
         closeReason = reason;
-        closed = true;
         if (vertx instanceof VertxInternal internal) {
             internal.removeCloseHook(closeWithVertx);
         }
@@ -392,12 +416,11 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                 // LimiterMetrics.close() throws nothing checked.
             }
         }
-        return Future.succeededFuture();
     }
 
     @Override
     public boolean isClosed() {
-        return closed;
+        return closing.get() != null;
     }
 
     private LimiterClosedException closedException() {
