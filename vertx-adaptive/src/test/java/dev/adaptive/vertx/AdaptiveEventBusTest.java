@@ -79,6 +79,81 @@ class AdaptiveEventBusTest {
         assertThat(outcomes).containsExactly(dev.adaptive.limit.Outcome.IGNORED, dev.adaptive.limit.Outcome.SUCCESS);
     }
 
+    /**
+     * The event bus's codec selector is user code that runs inside {@code request}, before
+     * anything is sent: whatever it throws, an Error included, is that same refusal to send.
+     */
+    @Test
+    void anErrorThrownInsideTheEventBusBeforeSendingIsARefusalNeitherADropNorRetried(Vertx vertx) {
+        vertx.eventBus().registerCodec(Parcel.codec("selected-parcel"));
+        AssertionError broken = new AssertionError("codec selector broke");
+        AtomicInteger selections = new AtomicInteger();
+        vertx.eventBus().codecSelector(body -> {
+            if (body instanceof Parcel) {
+                selections.incrementAndGet();
+                throw broken;
+            }
+            return null;
+        });
+        AtomicInteger arrivals = new AtomicInteger();
+        Await.result(vertx.eventBus().<Parcel>consumer("parcels.selected", m -> {
+            arrivals.incrementAndGet();
+            m.reply("got");
+        }).completion());
+        List<dev.adaptive.limit.Outcome> outcomes = new CopyOnWriteArrayList<>();
+        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setStatsAddress(null)
+                        .setRetries(3).setMinDelay(1).setMaxDelay(5).setRetryBudget(false))
+                .traceListener(e -> {
+                    if (e instanceof dev.adaptive.trace.TraceEvent.TaskEnd end) {
+                        outcomes.add(end.outcome());
+                    }
+                }).build();
+        AdaptiveEventBus bus = AdaptiveEventBus.create(limiter);
+
+        assertThat(Await.failure(bus.request("parcels.selected", new Parcel("a")))).isSameAs(broken);
+
+        assertThat(selections).as("one attempt").hasValue(1);
+        assertThat(outcomes).as("no sample").containsExactly(dev.adaptive.limit.Outcome.IGNORED);
+        assertThat(limiter.limiter().stats().congestionEvents()).isZero();
+        assertThat(limiter.limiter().inflight()).isZero();
+        assertThat(arrivals).hasValue(0);
+        assertThat(Await.result(bus.<String>request("parcels.selected", "plain")).body())
+                .as("the limiter still serves").isEqualTo("got");
+    }
+
+    /**
+     * An outbound interceptor's throw never reaches {@code request}: Vert.x reports it to the
+     * context and the request, never sent, fails at its send timeout, which is a drop and retried.
+     */
+    @Test
+    void anOutboundInterceptorsThrowIsASendTimeoutRetriedAsADrop(Vertx vertx) {
+        AtomicInteger intercepted = new AtomicInteger();
+        vertx.eventBus().addOutboundInterceptor(ctx -> {
+            if ("intercepted".equals(ctx.message().address())) {
+                intercepted.incrementAndGet();
+                throw new AssertionError("interceptor broke");
+            }
+            ctx.next();
+        });
+        AtomicInteger arrivals = new AtomicInteger();
+        Await.result(vertx.eventBus().<String>consumer("intercepted", m -> {
+            arrivals.incrementAndGet();
+            m.reply("got");
+        }).completion());
+        AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setStatsAddress(null)
+                .setRetries(1).setMinDelay(1).setMaxDelay(5).setRetryBudget(false));
+
+        Throwable failure = Await.failure(AdaptiveEventBus.create(limiter).request("intercepted", "x",
+                new DeliveryOptions().setSendTimeout(100)));
+
+        assertThat(failure).isInstanceOf(ReplyException.class);
+        assertThat(((ReplyException) failure).failureType()).isEqualTo(ReplyFailure.TIMEOUT);
+        assertThat(intercepted).as("sent again after the first timeout").hasValue(2);
+        assertThat(limiter.limiter().stats().congestionEvents()).isEqualTo(2);
+        assertThat(arrivals).hasValue(0);
+        assertThat(limiter.limiter().inflight()).isZero();
+    }
+
     /** @return the requests that reached a consumer at {@code address} that refuses each with a 10 ms wait */
     private static AtomicInteger alwaysRateLimited(Vertx vertx, String address) {
         AtomicInteger arrivals = new AtomicInteger();

@@ -56,9 +56,13 @@ public final class AdaptiveEventBusImpl implements AdaptiveEventBus {
             Future<Message<T>> sent;
             try {
                 sent = limiter.vertx().eventBus().<T>request(address, body, copy);
-            } catch (RuntimeException refused) {
-                // Thrown by the event bus before it sent anything: no codec for the body, an
-                // outbound interceptor's throw, an event bus not (or no longer) started.
+            } catch (Throwable refused) {
+                // Thrown by the event bus before it sent anything: no codec for the body, the
+                // codec selector's throw, an event bus not (or no longer) started. Any Throwable:
+                // the selector is user code, and an Error from it is the same refusal; left to
+                // the engine, it was a drop retried on the error budget, refused each time.
+                // (An outbound interceptor's throw never gets here: Vert.x reports it to the
+                // context and the request waits for its reply timeout.)
                 return Future.failedFuture(new IgnoredFailure(refused));
             }
             return sent.recover(err -> Future.failedFuture(classify(err, clock, maxRetryAfter)));
