@@ -13,11 +13,10 @@ import com.hazelcast.instance.impl.HazelcastInstanceFactory;
 import com.hazelcast.instance.impl.HazelcastInstanceProxy;
 import com.hazelcast.instance.impl.Node;
 import com.hazelcast.internal.server.FirewallingServer;
+import dev.adaptive.testing.LoopbackPorts;
 import dev.adaptive.testing.Until;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +65,7 @@ final class TestCluster implements AutoCloseable {
 
     /** As {@link #start(int, Consumer)}, with a configuration that may differ per member (its index). */
     static TestCluster start(int count, ObjIntConsumer<Config> customize) throws IOException {
-        TestCluster cluster = new TestCluster(freePorts(count), customize);
+        TestCluster cluster = new TestCluster(LoopbackPorts.free(count), customize);
         try {
             for (int i = 0; i < count; i++) {
                 cluster.members[i] = cluster.newMember(i);
@@ -208,20 +207,6 @@ final class TestCluster implements AutoCloseable {
         join.getTcpIpConfig().setEnabled(true).setMembers(addresses).setConnectionTimeoutSeconds(2);
         customize.accept(cfg, i);
         return HazelcastInstanceFactory.newHazelcastInstance(cfg, cfg.getInstanceName(), new FirewallingNodeContext());
-    }
-
-    private static List<Integer> freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")));
-            }
-            return sockets.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.adaptive.vertx;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
+import dev.adaptive.testing.LoopbackPorts;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -11,8 +12,6 @@ import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -39,7 +38,7 @@ final class ClusterNodes implements AutoCloseable {
      *                 injects faults, say)
      */
     static ClusterNodes start(int count, Function<Config, HazelcastClusterManager> managers) throws IOException {
-        List<Integer> ports = freePorts(count);
+        List<Integer> ports = LoopbackPorts.free(count);
         List<String> members = ports.stream().map(p -> "127.0.0.1:" + p).toList();
         String clusterName = "adaptive-test-" + UUID.randomUUID();
         ClusterNodes cluster = new ClusterNodes();
@@ -87,19 +86,6 @@ final class ClusterNodes implements AutoCloseable {
         return cfg;
     }
 
-    private static List<Integer> freePorts(int count) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1")));
-            }
-            return sockets.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-        }
-    }
 
     /** Stops one node, as a crash would for the others: it sends no leave. */
     void stop(int index) {
