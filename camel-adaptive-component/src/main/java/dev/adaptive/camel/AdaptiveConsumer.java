@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
  * dropped or left waiting. The pool itself stays for a route stop: the route can be started
  * again. Suspending the route, once Camel's graceful suspend has waited for what the pool
  * holds to end, pauses dispatch, and exchanges sent meanwhile stay queued; resuming resumes it.
+ * A stop of the suspended route waits only for attempts still running, not for the exchanges
+ * the paused pool holds, which nothing would dispatch: they fail at once, as stopped.
  *
  * <p>Thread-safe.
  */
@@ -105,7 +107,7 @@ public class AdaptiveConsumer extends DefaultConsumer implements ShutdownAware, 
     @Override
     public int getPendingExchangesSize() {
         ExchangePool p = pool;
-        return p == null ? 0 : p.pending();
+        return p == null ? 0 : p.pendingForShutdown();
     }
 
     @Override

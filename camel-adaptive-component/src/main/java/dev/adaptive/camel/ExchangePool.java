@@ -580,9 +580,27 @@ final class ExchangePool {
         return name;
     }
 
-    /** @return exchanges accepted and not yet ended: what Camel's shutdown must wait for */
+    /** @return exchanges accepted and not yet ended */
     int pending() {
         return pending.get();
+    }
+
+    /**
+     * What Camel's shutdown strategy must wait for. While the pool dispatches, every exchange
+     * it holds: each still runs before the consumer route stops, and a graceful suspend waits
+     * for them all before it pauses the pool. While paused (the consumer route suspended) only
+     * the attempts running, which end on their own: nothing else can end before a resume, and
+     * a stop of the suspended route never brings one, so waiting for the rest would only wait
+     * out the strategy's timeout; the consumer's stop fails them instead.
+     *
+     * @return the exchanges, or attempts, a shutdown is to wait for
+     */
+    synchronized int pendingForShutdown() {
+        if (!paused) {
+            return pending.get();
+        }
+        Engine e = engine;
+        return e == null ? 0 : e.limiter().inflight();
     }
 
     /** @return the exchanges a stop would fail now: those that went on past their start and have not ended */

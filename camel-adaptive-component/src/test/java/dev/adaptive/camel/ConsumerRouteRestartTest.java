@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -132,26 +133,44 @@ class ConsumerRouteRestartTest extends CamelTestSupport {
     }
 
     /**
-     * Exchanges held by a suspended route count as pending for its stop, though they cannot run:
-     * the stop waits out its timeout, then fails them as any forced stop does; a start after it
-     * dispatches again.
+     * A stop of a suspended route does not wait for the exchanges the paused pool holds: nothing
+     * dispatches them before a resume, which a stop never brings. With the shutdown strategy's
+     * timeout at 60 s, the stop returns without timing out and they fail at once as stopped, each
+     * once; a start after the stop dispatches again.
      */
     @Test
-    void aStopOfASuspendedRouteFailsTheExchangesItHeldOnceItsTimeoutRunsOut() throws Exception {
+    void aStopOfASuspendedRouteFailsTheExchangesItHeldAtOnceNotWhenItsTimeoutRunsOut() throws Exception {
+        context.getShutdownStrategy().setTimeout(60);
         context.getRouteController().suspendRoute("consumer");
-        CompletableFuture<Exchange> held = template.asyncSend("adaptive:restarted", x -> x.getMessage().setBody("held"));
+        AsyncSends.Batch held = AsyncSends.send(context, "adaptive:restarted", 3, i -> "held " + i, Map.of());
         AdaptiveComponent adaptive = context.getComponent("adaptive", AdaptiveComponent.class);
-        Until.met("the held exchange waits in the paused pool", Duration.ofSeconds(30),
-                () -> adaptive.stats("restarted").map(AdaptiveStats::pending).orElse(0) >= 1);
+        Until.met("the held exchanges wait in the paused pool", Duration.ofSeconds(30),
+                () -> adaptive.stats("restarted").map(AdaptiveStats::pending).orElse(0) == 3);
+        assertThat(held.done()).as("a suspended consumer route takes nothing").noneMatch(CompletableFuture::isDone);
 
-        context.getRouteController().stopRoute("consumer", 1, TimeUnit.SECONDS);
+        CompletableFuture<Void> stop = CompletableFuture.runAsync(() -> {
+            try {
+                context.getRouteController().stopRoute("consumer");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
 
-        assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).isTrue();
-        assertThat(held.get(30, TimeUnit.SECONDS).getException()).isInstanceOf(AdaptivePoolStoppedException.class)
-                .hasMessage("adaptive pool 'restarted' refused the exchange: its consumer route stopped before the"
-                        + " exchange completed");
+        assertThat(stop).as("the stop, far from its 60 s timeout").succeedsWithin(Duration.ofSeconds(20));
+        assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).as("the strategy timed out").isFalse();
+        List<Exchange> ended = held.await(20);
+        for (int i = 0; i < ended.size(); i++) {
+            assertThat(ended.get(i).getException()).as("held exchange %s", i)
+                    .isInstanceOf(AdaptivePoolStoppedException.class)
+                    .hasMessage("adaptive pool 'restarted' refused the exchange: its consumer route stopped before the"
+                            + " exchange completed");
+            assertThat(held.callbacks(i)).as("callbacks of held exchange %s", i).isEqualTo(1);
+        }
+        assertThat(adaptive.stats("restarted").orElseThrow().pending()).isZero();
+
         context.getRouteController().startRoute("consumer");
         assertThat(template.asyncRequestBody("adaptive:restarted", "after", String.class).get(30, TimeUnit.SECONDS))
                 .isEqualTo("ok after");
+        held.stop();
     }
 }

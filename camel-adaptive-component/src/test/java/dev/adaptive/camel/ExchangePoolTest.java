@@ -482,4 +482,32 @@ class ExchangePoolTest {
         assertThat(log).containsExactly("x");
         assertThat(ended).containsExactly(x);
     }
+
+    /**
+     * Camel's shutdown waits for everything the pool holds while it dispatches, but only for
+     * the running attempts while it is paused: what is queued then cannot end before a resume.
+     */
+    @Test
+    void whilePausedAShutdownIsToWaitOnlyForTheAttemptsRunning() {
+        List<Runnable> held = new ArrayList<>();
+        ExchangePool pool = pool(o -> o.set("algorithm", "fixed").set("maxLimit", 1), held::add,
+                e -> e.getIn().setBody("done"));
+        Exchange running = submit(pool, "running");
+        Exchange queued = submit(pool, "queued");
+        assertThat(pool.pendingForShutdown()).as("dispatching: everything held").isEqualTo(2);
+
+        pool.pause();
+        assertThat(pool.pendingForShutdown()).as("paused: the running attempt alone").isEqualTo(1);
+        held.get(0).run();
+        assertThat(ended).containsExactly(running);
+        assertThat(pool.pendingForShutdown()).as("paused: the queued exchange cannot run").isZero();
+        assertThat(pool.pending()).as("still held").isEqualTo(1);
+
+        pool.resume();
+        assertThat(pool.pendingForShutdown()).as("resumed: the queued exchange runs").isEqualTo(1);
+        held.get(1).run();
+        assertThat(ended).containsExactly(running, queued);
+        assertThat(queued.getMessage().getBody()).isEqualTo("done");
+        assertThat(pool.pendingForShutdown()).isZero();
+    }
 }
