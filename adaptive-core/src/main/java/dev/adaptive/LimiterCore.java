@@ -168,6 +168,10 @@ final class LimiterCore {
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
+    /** The ticker, where a reading that throws cannot just be skipped: a grant to a queued acquisition. */
+    private final CallbackFailures tickerFailures;
+    /** The scheduler's handles: a cancel of a wait timeout or of the gate's wake-up. */
+    private final CallbackFailures cancelFailures;
     /** For the runners' {@link OutcomeClassifier}s, which the limiter itself never calls. */
     final CallbackFailures classifierFailures;
     // Lowest success RTT seen; fed to the algorithm instead of the real RTT when latency
@@ -223,6 +227,8 @@ final class LimiterCore {
         this.algorithmFailures = new CallbackFailures(LOG, name, "limit algorithm ('" + algorithm.name() + "')",
                 limitFailures);
         this.gateFailures = new CallbackFailures(LOG, name, "admission gate", limitFailures);
+        this.tickerFailures = new CallbackFailures(LOG, name, "ticker", limitFailures);
+        this.cancelFailures = new CallbackFailures(LOG, name, "timer's cancel", limitFailures);
         this.classifierFailures = new CallbackFailures(LOG, name, "outcome classifier", classifierFailureCount);
         this.minLimit = Math.max(1, algorithm.minLimit());
         this.maxLimit = Math.max(minLimit, algorithm.maxLimit());
@@ -389,10 +395,7 @@ final class LimiterCore {
             return;
         }
         waiting.decrementAndGet();
-        Cancellable t = w.timeout;
-        if (t != null) {
-            t.cancel();
-        }
+        cancelTimer(w.timeout);
         if (departed.incrementAndGet() > waiting.get() + SWEEP_SLACK) {
             sweep();
         }
@@ -491,11 +494,17 @@ final class LimiterCore {
                 break;
             }
             waiting.decrementAndGet();
-            LeaseImpl lease = new LeaseImpl(this, ticker.nanoTime(), n);
-            Cancellable t = w.timeout;
-            if (t != null) {
-                t.cancel();
+            long now;
+            try {
+                now = ticker.nanoTime();
+            } catch (Throwable brokenTicker) {
+                // No start to stamp a lease with: the slot goes back and the acquisition fails.
+                inflight.decrementAndGet(); // no signal: this loop goes round again
+                failTaken(w, brokenTicker);
+                continue;
             }
+            LeaseImpl lease = new LeaseImpl(this, now, n);
+            cancelTimer(w.timeout);
             if (!w.complete(lease)) {
                 // Timed out or cancelled in the meantime: the slot goes back, unsampled, and
                 // then whoever waits for it to be back hears (SlotReturn).
@@ -512,7 +521,27 @@ final class LimiterCore {
             cancelGateWake();
         }
         while (mayDispatch() && waiting.get() > 0) {
-            long now = ticker.nanoTime();
+            long now;
+            try {
+                now = ticker.nanoTime();
+            } catch (Throwable brokenTicker) {
+                // No time to ask the gate with: the grant a free slot would have made fails the
+                // acquisition it was for, rather than leave it queued with nothing to drain again
+                // (nothing in flight, no wake-up armed). With no slot free, a release drains again.
+                if (tryIncrement() < 0) {
+                    tickerFailures.failed(brokenTicker);
+                    return;
+                }
+                inflight.decrementAndGet(); // never granted: no lease, no gate to tell
+                Waiter w = takeNext();
+                if (w == null) {
+                    tickerFailures.failed(brokenTicker);
+                    return;
+                }
+                waiting.decrementAndGet();
+                failTaken(w, brokenTicker);
+                continue;
+            }
             boolean probing = outage != null && outage.on();
             long at = askGate(now, probing);
             if (at == AdmissionGate.HOLD) {
@@ -552,13 +581,40 @@ final class LimiterCore {
             if (probing) {
                 outage.probeStarted(lease);
             }
-            Cancellable t = w.timeout;
-            if (t != null) {
-                t.cancel();
-            }
+            cancelTimer(w.timeout);
             if (!w.complete(lease)) {
                 lease.giveBack();
                 w.slotBack();
+            }
+        }
+    }
+
+    /**
+     * Ends an acquisition the drain took but cannot grant because the ticker threw (its slot,
+     * if one was counted, already given back): it fails with what the ticker threw, as one
+     * whose wait timeout the scheduler refused fails with the refusal, and whoever waits for its
+     * slot to be back hears.
+     */
+    private void failTaken(Waiter w, Throwable brokenTicker) {
+        tickerFailures.failed(brokenTicker);
+        cancelTimer(w.timeout);
+        w.completeExceptionally(brokenTicker);
+        w.slotBack();
+    }
+
+    /**
+     * Cancels one of the limiter's timers: a queued acquisition's wait timeout, the gate's
+     * wake-up. The handle is the user's scheduler's; one whose cancel throws is counted and
+     * what called it goes on (a grant, a withdrawal, an abort, a drain), since the timer that
+     * then fires finds nothing to do: the acquisition has ended (its completion with a
+     * timeout fails), the wake-up only drains once more.
+     */
+    private void cancelTimer(Cancellable timer) {
+        if (timer != null) {
+            try {
+                timer.cancel();
+            } catch (Throwable broken) {
+                cancelFailures.failed(broken);
             }
         }
     }
@@ -595,7 +651,7 @@ final class LimiterCore {
             if (Nanos.between(armed.atNanos, at) >= 0) {
                 return; // an earlier (or equal) wake-up is armed; it asks again, and re-arms if need be
             }
-            armed.timer.cancel();
+            cancelTimer(armed.timer);
         }
         GateWake wake = new GateWake(at);
         gateWake.set(wake);
@@ -613,8 +669,8 @@ final class LimiterCore {
 
     private void cancelGateWake() {
         GateWake armed = gateWake.getAndSet(null);
-        if (armed != null && armed.timer != null) {
-            armed.timer.cancel();
+        if (armed != null) {
+            cancelTimer(armed.timer);
         }
     }
 
@@ -1147,10 +1203,7 @@ final class LimiterCore {
         Waiter w;
         while ((w = takeNext()) != null) {
             waiting.decrementAndGet();
-            Cancellable t = w.timeout;
-            if (t != null) {
-                t.cancel();
-            }
+            cancelTimer(w.timeout);
             if (aborted == null) {
                 aborted = closed(LimiterState.ABORTED);
             }

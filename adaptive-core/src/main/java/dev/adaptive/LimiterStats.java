@@ -22,7 +22,11 @@ import java.time.Duration;
  * @param limitFailures       folds of the {@link dev.adaptive.limit.Limit} refused because its
  *                            {@code update} threw or returned {@code null}, or the state it
  *                            returned could not say its limit or metrics; the limiter kept the
- *                            state it had; and calls to the {@link AdmissionGate} that threw
+ *                            state it had; calls to the {@link AdmissionGate} that threw; and
+ *                            readings of the {@link dev.adaptive.time.Ticker} that threw as the
+ *                            limiter granted a queued acquisition (which then failed with it),
+ *                            and cancels of its timers (a wait timeout, a gate's wake-up) that
+ *                            threw
  * @param successes           attempts released as {@link Outcome.Success}
  * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included
  * @param errorRetries        retries decided after an attempt that failed (not by timeout or

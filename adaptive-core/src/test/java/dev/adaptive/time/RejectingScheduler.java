@@ -3,16 +3,22 @@ package dev.adaptive.time;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A {@link Scheduler} on a {@link VirtualTime} that throws {@link RejectedExecutionException}
- * from {@link #schedule} while {@link #rejecting} is set, as a shut-down executor does: what a
- * user's scheduler may do, which the engine must survive without leaking a slot or leaving work
- * pending.
+ * A {@link Scheduler} on a {@link VirtualTime} that fails as a user's scheduler may, and the
+ * engine must survive without leaking a slot or leaving work pending: it throws
+ * {@link RejectedExecutionException} from {@link #schedule} while {@link #rejecting} is set, as
+ * a shut-down executor does, and the handles it returns throw {@link #cancelThrows} from
+ * {@link Cancellable#cancel()} while that is set, leaving their task scheduled (it runs when due).
  */
 public final class RejectingScheduler implements Scheduler {
 
     private final VirtualTime time;
     /** While set, every {@link #schedule} throws. */
     public volatile boolean rejecting;
+    /**
+     * While set, a cancel of any handle this scheduler returned throws it, and cancels nothing.
+     * An {@code Error}: the hardest case, which a {@code catch (Exception e)} lets through.
+     */
+    public volatile Error cancelThrows;
 
     /** @param time the virtual time that runs what is accepted */
     public RejectingScheduler(VirtualTime time) {
@@ -24,6 +30,13 @@ public final class RejectingScheduler implements Scheduler {
         if (rejecting) {
             throw new RejectedExecutionException("scheduler shut down");
         }
-        return time.schedule(task, delayNanos);
+        Cancellable scheduled = time.schedule(task, delayNanos);
+        return () -> {
+            Error broken = cancelThrows;
+            if (broken != null) {
+                throw broken;
+            }
+            return scheduled.cancel();
+        };
     }
 }

@@ -1,0 +1,237 @@
+package dev.adaptive;
+
+import dev.adaptive.internal.SlotReturn;
+import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.limit.Outcome;
+import dev.adaptive.time.RejectingScheduler;
+import dev.adaptive.time.TrapTicker;
+import dev.adaptive.time.VirtualTime;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongUnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * The user's {@code Ticker}, and the {@code Cancellable}s of the user's {@code Scheduler}, throw
+ * (an {@code Error}, the hardest case) inside the limiter's drain, between taking a queued
+ * acquisition and handing it its lease, and where the limiter withdraws or aborts queued
+ * acquisitions. Nothing may be lost: no slot stays counted, every acquisition ends (granted,
+ * or failed with what the ticker threw), the drain goes on granting, the failure is counted in
+ * {@code limitFailures}, and a timer that could not be cancelled finds nothing to do when it fires.
+ */
+class ThrowingTimeTest {
+
+    private final VirtualTime time = new VirtualTime();
+    private final RejectingScheduler scheduler = new RejectingScheduler(time);
+    private final Error brokenClock = new InternalError("clock unplugged");
+    private final Error brokenCancel = new InternalError("cancel broke");
+
+    @AfterEach
+    void nothingThrewOnTheScheduler() {
+        assertThat(time.uncaught()).isEmpty();
+    }
+
+    /** A gate that admits at the instant {@link #rule} answers, for the drain's gated pass. */
+    private static final class RuleGate implements AdmissionGate {
+        volatile LongUnaryOperator rule = now -> now;
+
+        @Override
+        public long admitAt(long nowNanos, int inflight) {
+            return rule.applyAsLong(nowNanos);
+        }
+
+        @Override
+        public Object started(Lease lease) {
+            return null;
+        }
+
+        @Override
+        public void settled(Object ticket, Outcome outcome, Throwable failure, long nowNanos) {
+        }
+    }
+
+    private Limiter.Builder limiter(int limit) {
+        return Limiter.builder().limit(FixedLimit.of(limit)).ticker(time).scheduler(scheduler);
+    }
+
+    /**
+     * Two acquisitions queue behind a held slot; the ticker throws at its next reading inside
+     * {@code method} of the drain, as the release of the held slot grants the first of them.
+     */
+    private void aTickerThrowingInTheGrant(Limiter.Builder builder, String method) {
+        TrapTicker ticker = new TrapTicker(time, method);
+        Limiter limiter = builder.ticker(ticker).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> first = limiter.acquire();
+        CompletableFuture<Lease> second = limiter.acquire();
+        assertThat(first).isNotDone();
+        AtomicInteger slotBack = new AtomicInteger(-1);
+        ((SlotReturn) first).whenSlotBack(() -> slotBack.set(limiter.inflight()));
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> held.release(Outcome.SUCCESS));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw inside the grant").isTrue();
+            soft.assertThat(thrown).as("what the release threw").isNull();
+            soft.assertThat(first).as("the acquisition the grant was for").isCompletedExceptionally();
+            soft.assertThat(first.handle((lease, error) -> error).getNow(null)).as("its failure").isSameAs(brokenClock);
+            soft.assertThat(slotBack).as("in flight when told its slot is back, before the next grant").hasValue(0);
+            soft.assertThat(second).as("the next one, granted the slot").isCompleted();
+            soft.assertThat(limiter.inflight()).as("in flight: the next one's lease").isEqualTo(1);
+            soft.assertThat(limiter.waiting()).as("waiting").isZero();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        second.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+        // The drain is free: a later acquisition queued behind a held slot is granted at its release.
+        Lease again = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> later = limiter.acquire();
+        again.release(Outcome.SUCCESS);
+        assertThat(later).as("a later acquisition").isCompleted();
+        later.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void aTickerThrowingAsTheDrainGrantsFailsThatAcquisitionWithItAndGrantsTheNext() {
+        aTickerThrowingInTheGrant(limiter(1), "drainPass");
+    }
+
+    @Test
+    void throughAGateATickerThrowingAsTheDrainGrantsFailsThatAcquisitionWithItAndGrantsTheNext() {
+        aTickerThrowingInTheGrant(limiter(1).gate(new RuleGate()), "gatedPass");
+    }
+
+    /**
+     * An acquisition queues with a wait timeout behind a held slot; the timer's cancel throws
+     * as the release of the held slot grants it. It is granted all the same, and the timer,
+     * which then fires, leaves it granted.
+     */
+    private void aWaitTimeoutWhoseCancelThrowsInTheGrant(Limiter.Builder builder) {
+        Limiter limiter = builder.waitTimeout(Duration.ofSeconds(30)).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        CompletableFuture<Lease> next = limiter.acquire();
+        scheduler.cancelThrows = brokenCancel;
+
+        Throwable thrown = catchThrowable(() -> held.release(Outcome.SUCCESS));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what the release threw").isNull();
+            soft.assertThat(queued).as("the acquisition whose timer's cancel threw").isCompleted();
+            soft.assertThat(limiter.inflight()).as("in flight: its lease").isEqualTo(1);
+            soft.assertThat(limiter.waiting()).as("waiting: the next one").isEqualTo(1);
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        scheduler.cancelThrows = null;
+        // Its timer was not cancelled: it fires, and finds the acquisition granted.
+        time.advance(Duration.ofSeconds(20));
+        assertThat(queued).isCompleted();
+        Lease lease = queued.join();
+        assertThat(lease.isReleased()).isFalse();
+        assertThat(limiter.inflight()).isEqualTo(1);
+        lease.release(Outcome.SUCCESS);
+        assertThat(next).as("the next one, granted at that release").isCompleted();
+        next.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+        time.advance(Duration.ofMinutes(1));
+        assertThat(limiter.tryAcquire()).as("a later acquisition").isPresent();
+    }
+
+    @Test
+    void aWaitTimeoutWhoseCancelThrowsAsTheDrainGrantsStillGrantsAndItsTimerFiresHarmlessly() {
+        aWaitTimeoutWhoseCancelThrowsInTheGrant(limiter(1));
+    }
+
+    @Test
+    void throughAGateAWaitTimeoutWhoseCancelThrowsAsTheDrainGrantsStillGrantsAndItsTimerFiresHarmlessly() {
+        aWaitTimeoutWhoseCancelThrowsInTheGrant(limiter(1).gate(new RuleGate()));
+    }
+
+    @Test
+    void aCancelOfAQueuedAcquisitionWhoseTimerCancelThrowsStillWithdrawsIt() {
+        Limiter limiter = limiter(1).waitTimeout(Duration.ofSeconds(30)).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        CompletableFuture<Lease> next = limiter.acquire();
+        scheduler.cancelThrows = brokenCancel;
+
+        boolean[] cancelled = new boolean[1];
+        Throwable thrown = catchThrowable(() -> cancelled[0] = queued.cancel(false));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what cancel() threw").isNull();
+            soft.assertThat(cancelled[0]).as("cancel() said it cancelled").isTrue();
+            soft.assertThat(queued).as("the acquisition").isCancelled();
+            soft.assertThat(limiter.waiting()).as("waiting: the next one").isEqualTo(1);
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        scheduler.cancelThrows = null;
+        time.advance(Duration.ofSeconds(20)); // its timer fires, and finds it gone
+        held.release(Outcome.SUCCESS);
+        assertThat(next).as("the next one, granted the freed slot").isCompleted();
+        next.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+        assertThat(limiter.waiting()).isZero();
+    }
+
+    @Test
+    void anAbortWhoseTimerCancelsThrowFailsEveryQueuedAcquisition() {
+        Limiter limiter = limiter(1).waitTimeout(Duration.ofSeconds(30)).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> first = limiter.acquire();
+        CompletableFuture<Lease> second = limiter.acquire();
+        scheduler.cancelThrows = brokenCancel;
+
+        Throwable thrown = catchThrowable(limiter::abort);
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what abort() threw").isNull();
+            soft.assertThat(first.handle((lease, error) -> error).getNow(null)).as("the first acquisition's failure")
+                    .isInstanceOf(LimiterClosedException.class);
+            soft.assertThat(second.handle((lease, error) -> error).getNow(null)).as("the second acquisition's failure")
+                    .isInstanceOf(LimiterClosedException.class);
+            soft.assertThat(limiter.waiting()).as("waiting").isZero();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(2);
+        });
+        scheduler.cancelThrows = null;
+        time.advance(Duration.ofMinutes(1)); // their timers fire, and find them failed
+        held.release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void aGateWakeUpWhoseCancelThrowsWhenTheGateChangesStillLetsTheDrainAskAgain() {
+        RuleGate gate = new RuleGate();
+        long notBefore = time.nanoTime() + Duration.ofSeconds(1).toNanos();
+        gate.rule = now -> notBefore;
+        Limiter limiter = limiter(1).gate(gate).build();
+        CompletableFuture<Lease> queued = limiter.acquire(); // the drain arms a wake-up for the gate's answer
+        assertThat(queued).isNotDone();
+        gate.rule = now -> now;
+        scheduler.cancelThrows = brokenCancel;
+
+        Throwable thrown = catchThrowable(limiter::gateChanged); // drops the wake-up and asks afresh
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what gateChanged() threw").isNull();
+            soft.assertThat(queued).as("admitted when asked afresh").isCompleted();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        scheduler.cancelThrows = null;
+        time.advance(Duration.ofSeconds(2)); // the wake-up fires: one more pass, nothing to grant
+        queued.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+        assertThat(limiter.acquire()).as("a later acquisition").isCompleted();
+    }
+}
