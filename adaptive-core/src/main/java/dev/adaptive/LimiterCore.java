@@ -754,7 +754,9 @@ final class LimiterCore {
             Listeners.tell(gate, g.ticket, AdmissionGate::unused, gateFailures);
         }
         if (outage != null) {
-            outage.settled(lease, lease.outageEpoch(), Outcome.IGNORED, ticker.nanoTime());
+            // No ticker reading: this runs inside the drain (a grant raced by a withdrawal), where
+            // a ticker that throws would keep the slot and stop the drain.
+            outage.unused(lease);
         }
         giveBack();
     }

@@ -124,6 +124,24 @@ final class OutageWatch {
     }
 
     /**
+     * A lease that ended unused (it never reached its caller, or its caller never used it): as
+     * {@link #settled} with {@link Outcome#IGNORED}, which says nothing of the server and so
+     * needs no time: a probe's place is free again.
+     *
+     * @param lease the lease
+     */
+    void unused(Object lease) {
+        if (runDrops == 0 && !on) {
+            return; // the common case, as in settled
+        }
+        synchronized (this) {
+            if (lease == probe) {
+                probe = null;
+            }
+        }
+    }
+
+    /**
      * @param lease      the lease that ended
      * @param leaseEpoch the {@link #epoch()} it was granted in
      * @param outcome    how it ended

@@ -112,6 +112,40 @@ class ThrowingTimeTest {
         aTickerThrowingInTheGrant(limiter(1).gate(new RuleGate()), "gatedPass");
     }
 
+    @Test
+    void aTickerThrowingAsTheDrainGivesBackTheSlotOfAnAcquisitionWithdrawnInItsGrantLosesNothing() {
+        TrapTicker ticker = new TrapTicker(time, "drainPass");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        AtomicInteger slotBack = new AtomicInteger(-1);
+        ticker.arm(() -> {
+            // Withdrawn as the drain grants it: the drain gives the slot back, and the ticker
+            // throws at any reading it makes from here on.
+            queued.cancel(false);
+            ((SlotReturn) queued).whenSlotBack(() -> slotBack.set(limiter.inflight()));
+            ticker.arm(() -> {
+                throw brokenClock;
+            });
+        });
+
+        Throwable thrown = catchThrowable(() -> held.release(Outcome.SUCCESS));
+        ticker.arm(() -> { }); // disarms the throw if this drain made no reading for it
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what the release threw").isNull();
+            soft.assertThat(queued).as("the withdrawn acquisition").isCancelled();
+            soft.assertThat(slotBack).as("in flight when told its slot is back").hasValue(0);
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+        });
+        Lease again = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> later = limiter.acquire();
+        again.release(Outcome.SUCCESS);
+        assertThat(later).as("a later acquisition, granted by the drain").isCompleted();
+        later.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
     /**
      * An acquisition queues with a wait timeout behind a held slot; the timer's cancel throws
      * as the release of the held slot grants it. It is granted all the same, and the timer,
