@@ -83,7 +83,8 @@ public interface AdmissionGate {
      *                 {@link RateLimitedException} for a result classified as a failure, the
      *                 reason of a cancellation); {@code null} for a success and for a lease
      *                 released directly with {@link Lease#release(Outcome)}
-     * @param nowNanos the ticker reading at the release
+     * @param nowNanos the ticker reading at the release; the lease's start if the ticker threw
+     *                 there (the release then goes on without a time)
      */
     void settled(Object ticket, Outcome outcome, Throwable failure, long nowNanos);
 

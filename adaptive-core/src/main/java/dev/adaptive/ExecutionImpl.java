@@ -196,7 +196,14 @@ final class ExecutionImpl<R> implements Execution<R> {
 
     /** Acquires for the next attempt, the hold for it already taken; the attempt inherits it. */
     private void acquireHeld(boolean retry) {
-        LeaseImpl now = core.grantNow();
+        LeaseImpl now;
+        try {
+            now = core.grantNow();
+        } catch (Throwable brokenTicker) {
+            // The slot is back already: the acquisition fails with it, as a queued one the drain cannot stamp.
+            awaitLease(CompletableFuture.failedFuture(brokenTicker), true);
+            return;
+        }
         if (now != null) {
             // A free slot, the common case: no future to carry the lease.
             runAttempt(now, true);

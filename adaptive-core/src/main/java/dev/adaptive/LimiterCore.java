@@ -168,7 +168,7 @@ final class LimiterCore {
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
-    /** The ticker, where a reading that throws cannot just be skipped: a grant to a queued acquisition. */
+    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a pause's end. */
     private final CallbackFailures tickerFailures;
     /** The scheduler's handles: a cancel of a wait timeout or of the gate's wake-up. */
     private final CallbackFailures cancelFailures;
@@ -266,7 +266,17 @@ final class LimiterCore {
             lease = tryAcquireGated();
         } else {
             int n = tryIncrement();
-            lease = n < 0 ? null : new LeaseImpl(this, ticker.nanoTime(), n);
+            if (n < 0) {
+                lease = null;
+            } else {
+                try {
+                    lease = leaseFor(n);
+                } catch (Throwable brokenTicker) {
+                    // Its slot is back and the failure counted: no lease, as when a gated
+                    // tryAcquire's grant fails. Not shed: the limiter had the room.
+                    return null;
+                }
+            }
         }
         if (lease == null && s == LimiterState.RUNNING) {
             shed.increment(); // full, paused by a Retry-After, or others queued first: load, not lifecycle
@@ -299,7 +309,12 @@ final class LimiterCore {
      * @param retry whether it is for a retry: in an outage, probes are first attempts where any wait
      */
     CompletableFuture<Lease> acquire(boolean ahead, boolean retry) {
-        LeaseImpl now = grantNow();
+        LeaseImpl now;
+        try {
+            now = grantNow();
+        } catch (Throwable brokenTicker) {
+            return CompletableFuture.failedFuture(brokenTicker); // as the drain fails a grant it cannot stamp
+        }
         return now != null ? CompletableFuture.completedFuture(now) : queue(ahead, retry);
     }
 
@@ -327,15 +342,37 @@ final class LimiterCore {
      *
      * @return the lease, or {@code null} if the acquisition must queue (or fail: the caller
      *         then goes through {@link #queue(boolean, boolean)}, which says why)
+     * @throws RuntimeException what the ticker threw as the lease was stamped (an {@code Error}
+     *         too): the slot is back and the failure counted; the caller fails the acquisition with it
      */
     LeaseImpl grantNow() {
         if (!throughDrain() && state == LimiterState.RUNNING && pause == null && waiting.get() == 0) {
             int n = tryIncrement();
             if (n >= 0) {
-                return new LeaseImpl(this, ticker.nanoTime(), n);
+                return leaseFor(n);
             }
         }
         return null;
+    }
+
+    /**
+     * Stamps the lease of a slot just counted outside the drain. A ticker that throws leaves no
+     * start to stamp it with: the slot goes back (draining, as any freed slot does), the failure
+     * is counted, and what the ticker threw is rethrown for the caller to fail that acquisition with.
+     *
+     * @param n the in-flight count with this slot
+     * @return the lease
+     */
+    private LeaseImpl leaseFor(int n) {
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            tickerFailures.failed(brokenTicker);
+            giveBack();
+            throw brokenTicker;
+        }
+        return new LeaseImpl(this, now, n);
     }
 
     /** Queues an acquisition without draining: the caller drains, or frees a slot that drains. */
@@ -695,7 +732,17 @@ final class LimiterCore {
      * @return the queued acquisition, or {@code null} without {@code requeue}
      */
     CompletableFuture<Lease> onRelease(LeaseImpl lease, Outcome outcome, Throwable failure, boolean requeue) {
-        long now = ticker.nanoTime();
+        long now;
+        boolean timed = true;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // No time for this end: what needs one (the sample, a Retry-After pause, an announced
+            // quota, the outage rule's count) is dropped; the rest goes on, and the slot is freed.
+            tickerFailures.failed(brokenTicker);
+            now = lease.startNanos(); // the gate's settled: the latest reading this lease has
+            timed = false;
+        }
         long rtt = Math.max(0, now - lease.startNanos());
         if (outcome instanceof Outcome.Success) {
             successes.increment();
@@ -713,25 +760,31 @@ final class LimiterCore {
         // before the free, so that the next grant sees them) must not also leak the slot.
         try {
             try {
-                if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
-                    // Open the pause before the slot is freed, so the drain below cannot dispatch into
-                    // the window the server just announced.
-                    pauseFor(r.retryAfter(), now);
+                if (timed) {
+                    if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
+                        // Open the pause before the slot is freed, so the drain below cannot dispatch
+                        // into the window the server just announced.
+                        pauseFor(r.retryAfter(), now);
+                    }
+                    fold(lease, outcome, now, rtt);
                 }
-                fold(lease, outcome, now, rtt);
             } finally {
                 if (gate != null) {
                     // Before the slot is freed: the next admission already sees this end.
                     gateSettled(lease, outcome, failure, now);
                 }
                 Quota announced = outcome.quota();
-                if (announced != null || quota.bound != QuotaWindow.NONE) {
+                if (timed && (announced != null || quota.bound != QuotaWindow.NONE)) {
                     // Before the slot is freed too: no grant may see the slot without the bound.
                     quotaSettled(announced, now);
                 }
                 if (outage != null) {
                     // Before the slot is freed too: an outage that begins here binds the next grant.
-                    outageSettled(lease, outcome, now);
+                    if (timed) {
+                        outageSettled(lease, outcome, now);
+                    } else {
+                        outage.unused(lease); // a probe's place is free again all the same
+                    }
                 }
                 if (requeue) {
                     LimiterState s = state;
@@ -1119,7 +1172,15 @@ final class LimiterCore {
         if (pause != mine) {
             return; // extended (the later pause's own timer ends it) or already ended
         }
-        long left = Nanos.between(ticker.nanoTime(), mine.untilNanos);
+        long left;
+        try {
+            left = Nanos.between(ticker.nanoTime(), mine.untilNanos);
+        } catch (Throwable brokenTicker) {
+            // Its timer fired, and there is no time to check it against: the pause ends, as one
+            // whose timer the scheduler refuses is not held, rather than hold dispatch for good.
+            tickerFailures.failed(brokenTicker);
+            left = 0;
+        }
         if (left > 0) {
             // A scheduler that fires early: look again when the pause is really over.
             scheduler.schedule(() -> maybeEndPause(mine), left);

@@ -24,8 +24,9 @@ import java.time.Duration;
  *                            returned could not say its limit or metrics; the limiter kept the
  *                            state it had; calls to the {@link AdmissionGate} that threw; and
  *                            readings of the {@link dev.adaptive.time.Ticker} that threw as the
- *                            limiter granted a queued acquisition (which then failed with it),
- *                            and cancels of its timers (a wait timeout, a gate's wake-up) that
+ *                            limiter granted a slot (the acquisition then failed with it), as a
+ *                            lease was released (its sample dropped) or as a Retry-After pause's
+ *                            timer fired (the pause ended), and cancels of its timers (a wait timeout, a gate's wake-up) that
  *                            threw
  * @param successes           attempts released as {@link Outcome.Success}
  * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included

@@ -11,8 +11,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongUnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -143,6 +145,106 @@ class ThrowingTimeTest {
         again.release(Outcome.SUCCESS);
         assertThat(later).as("a later acquisition, granted by the drain").isCompleted();
         later.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void aTickerThrowingAsAnAcquisitionIsGrantedAtOnceFailsItWithWhatItThrewAndFreesTheSlot() {
+        TrapTicker ticker = new TrapTicker(time, "grantNow");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        AtomicReference<CompletableFuture<Lease>> acquired = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> acquired.set(limiter.acquire()));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the free slot was granted").isTrue();
+            soft.assertThat(thrown).as("what acquire() threw").isNull();
+            soft.assertThat(acquired.get()).as("the acquisition").isCompletedExceptionally();
+            soft.assertThat(acquired.get() == null ? null : acquired.get().handle((lease, error) -> error).getNow(null))
+                    .as("its failure").isSameAs(brokenClock);
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        CompletableFuture<Lease> later = limiter.acquire();
+        assertThat(later).as("a later acquisition, the slot free").isCompleted();
+        later.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void aTickerThrowingAsTryAcquireGrantsGivesNoLeaseAndFreesTheSlot() {
+        TrapTicker ticker = new TrapTicker(time, "tryAcquire");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        AtomicReference<Optional<Lease>> acquired = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> acquired.set(limiter.tryAcquire()));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the free slot was granted").isTrue();
+            soft.assertThat(thrown).as("what tryAcquire() threw").isNull();
+            soft.assertThat(acquired.get()).as("its answer").isEmpty();
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+            soft.assertThat(limiter.stats().shed()).as("shed: the limiter had room").isZero();
+        });
+        Lease later = limiter.tryAcquire().orElseThrow();
+        later.release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void aTickerThrowingAsALeaseIsReleasedStillFreesItsSlotForTheNextAcquisition() {
+        TrapTicker ticker = new TrapTicker(time, "onRelease");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> held.release(Outcome.SUCCESS));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw at the release").isTrue();
+            soft.assertThat(thrown).as("what release() threw").isNull();
+            soft.assertThat(held.isReleased()).as("the lease released").isTrue();
+            soft.assertThat(queued).as("the queued acquisition, granted the freed slot").isCompleted();
+            soft.assertThat(limiter.inflight()).as("in flight: its lease").isEqualTo(1);
+            soft.assertThat(limiter.stats().successes()).as("the outcome, counted without a time").isEqualTo(1);
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        queued.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+        assertThat(limiter.stats().successes()).isEqualTo(2);
+    }
+
+    @Test
+    void aTickerThrowingWhenARetryAfterPauseIsDueEndsThePause() {
+        TrapTicker ticker = new TrapTicker(time, "maybeEndPause");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        held.release(Outcome.rateLimited(Duration.ofSeconds(5)));
+        assertThat(queued).as("held by the pause").isNotDone();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        time.advance(Duration.ofSeconds(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the pause's timer fired").isTrue();
+            soft.assertThat(limiter.pausedUntilNanos()).as("the pause").isZero();
+            soft.assertThat(queued).as("the queued acquisition, granted as the pause ended").isCompleted();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        queued.join().release(Outcome.SUCCESS);
         assertThat(limiter.inflight()).isZero();
     }
 
