@@ -542,12 +542,7 @@ final class LimiterCore {
             }
             LeaseImpl lease = new LeaseImpl(this, now, n);
             cancelTimer(w.timeout);
-            if (!w.complete(lease)) {
-                // Timed out or cancelled in the meantime: the slot goes back, unsampled, and
-                // then whoever waits for it to be back hears (SlotReturn).
-                lease.giveBack();
-                w.slotBack();
-            }
+            w.grant(lease);
         }
     }
 
@@ -619,10 +614,7 @@ final class LimiterCore {
                 outage.probeStarted(lease);
             }
             cancelTimer(w.timeout);
-            if (!w.complete(lease)) {
-                lease.giveBack();
-                w.slotBack();
-            }
+            w.grant(lease);
         }
     }
 
@@ -635,8 +627,7 @@ final class LimiterCore {
     private void failTaken(Waiter w, Throwable brokenTicker) {
         tickerFailures.failed(brokenTicker);
         cancelTimer(w.timeout);
-        w.completeExceptionally(brokenTicker);
-        w.slotBack();
+        w.refuse(brokenTicker);
     }
 
     /**
@@ -1036,7 +1027,9 @@ final class LimiterCore {
     private void quotaSettled(Quota announced, long now) {
         long armAt = quota.settled(announced, now);
         if (armAt != 0) {
-            long wait = Math.max(0, Nanos.between(ticker.nanoTime(), armAt));
+            // From this release's own reading: a second one would cost a ticker call per
+            // release that announces a quota, and could throw after the slot is freed.
+            long wait = Math.max(0, Nanos.between(now, armAt));
             try {
                 scheduler.schedule(() -> quotaRenewed(armAt), wait);
             } catch (Throwable rejected) {
@@ -1270,9 +1263,7 @@ final class LimiterCore {
             if (aborted == null) {
                 aborted = closed(LimiterState.ABORTED);
             }
-            w.completeExceptionally(aborted);
-            // It counted no slot for it, but a withdrawal that came first waits for its taker.
-            w.slotBack();
+            w.refuse(aborted);
         }
     }
 
@@ -1520,12 +1511,32 @@ final class LimiterCore {
         }
 
         /**
+         * Its taker grants it {@code lease}, whose slot the taker counted. If it was withdrawn
+         * meanwhile (timed out, cancelled), the slot goes back, unsampled, and then whoever
+         * waits for it to be back hears ({@link #whenSlotBack}).
+         */
+        void grant(LeaseImpl lease) {
+            if (!complete(lease)) {
+                lease.giveBack();
+                slotBack();
+            }
+        }
+
+        /**
+         * Its taker fails it (an abort, a grant the ticker could not stamp) with no slot counted
+         * for it; it says so all the same, since a withdrawal that came first waits for its taker.
+         */
+        void refuse(Throwable failure) {
+            completeExceptionally(failure);
+            slotBack();
+        }
+
+        /**
          * Called by its taker once done with it, when the taker did not complete it: the drain
-         * after giving back the slot it could not hand over, an abort after failing it (it
-         * counted no slot, and says so too, so that no withdrawal waits for it for ever). Runs
+         * after giving back the slot it could not hand over, a refusal after failing it. Runs
          * what waits for that.
          */
-        void slotBack() {
+        private void slotBack() {
             Runnable waiting = (Runnable) AFTER_SLOT_BACK.getAndSet(this, SLOT_BACK);
             if (waiting != null) {
                 runSafely(waiting);
