@@ -23,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * again. Suspending the route, once Camel's graceful suspend has waited for what the pool
  * holds to end, pauses dispatch, and exchanges sent meanwhile stay queued; resuming resumes it.
  * A stop of the suspended route waits only for attempts still running, not for the exchanges
- * the paused pool holds, which nothing would dispatch: they fail at once, as stopped.
+ * the paused pool holds, which nothing would dispatch: they fail at once, as stopped. A stop of
+ * the context while the route is suspended fails them at once too, when its shutdown strategy
+ * first asks for the pending count, and so does not wait for the exchanges that its own routes
+ * sent into the pool and Camel counts in flight in those routes.
  *
  * <p>Thread-safe.
  */
@@ -107,7 +110,21 @@ public class AdaptiveConsumer extends DefaultConsumer implements ShutdownAware, 
     @Override
     public int getPendingExchangesSize() {
         ExchangePool p = pool;
-        return p == null ? 0 : p.pendingForShutdown();
+        if (p == null) {
+            return 0;
+        }
+        if (p.isPaused() && getEndpoint().getCamelContext().isStopping()) {
+            // The context stops while this route is suspended: nothing will dispatch what the
+            // paused pool holds before the context is gone, and the pool does not count it here,
+            // yet Camel counts an exchange that a route of this context sent into the pool in
+            // flight in that route, and its shutdown strategy would wait its whole timeout for
+            // it. The strategy asks this at every turn of its wait, so what the pool holds, and
+            // what a route still sends into it meanwhile, fails now as the consumer's stop would
+            // fail it later, and the sending route's count drops. Running attempts are still
+            // waited for: the count below holds them.
+            failHeld(p, "the Camel context stopped while its consumer route was suspended");
+        }
+        return p.pendingForShutdown();
     }
 
     @Override

@@ -386,6 +386,11 @@ final class ExchangePool {
         }
     }
 
+    /** @return whether dispatch is paused by {@link #pause()} */
+    synchronized boolean isPaused() {
+        return paused;
+    }
+
     /** Resumes after {@link #pause()}. */
     synchronized void resume() {
         paused = false;
