@@ -32,6 +32,7 @@ final class ExecutionImpl<R> implements Execution<R> {
     private static final VarHandle HOLDS;
     private static final VarHandle SETTLED;
     private static final VarHandle ATTEMPTS;
+    private static final VarHandle TAKEN;
 
     static {
         try {
@@ -39,6 +40,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             HOLDS = lookup.findVarHandle(ExecutionImpl.class, "holds", int.class);
             SETTLED = lookup.findVarHandle(ExecutionImpl.Attempt.class, "settled", int.class);
             ATTEMPTS = lookup.findVarHandle(ExecutionImpl.class, "attempts", int.class);
+            TAKEN = lookup.findVarHandle(ExecutionImpl.Retry.class, "taken", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -60,6 +62,8 @@ final class ExecutionImpl<R> implements Execution<R> {
     private int rateLimitRetriesUsed;
     private volatile Attempt current;
     private volatile Cancellable retryTimer;
+    /** The last retry handed to the runner's wait; the execution's end drops it unless it ran. */
+    private volatile Retry retry;
     private volatile CompletableFuture<Lease> pendingAcquire;
 
     ExecutionImpl(AdaptiveExecutor executor, long index, AsyncTask<R> task, ExecutionHooks hooks) {
@@ -125,7 +129,11 @@ final class ExecutionImpl<R> implements Execution<R> {
     private void onResultDone() {
         Cancellable t = retryTimer;
         if (t != null) {
-            t.cancel();
+            cancelWait(t);
+        }
+        Retry r = retry;
+        if (r != null) {
+            r.drop();
         }
         CompletableFuture<Lease> p = pendingAcquire;
         if (p != null) {
@@ -209,7 +217,28 @@ final class ExecutionImpl<R> implements Execution<R> {
             runAttempt(now, true);
             return;
         }
-        awaitLease(core.queue(retry && hooks.retriesFirst(), retry), true);
+        awaitLease(core.queue(retry && retriesFirst(), retry), true);
+    }
+
+    /** @return whether the runner puts retries first; hooks that throw (anything) get the default, arrival order */
+    private boolean retriesFirst() {
+        try {
+            return hooks.retriesFirst();
+        } catch (Throwable brokenRunner) {
+            // Thrown on, it would unwind an attempt's end before its lease is released, or a
+            // retry's acquisition after its hold is taken: a slot or the execution lost for good.
+            return false;
+        }
+    }
+
+    /** Cancels the runner's wait for a retry; one whose cancel throws (anything) is ignored, as the retry it would run is dropped all the same. */
+    private static void cancelWait(Cancellable wait) {
+        try {
+            wait.cancel();
+        } catch (Throwable brokenRunner) {
+            // Thrown on, it would reach whoever completed the result (a cancel's caller) and
+            // skip the withdrawal of what the execution still has queued, and its end.
+        }
     }
 
     /**
@@ -490,9 +519,6 @@ final class ExecutionImpl<R> implements Execution<R> {
         } else {
             emitRetry(now, a.number, cause, a.retryDelay, Nanos.plus(now, Nanos.of(a.retryDelay)), a.rateLimited);
         }
-        if (next != null) {
-            pendingAcquire = next; // withdrawable from now on, though its wait has not begun
-        }
         retryAfter(Nanos.of(a.retryDelay), next, asksBudgetLater(a) ? a : null, cause);
     }
 
@@ -502,16 +528,12 @@ final class ExecutionImpl<R> implements Execution<R> {
      * @param cause  its failure
      */
     private void retryAfter(long delayNanos, CompletableFuture<Lease> next, Attempt asking, Throwable cause) {
-        Cancellable t;
+        Retry r = new Retry(next, asking, cause);
+        // Before the wait: an end from now on drops the retry, and withdraws its acquisition.
+        retry = r;
+        Cancellable t = null;
         try {
-            t = hooks.delayRetry(() -> {
-                retryTimer = null;
-                if (next != null) {
-                    awaitLease(next, false);
-                } else if (asking == null || retryWhenAllowed(asking, cause)) {
-                    acquireAndRun(true);
-                }
-            }, delayNanos, core.scheduler());
+            t = hooks.delayRetry(r, delayNanos, core.scheduler());
         } catch (Throwable rejected) {
             // The wait could not be armed (a scheduler that rejects, shut down say): the retry
             // would never come, so the execution ends now with its last failure.
@@ -519,18 +541,17 @@ final class ExecutionImpl<R> implements Execution<R> {
                 cause.addSuppressed(rejected);
             }
             result.completeExceptionally(cause);
-            if (next != null) {
-                // Its result is done: a lease already granted to the queued retry goes back as
-                // unused, and one still waiting was withdrawn with the result.
-                awaitLease(next, false);
-            }
-            return;
         }
         if (t != null) {
             retryTimer = t;
-            if (result.isDone()) {
-                t.cancel();
+        }
+        if (result.isDone()) {
+            // Ended before or as the wait was armed (here, or by a cancel on another thread that
+            // may have found the retry not yet set): the wait and the retry are not wanted.
+            if (t != null) {
+                cancelWait(t);
             }
+            r.drop();
         }
     }
 
@@ -571,6 +592,55 @@ final class ExecutionImpl<R> implements Execution<R> {
                 onResultDone();
             }
             return byThisCall;
+        }
+    }
+
+    /**
+     * A retry handed to the runner's wait ({@link ExecutionHooks#delayRetry}): runs once, on the
+     * runner's first call, or never once the execution has ended first. A retry whose
+     * acquisition was queued ahead as its attempt ended may be granted its slot before the
+     * runner calls (a runner that keeps the call, or never makes it): the slot then waits for
+     * the call, and goes back when the execution ends first, as no attempt will use it.
+     */
+    private final class Retry implements Runnable {
+        /** The acquisition queued ahead as the attempt before ended, or {@code null} to acquire on the call. */
+        final CompletableFuture<Lease> queued;
+        final Attempt asking;
+        final Throwable cause;
+        @SuppressWarnings("unused") // through TAKEN: 1 once run or dropped
+        volatile int taken;
+
+        Retry(CompletableFuture<Lease> queued, Attempt asking, Throwable cause) {
+            this.queued = queued;
+            this.asking = asking;
+            this.cause = cause;
+        }
+
+        @Override
+        public void run() {
+            if (!TAKEN.compareAndSet(this, 0, 1)) {
+                return; // called again, or after the execution ended: nothing to retry
+            }
+            retryTimer = null;
+            if (queued != null) {
+                awaitLease(queued, false);
+            } else if (asking == null || retryWhenAllowed(asking, cause)) {
+                acquireAndRun(true);
+            }
+        }
+
+        /** The execution ended: unless the runner's call came first, the retry never runs. */
+        void drop() {
+            if (!TAKEN.compareAndSet(this, 0, 1) || queued == null) {
+                return;
+            }
+            queued.cancel(false);
+            if (!queued.isCompletedExceptionally()) {
+                unused(queued.join()); // granted before the cancel, and no call will take it now
+            }
+            // A slot the limiter was granting as the cancel landed goes back a moment later:
+            // the execution is over only then.
+            withdraw(queued);
         }
     }
 
@@ -693,7 +763,7 @@ final class ExecutionImpl<R> implements Execution<R> {
                 boolean traced = core.traces(LimiterCore.TASK_END);
                 long end = traced ? core.ticker().nanoTime() : 0L;
                 CompletableFuture<Lease> next = null;
-                if (retryDelay != null && retryDelay.isZero() && hooks.retriesFirst() && lease instanceof LeaseImpl own) {
+                if (retryDelay != null && retryDelay.isZero() && retriesFirst() && lease instanceof LeaseImpl own) {
                     // Queued before the slot is freed, so the freed slot goes to this retry, not to newer work.
                     next = own.releaseAndRequeue(outcome, cause);
                 } else {

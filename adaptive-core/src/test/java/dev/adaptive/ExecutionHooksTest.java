@@ -46,7 +46,7 @@ class ExecutionHooksTest {
     }
 
     /** Hooks that record the retry waits (run on the scheduler) and how often the execution ended. */
-    private final class Recording implements ExecutionHooks {
+    private class Recording implements ExecutionHooks {
         final List<Long> delays = new ArrayList<>();
         final List<String> endings = new ArrayList<>();
         /** The limiter's in flight each time the execution was reported over, once {@link #limiter} is set. */
@@ -412,5 +412,232 @@ class ExecutionHooksTest {
         assertThat(hooks.inflightWhenFinished).as("in flight when reported over").containsExactly(0);
         assertThat(e.attempts()).isEqualTo(1);
         assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * Hooks that put retries first and do not run a retry without a delay at once: they keep it
+     * (as a runner holding its retries would), and their wait's cancel drops it. The retry's
+     * acquisition was queued ahead as its attempt ended, so the freed slot is granted to it
+     * while its call waits.
+     */
+    private final class Keeping extends Recording {
+        final List<Runnable> kept = new ArrayList<>();
+        int cancels;
+
+        Keeping() {
+            first = true;
+        }
+
+        @Override
+        public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+            delays.add(delayNanos);
+            kept.add(retry);
+            return () -> {
+                cancels++;
+                return true;
+            };
+        }
+    }
+
+    private AdaptiveExecutor retryingAtOnce(Limiter limiter) {
+        return AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ZERO).noJitter().build())
+                .build();
+    }
+
+    /**
+     * A retry queued ahead whose slot was granted while the runner kept its call: a cancel that
+     * ends the execution then (the runner dropping the call with it) gives that slot back, and
+     * the execution is over only once it is; a call the runner makes later anyway runs nothing.
+     */
+    @Test
+    void aSlotGrantedToARetryTheRunnerKeepsGoesBackWhenTheExecutionIsCancelled() {
+        Limiter limiter = limiter(1);
+        Keeping hooks = new Keeping();
+        hooks.limiter = limiter;
+        Execution<String> e = retryingAtOnce(limiter).start(0, answering(time, Duration.ofMillis(10),
+                new IllegalStateException("down"), "ok"), null, hooks);
+        time.advance(Duration.ofMillis(100));
+        assertThat(hooks.kept).hasSize(1);
+        assertThat(limiter.inflight()).as("granted to the retry queued ahead, its call kept").isEqualTo(1);
+        assertThat(e.result()).isNotDone();
+
+        assertThat(e.cancel(new IllegalStateException("stopped"))).isTrue();
+
+        assertThat(limiter.inflight()).as("the retry's slot, back with the cancel").isZero();
+        assertThat(hooks.inflightWhenFinished).as("in flight when reported over").containsExactly(0);
+        assertThat(hooks.cancels).isEqualTo(1);
+        hooks.kept.get(0).run(); // a runner that calls it all the same
+        time.runUntilIdle();
+        assertThat(e.attempts()).isEqualTo(1);
+        assertThat(limiter.inflight()).isZero();
+        assertThat(hooks.finished).isEqualTo(1);
+        assertThat(limiter.acquire()).as("the slot is free for others").isCompleted();
+    }
+
+    /** The runner calls the kept retry later: the slot granted meanwhile runs that retry, as the contract says. */
+    @Test
+    void aRetryTheRunnerCallsLateRunsOnTheSlotGrantedToIt() {
+        Limiter limiter = limiter(1);
+        Keeping hooks = new Keeping();
+        hooks.limiter = limiter;
+        Execution<String> e = retryingAtOnce(limiter).start(0, answering(time, Duration.ofMillis(10),
+                new IllegalStateException("down"), "ok"), null, hooks);
+        time.advance(Duration.ofMillis(100));
+        CompletableFuture<Lease> other = limiter.acquire();
+        assertThat(other).as("the freed slot went to the retry").isNotDone();
+
+        hooks.kept.get(0).run();
+        time.runUntilIdle();
+
+        assertThat(e.result()).isCompletedWithValue("ok");
+        assertThat(e.attempts()).isEqualTo(2);
+        assertThat(hooks.inflightWhenFinished).as("the slot, gone on to the other acquisition").containsExactly(1);
+        assertThat(other).isCompleted();
+        other.join().release();
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * A runner whose wait throws for a retry without a delay: the execution ends with its last
+     * failure, the runner's throw suppressed in it, and the slot granted to the retry queued
+     * ahead goes back.
+     */
+    @Test
+    void aRunnerWhoseWaitThrowsForARetryQueuedAheadLosesNoSlot() {
+        Limiter limiter = limiter(1);
+        Recording hooks = new Recording() {
+            @Override
+            public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+                throw new AssertionError("a broken runner");
+            }
+        };
+        hooks.first = true;
+        hooks.limiter = limiter;
+        Execution<String> e = retryingAtOnce(limiter).start(0, answering(time, Duration.ofMillis(10),
+                new IllegalStateException("down"), "ok"), null, hooks);
+        time.runUntilIdle();
+        assertThat(e.result()).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+                .havingCause().withMessage("down")
+                .satisfies(down -> assertThat(down.getSuppressed()).singleElement()
+                        .hasFieldOrPropertyWithValue("message", "a broken runner"));
+        assertThat(hooks.inflightWhenFinished).containsExactly(0);
+        assertThat(limiter.inflight()).isZero();
+        assertThat(e.attempts()).isEqualTo(1);
+    }
+
+    /** Hooks whose retriesFirst() throws: read as {@code false}, the default; the attempt's slot and the execution's end are not lost. */
+    @Test
+    void hooksWhoseRetriesFirstThrowsLoseNoSlotAndNoExecution() {
+        Limiter limiter = limiter(1);
+        Recording hooks = new Recording() {
+            @Override
+            public boolean retriesFirst() {
+                throw new AssertionError("a broken runner");
+            }
+        };
+        hooks.limiter = limiter;
+        Execution<String> e = retryingAtOnce(limiter).start(0, answering(time, Duration.ofMillis(10),
+                new IllegalStateException("down"), "ok"), null, hooks);
+        time.runUntilIdle();
+        assertThat(e.result()).isCompletedWithValue("ok");
+        assertThat(e.attempts()).isEqualTo(2);
+        assertThat(hooks.inflightWhenFinished).containsExactly(0);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * A retry that waits in the limiter's queue (the only slot is held by other work), with
+     * hooks whose retriesFirst() throws as it queues: read as {@code false}, it queues in
+     * arrival order and runs once the slot is free.
+     */
+    @Test
+    void aRetryThatQueuesWithHooksWhoseRetriesFirstThrowsStillRuns() {
+        Limiter limiter = limiter(1);
+        Recording hooks = new Recording() {
+            @Override
+            public boolean retriesFirst() {
+                throw new AssertionError("a broken runner");
+            }
+        };
+        hooks.limiter = limiter;
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ofMillis(100)).noJitter().build())
+                .build();
+        Execution<String> e = ex.start(0, answering(time, Duration.ofMillis(10), new IllegalStateException("down"), "ok"),
+                null, hooks);
+        time.advance(Duration.ofMillis(50));
+        Lease other = limiter.acquire().join();
+        time.advance(Duration.ofMillis(100));
+        assertThat(limiter.waiting()).as("the retry, queued").isEqualTo(1);
+        other.release();
+        time.runUntilIdle();
+        assertThat(e.result()).isCompletedWithValue("ok");
+        assertThat(hooks.inflightWhenFinished).containsExactly(0);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * A runner's wait whose cancel throws as the execution is cancelled during it: the cancel
+     * still completes the result and does not throw, the retry is dropped, and the execution
+     * is over.
+     */
+    @Test
+    void aRunnersWaitWhoseCancelThrowsDoesNotBreakTheCancel() {
+        Limiter limiter = limiter(1);
+        Recording hooks = new Recording() {
+            @Override
+            public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+                Cancellable timer = scheduler.schedule(retry, delayNanos);
+                return () -> {
+                    timer.cancel();
+                    throw new AssertionError("a broken runner");
+                };
+            }
+        };
+        hooks.limiter = limiter;
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ofMillis(100)).noJitter().build())
+                .build();
+        Execution<String> e = ex.start(0, answering(time, Duration.ofMillis(10), new IllegalStateException("down"), "ok"),
+                null, hooks);
+        time.advance(Duration.ofMillis(50));
+
+        assertThat(e.cancel(new IllegalStateException("stopped"))).isTrue();
+
+        assertThat(e.result()).isCompletedExceptionally();
+        assertThat(hooks.finished).isEqualTo(1);
+        time.runUntilIdle();
+        assertThat(e.attempts()).isEqualTo(1);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    /** A runner that calls a retry twice: the retry runs once, one attempt on one slot. */
+    @Test
+    void aRetryCalledTwiceRunsOnce() {
+        for (boolean first : new boolean[] {false, true}) {
+            Limiter limiter = limiter(2);
+            Recording hooks = new Recording() {
+                @Override
+                public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+                    retry.run();
+                    retry.run();
+                    return null;
+                }
+            };
+            hooks.first = first;
+            hooks.limiter = limiter;
+            int[] calls = {0};
+            Execution<String> e = retryingAtOnce(limiter).start(0, ctx -> {
+                calls[0]++;
+                return Replies.after(time, Duration.ofMillis(10), ctx.attempt() == 1 ? new IllegalStateException("down") : "ok");
+            }, null, hooks);
+            time.runUntilIdle();
+            assertThat(e.result()).isCompletedWithValue("ok");
+            assertThat(calls[0]).as("task calls, retries first: %s", first).isEqualTo(2);
+            assertThat(e.attempts()).isEqualTo(2);
+            assertThat(hooks.inflightWhenFinished).containsExactly(0);
+            assertThat(limiter.inflight()).isZero();
+        }
     }
 }

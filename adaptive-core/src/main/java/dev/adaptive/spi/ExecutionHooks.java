@@ -26,10 +26,18 @@ public interface ExecutionHooks {
      * {@link dev.adaptive.trace.TraceEvent.Retry}. The default runs {@code retry} at once for a delay of 0 or
      * less, and otherwise schedules it on {@code scheduler}.
      *
+     * <p>Whatever the runner does, no slot is lost: {@code retry} runs only on its first call,
+     * and a call after the execution ended does nothing. For a delay of 0 with
+     * {@link #retriesFirst()}, the retry's acquisition is already queued and may be granted
+     * a slot before the call: that slot waits for the call, and goes back when the
+     * execution ends first (cancelled, say, which also cancels the returned wait). A throw
+     * (anything) ends the execution with its last failure, the throw suppressed in it; a
+     * returned wait whose {@code cancel()} throws is treated as cancelled.
+     *
      * @param retry      queues the retry; call it once, on any thread, never under a lock
      *                   the engine may need; for a delay of 0, at once (with
      *                   {@link #retriesFirst()} its acquisition is already queued, and
-     *                   a grant to it would wait for this call)
+     *                   a slot granted to it waits for this call)
      * @param delayNanos the backoff; 0 when the retry may queue at once (after a Retry-After,
      *                   whose pause the limiter holds)
      * @param scheduler  the limiter's scheduler
@@ -49,7 +57,8 @@ public interface ExecutionHooks {
      * attempt (though behind retries queued before it): older work first, for a runner
      * whose pending work all waits in the limiter's queue. The default, {@code false},
      * keeps arrival order, which a runner that feeds one item at a time wants: its one
-     * queued acquisition is older than any retry.
+     * queued acquisition is older than any retry. One that throws (anything) counts as
+     * {@code false}.
      *
      * @return whether retries go first
      */
