@@ -19,6 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * release the lease with the outcome, then
  * <ul>
  *   <li>success: complete;</li>
+ *   <li>a failure the retry policy's veto accepts ({@link RetryPolicy#abortIf()}, by default
+ *       none): fail with it, no retry of any kind, whatever the budgets and the classifier
+ *       say (the lease is still released with the attempt's own outcome, so a rate limit
+ *       still pauses the limiter);</li>
  *   <li>rate-limited: the limiter is already paused until Retry-After; queue again on the
  *       rate-limit budget ({@link RetryPolicy#maxRateLimitRetries()}), not consuming
  *       {@code retries};</li>

@@ -417,6 +417,11 @@ final class ExecutionImpl<R> implements Execution<R> {
             return; // withdrawn, succeeded, or never retried
         }
         RetryPolicy policy = executor.retryPolicy();
+        if (policy.shouldAbort(cause, a.number)) {
+            // The policy's veto, asked before either budget (a rate limit's included) and
+            // before the retry budget: the attempt is still released with its own outcome.
+            return;
+        }
         if (outcome instanceof Outcome.RateLimited r) {
             if (rateLimitRetriesUsed < policy.maxRateLimitRetries() && budgetAllows(a, cause)) {
                 rateLimitRetriesUsed++;

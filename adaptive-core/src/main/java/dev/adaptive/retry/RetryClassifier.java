@@ -2,7 +2,9 @@ package dev.adaptive.retry;
 
 /**
  * Decides whether a failed attempt is worth retrying. It says only "worth it or not"; the
- * retry budget is checked separately by the engine.
+ * retry budget is checked separately by the engine. The same shape serves as a retry policy's
+ * veto ({@link RetryPolicy.Builder#abortIf}), where {@code true} means "end the task now":
+ * {@link #on} then names the errors that abort.
  *
  * <p>Implementations must be thread-safe and should be fast and side-effect free: they are
  * called on the thread that completed the attempt. If one throws (anything, an {@code Error}

@@ -14,12 +14,14 @@ import java.util.function.DoubleSupplier;
  *       {@code Retry-After}), which do not consume {@code retries} and wait the announced
  *       {@code Retry-After}, capped at {@link #maxRetryAfter()} and never jittered.</li>
  * </ul>
+ * Whoever builds the policy may veto every retry, of either budget, with
+ * {@link Builder#abortIf}: a failure it accepts ends the task at once.
  * The engine counts the budgets; this class answers the questions it asks
- * ({@link #shouldRetry}, {@link #delayBeforeRetry}, {@link #cappedRetryAfter}).
+ * ({@link #shouldAbort}, {@link #shouldRetry}, {@link #delayBeforeRetry}, {@link #cappedRetryAfter}).
  *
  * <p>Defaults ({@link #defaults()}): 3 retries, exponential backoff from 100 ms to 30 s with
  * jitter 0.2, 10 rate-limit retries, {@code Retry-After} capped at
- * {@link RetryAfter#DEFAULT_MAX} (10 min), every error retried, jitter from
+ * {@link RetryAfter#DEFAULT_MAX} (10 min), every error retried, no failure aborting, jitter from
  * {@link ThreadLocalRandom}.
  *
  * <p>Immutable and thread-safe, provided the classifier and random source given to the
@@ -35,6 +37,18 @@ public final class RetryPolicy {
     public static final int DEFAULT_MAX_RATE_LIMIT_RETRIES = 10;
 
     private static final DoubleSupplier THREAD_LOCAL_RANDOM = () -> ThreadLocalRandom.current().nextDouble();
+    /** The default of {@link Builder#abortIf}: no failure ends a task before its budgets do. */
+    private static final RetryClassifier NEVER = new RetryClassifier() {
+        @Override
+        public boolean shouldRetry(Throwable error, int attempt) {
+            return false;
+        }
+
+        @Override
+        public String toString() {
+            return "never";
+        }
+    };
     private static final RetryPolicy DEFAULTS = builder().build();
     private static final RetryPolicy NONE = builder().retries(0).maxRateLimitRetries(0).build();
 
@@ -43,6 +57,7 @@ public final class RetryPolicy {
     private final int maxRateLimitRetries;
     private final Duration maxRetryAfter;
     private final RetryClassifier retryOn;
+    private final RetryClassifier abortIf;
     private final DoubleSupplier random;
 
     private RetryPolicy(Builder b, Backoff backoff) {
@@ -51,12 +66,22 @@ public final class RetryPolicy {
         this.maxRateLimitRetries = b.maxRateLimitRetries;
         this.maxRetryAfter = b.maxRetryAfter;
         this.retryOn = b.retryOn;
+        this.abortIf = b.abortIf;
         this.random = b.random;
     }
 
     /** @return a new builder with every option at its default; not thread-safe */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * @return a new builder with every option of this policy, to build one that differs in
+     *         some; not thread-safe
+     */
+    public Builder toBuilder() {
+        return new Builder().backoff(backoff).retries(retries).maxRateLimitRetries(maxRateLimitRetries)
+                .maxRetryAfter(maxRetryAfter).retryOn(retryOn).abortIf(abortIf).random(random);
     }
 
     /** @return the policy with every option at its default (see the class documentation) */
@@ -97,6 +122,14 @@ public final class RetryPolicy {
         return retryOn;
     }
 
+    /**
+     * @return the veto: a failure it accepts is not retried at all (see {@link Builder#abortIf});
+     *         by default one that accepts none
+     */
+    public RetryClassifier abortIf() {
+        return abortIf;
+    }
+
     /** @return the source of jitter, uniform in [0, 1) */
     public DoubleSupplier random() {
         return random;
@@ -122,6 +155,32 @@ public final class RetryPolicy {
             // An Error too: propagating it would unwind the engine's settlement of the attempt
             // and lose the task.
             return true;
+        }
+    }
+
+    /**
+     * Asks the veto ({@link Builder#abortIf}) whether {@code error} ends the task with no retry
+     * of any kind. Asked before every retry decision, rate-limited attempts included. If the
+     * veto throws anything (an {@code Error} included), the answer is {@code false}, as a
+     * broken {@link #retryOn()} means "retry": a broken veto then costs at most the budgets,
+     * whereas "abort" would fail every task that a retry would have saved.
+     *
+     * @param error   the failure of the attempt
+     * @param attempt the number of the attempt that failed, 1 for the first
+     * @return whether the task ends now with {@code error}
+     * @throws NullPointerException if {@code error} is null
+     */
+    public boolean shouldAbort(Throwable error, int attempt) {
+        Objects.requireNonNull(error, "error");
+        if (abortIf == NEVER) {
+            return false; // the default: no call per failed attempt
+        }
+        try {
+            return abortIf.shouldRetry(error, attempt);
+        } catch (Throwable brokenVeto) {
+            // An Error too: propagating it would unwind the engine's settlement of the attempt
+            // and lose the task.
+            return false;
         }
     }
 
@@ -162,6 +221,7 @@ public final class RetryPolicy {
                 + ", maxRateLimitRetries=" + maxRateLimitRetries
                 + ", maxRetryAfter=" + maxRetryAfter
                 + ", retryOn=" + retryOn
+                + ", abortIf=" + abortIf
                 + ", random=" + (random == THREAD_LOCAL_RANDOM ? "ThreadLocalRandom" : "custom")
                 + "]";
     }
@@ -180,6 +240,7 @@ public final class RetryPolicy {
         private int maxRateLimitRetries = DEFAULT_MAX_RATE_LIMIT_RETRIES;
         private Duration maxRetryAfter = RetryAfter.DEFAULT_MAX;
         private RetryClassifier retryOn = RetryClassifier.all();
+        private RetryClassifier abortIf = NEVER;
         private DoubleSupplier random = THREAD_LOCAL_RANDOM;
 
         private Builder() {
@@ -297,6 +358,25 @@ public final class RetryPolicy {
          */
         public Builder retryOn(RetryClassifier retryOn) {
             this.retryOn = Objects.requireNonNull(retryOn, "retryOn");
+            return this;
+        }
+
+        /**
+         * A veto on every retry: an attempt whose failure {@code abortIf} accepts ({@code true}) ends the task with that failure,
+         * with no retry of any kind, rate-limited attempts included (whose retries
+         * {@link #retryOn} does not decide); the attempt is still released with its own
+         * outcome, so a rate limit still pauses the limiter for its {@code Retry-After}.
+         * Asked before {@code retryOn} and before any budget. For the code that builds the
+         * policy, to end its tasks early: once it is stopping, say, or on errors no retry can
+         * mend ({@code abortIf(RetryClassifier.on(SecurityException.class))}). One that
+         * throws (anything) means "do not abort" (see {@link RetryPolicy#shouldAbort}).
+         *
+         * @param abortIf which failures end the task at once; default: none
+         * @return this builder
+         * @throws NullPointerException if {@code abortIf} is null
+         */
+        public Builder abortIf(RetryClassifier abortIf) {
+            this.abortIf = Objects.requireNonNull(abortIf, "abortIf");
             return this;
         }
 

@@ -28,6 +28,8 @@ class RetryPolicyTest {
         assertThat(p.maxRateLimitRetries()).isEqualTo(10);
         assertThat(p.maxRetryAfter()).isEqualTo(Duration.ofMinutes(10));
         assertThat(p.retryOn()).isSameAs(RetryClassifier.all());
+        assertThat(p.abortIf()).hasToString("never");
+        assertThat(p.shouldAbort(new IllegalStateException("down"), 1)).isFalse();
         assertThat(p.random().getAsDouble()).isGreaterThanOrEqualTo(0).isLessThan(1);
         assertThat(RetryPolicy.builder().build()).hasToString(p.toString());
     }
@@ -42,7 +44,7 @@ class RetryPolicyTest {
     void toStringListsEveryOption() {
         assertThat(RetryPolicy.defaults().toString()).contains("retries=3", "backoff=EXPONENTIAL", "minDelay=PT0.1S",
                 "maxDelay=PT30S", "jitter=0.2", "maxRateLimitRetries=10", "maxRetryAfter=PT10M", "retryOn=all",
-                "random=ThreadLocalRandom");
+                "abortIf=never", "random=ThreadLocalRandom");
     }
 
     static Stream<Arguments> badOptions() {
@@ -81,6 +83,7 @@ class RetryPolicyTest {
         assertNpe(() -> b.maxDelay(null), "maxDelay");
         assertNpe(() -> b.maxRetryAfter(null), "maxRetryAfter");
         assertNpe(() -> b.retryOn(null), "retryOn");
+        assertNpe(() -> b.abortIf(null), "abortIf");
         assertNpe(() -> b.random(null), "random");
         assertNpe(() -> b.backoff(null), "backoff");
     }
@@ -152,5 +155,48 @@ class RetryPolicyTest {
         assertThat(p.cappedRetryAfter(Duration.ofHours(3))).isEqualTo(ofSeconds(60));
         assertThat(p.cappedRetryAfter(ofSeconds(-5))).isZero();
         assertThat(p.cappedRetryAfter(Duration.ZERO)).isZero();
+    }
+
+    @Test
+    void shouldAbortAsksTheVeto() {
+        RetryPolicy p = RetryPolicy.builder().abortIf(RetryClassifier.on(SecurityException.class)).build();
+
+        assertThat(p.shouldAbort(new SecurityException(), 1)).isTrue();
+        assertThat(p.shouldAbort(new IOException(), 1)).isFalse();
+        assertThatThrownBy(() -> p.shouldAbort(null, 1)).isInstanceOf(NullPointerException.class).hasMessage("error");
+    }
+
+    @Test
+    void aThrowingVetoMeansDoNotAbort() {
+        for (Throwable t : new Throwable[] {new IllegalStateException("broken veto"), new AssertionError("broken veto")}) {
+            RetryPolicy p = RetryPolicy.builder().abortIf((error, attempt) -> {
+                if (t instanceof Error e) {
+                    throw e;
+                }
+                throw (RuntimeException) t;
+            }).build();
+
+            assertThat(p.shouldAbort(new IOException(), 1)).as("veto throwing %s", t).isFalse();
+        }
+    }
+
+    @Test
+    void toBuilderKeepsEveryOption() {
+        RetryClassifier retryOn = RetryClassifier.on(IOException.class);
+        RetryClassifier abortIf = RetryClassifier.on(SecurityException.class);
+        java.util.function.DoubleSupplier random = () -> 0.25;
+        RetryPolicy p = RetryPolicy.builder().retries(5).linear().minDelay(ofMillis(20)).maxDelay(ofSeconds(2)).jitter(0.3)
+                .maxRateLimitRetries(4).maxRetryAfter(ofSeconds(90)).retryOn(retryOn).abortIf(abortIf).random(random)
+                .build();
+
+        RetryPolicy copy = p.toBuilder().build();
+
+        assertThat(copy).hasToString(p.toString());
+        assertThat(copy.backoff()).isEqualTo(p.backoff());
+        assertThat(copy.retryOn()).isSameAs(retryOn);
+        assertThat(copy.abortIf()).isSameAs(abortIf);
+        assertThat(copy.random()).isSameAs(random);
+        assertThat(p.toBuilder().retries(0).build().retries()).isZero();
+        assertThat(p.retries()).isEqualTo(5);
     }
 }
