@@ -182,14 +182,17 @@ final class ExchangePool {
         ExchangeClassifier defaults = new HttpStatusClassifier(config.rateLimitStatusCodes(), config.maxRetryAfter(),
                 clock, config.core().quotaHeaders());
         AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
-                // Once the pool is stopping a retry could only be refused (no consumer, or a paused
-                // limiter after a suspend that timed out, where it would wait for good): the
-                // attempt's own failure ends the exchange, as a stop, with that failure as its cause.
-                // A rate limit, which the engine retries whatever this says, is read as a failure
-                // then (classify).
-                .retryPolicy(config.retryPolicy((error, attempt) -> stopping == null && !isPoolFailure(error)))
+                .retryPolicy(config.retryPolicy((error, attempt) -> !isPoolFailure(error)).toBuilder()
+                        // Once the pool is stopping a retry could only be refused (no consumer, or a
+                        // paused limiter after a suspend that timed out, where it would wait for
+                        // good): no retry of any kind, a rate limit's included. The attempt's own
+                        // failure ends the exchange, as a stop, with that failure as its cause, and
+                        // its slot is released with its own outcome: a Retry-After still pauses the
+                        // pool, for the route's next start.
+                        .abortIf((error, attempt) -> stopping != null)
+                        .build())
                 .taskTimeout(config.taskTimeout())
-                .classifier((result, error) -> classify(config.classifier(), defaults, limiter, result, error))
+                .classifier((result, error) -> classify(config.classifier(), defaults, result, error))
                 .build();
         return new Engine(config, limiter, executor, defaults, fleet);
     }
@@ -526,35 +529,17 @@ final class ExchangePool {
                 + " was running (" + why + "); the attempt failed with: " + attemptError, attemptError);
     }
 
-    private Outcome classify(ExchangeClassifier custom, ExchangeClassifier defaults, Limiter limiter, Object result,
-                             Throwable error) {
+    private Outcome classify(ExchangeClassifier custom, ExchangeClassifier defaults, Object result, Throwable error) {
         Exchange attempt = result instanceof Exchange e ? e : error instanceof AttemptFailure f ? f.attempt() : null;
         if (attempt == null) {
             // The pool's own refusals say nothing about the downstream's capacity.
             return isPoolFailure(error) ? Outcome.IGNORED : null;
         }
         try {
-            Outcome o = classifyAttempt(custom, defaults, attempt);
-            return o instanceof Outcome.RateLimited limited && stopping != null ? notRetried(limited, limiter) : o;
+            return classifyAttempt(custom, defaults, attempt);
         } finally {
             CarriedAnswer.forget(attempt);
         }
-    }
-
-    /**
-     * A rate limit read once the pool is stopping. The engine retries a rate limit on its own
-     * budget whatever the retry classifier says, and such a retry could only be refused (the
-     * consumer is gone) or, after a suspend that timed out, wait for good in the paused pool.
-     * So it counts as a failure, which the classifier does not retry while stopping, and the
-     * attempt's own failure ends the exchange as for any other; its Retry-After still pauses
-     * the pool, before the slot is freed, as a rate-limited release would, for the route's
-     * next start.
-     */
-    private static Outcome notRetried(Outcome.RateLimited limited, Limiter limiter) {
-        if (!limited.retryAfter().isZero()) {
-            limiter.pauseFor(limited.retryAfter());
-        }
-        return Outcome.DROPPED.withQuota(limited.quota());
     }
 
     private Outcome classifyAttempt(ExchangeClassifier custom, ExchangeClassifier defaults, Exchange attempt) {

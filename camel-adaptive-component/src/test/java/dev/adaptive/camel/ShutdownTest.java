@@ -1,5 +1,6 @@
 package dev.adaptive.camel;
 
+import dev.adaptive.LimiterStats;
 import dev.adaptive.RateLimitedException;
 import dev.adaptive.testing.Until;
 import org.apache.camel.Exchange;
@@ -181,8 +182,9 @@ class ShutdownTest extends CamelTestSupport {
 
     /**
      * A running attempt that the backend answers with a rate limit once the route's stop was
-     * forced is not retried either, though the engine retries a rate limit whatever the retry
-     * classifier says: the retry could only be refused, or wait for good in the paused pool.
+     * forced is not retried either, not even on the rate-limit budget: the retry could only be
+     * refused, or wait for good in the paused pool. It still counts as a rate limit, and its
+     * Retry-After still pauses the pool.
      */
     @Test
     void aRateLimitedAttemptEndingAfterAForcedRouteStopIsNotRetried() throws Exception {
@@ -267,6 +269,15 @@ class ShutdownTest extends CamelTestSupport {
         assertThat(entered).as("only the running attempt entered the route").containsExactly(running);
         AdaptiveStats stats = adaptive.stats(route).orElseThrow();
         assertThat(stats.failed()).isEqualTo(EXCHANGES);
+        if (failure == RateLimitedException.class) {
+            // Released as the rate limit it was, which paused the pool for its Retry-After (for
+            // the route's next start), not as a drop.
+            assertThat(stats.rateLimitEvents()).as("rate-limited attempts").isEqualTo(1);
+            assertThat(stats.congestionEvents()).as("drops").isZero();
+            LimiterStats limiter = adaptive.pool(route).limiter().stats();
+            assertThat(limiter.pausesOpened()).as("Retry-After pauses opened").isEqualTo(1);
+            assertThat(limiter.lastRetryAfter()).isEqualTo(Duration.ofMillis(200));
+        }
 
         restart.run();
         assertThat(template.requestBody(uri, "after the restart", String.class)).isEqualTo("done after the restart");
