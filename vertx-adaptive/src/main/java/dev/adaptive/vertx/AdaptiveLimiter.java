@@ -174,7 +174,10 @@ public interface AdaptiveLimiter {
         }
 
         /**
-         * @param retryPolicy replaces the retry options (for a retry classifier or seeded jitter)
+         * @param retryPolicy replaces the retry options (for a retry classifier, an
+         *                    {@code abortIf} veto or seeded jitter); default from the options.
+         *                    The whole policy applies to {@code execute}, {@link AdaptiveEventBus}
+         *                    and {@link AdaptiveWebClient} alike
          * @return this
          */
         public Builder retryPolicy(RetryPolicy retryPolicy) {

@@ -285,6 +285,36 @@ class AdaptiveEventBusTest {
                 re -> assertThat(re.failureType()).isEqualTo(ReplyFailure.NO_HANDLERS));
     }
 
+    /**
+     * The limiter's retry policy reaches the event bus's executor whole: its veto
+     * ({@code abortIf}) ends a rate-limited request after its one attempt, and an ordinary
+     * failure too, though both budgets have retries left; the rate limit still pauses the
+     * limiter. Before, the executor rebuilt the policy from its parts and lost the veto.
+     */
+    @Test
+    void theRetryPolicysVetoEndsARequestAfterItsFirstAttempt(Vertx vertx) {
+        AtomicInteger limitedArrivals = alwaysRateLimited(vertx, "vetoed-limited");
+        AtomicInteger failedArrivals = new AtomicInteger();
+        Await.result(vertx.eventBus().consumer("vetoed-failing", m -> {
+            failedArrivals.incrementAndGet();
+            m.fail(500, "down");
+        }).completion());
+        AdaptiveLimiter limiter = AdaptiveLimiter.builder(vertx, new AdaptiveOptions().setStatsAddress(null))
+                .retryPolicy(dev.adaptive.retry.RetryPolicy.builder().retries(3).constant()
+                        .minDelay(Duration.ofMillis(1)).noJitter().abortIf((error, attempt) -> true).build())
+                .build();
+        AdaptiveEventBus bus = AdaptiveEventBus.create(limiter);
+
+        assertThat(Await.failure(bus.request("vetoed-limited", "x"))).isInstanceOf(ReplyException.class);
+        assertThat(limitedArrivals).as("rate-limited, not retried").hasValue(1);
+        assertThat(limiter.limiter().stats().rateLimitEvents()).isEqualTo(1);
+        assertThat(limiter.limiter().stats().pausesOpened()).isEqualTo(1);
+        Throwable down = Await.failure(bus.request("vetoed-failing", "x"));
+        assertThat(down).isInstanceOfSatisfying(ReplyException.class, re -> assertThat(re.failureCode()).isEqualTo(500));
+        assertThat(failedArrivals).as("failed, not retried").hasValue(1);
+        assertThat(limiter.limiter().stats().retries()).isZero();
+    }
+
     /** Text whose lower-cased form is longer than itself must not move or lose the wait. */
     @ParameterizedTest
     @ValueSource(strings = {

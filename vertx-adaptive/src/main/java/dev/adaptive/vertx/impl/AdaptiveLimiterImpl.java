@@ -190,10 +190,9 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         OutcomeClassifier base = classifier;
         RetryPolicy policy = executor.retryPolicy();
         return AdaptiveExecutor.builder(limiter)
-                .retryPolicy(RetryPolicy.builder().retries(policy.retries()).backoff(policy.backoff())
-                        .maxRateLimitRetries(policy.maxRateLimitRetries()).maxRetryAfter(policy.maxRetryAfter())
-                        .random(policy.random())
-                        // An ignored failure would only come back (IgnoredFailure): never retried.
+                // The limiter's policy whole (its abortIf veto too), with one rule more: an ignored
+                // failure would only come back (IgnoredFailure), so it is never retried.
+                .retryPolicy(policy.toBuilder()
                         .retryOn((error, attempt) -> !(error instanceof IgnoredFailure)
                                 && policy.shouldRetry(error, attempt))
                         .build())
