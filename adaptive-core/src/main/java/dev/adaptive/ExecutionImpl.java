@@ -129,7 +129,7 @@ final class ExecutionImpl<R> implements Execution<R> {
     private void onResultDone() {
         Cancellable t = retryTimer;
         if (t != null) {
-            cancelWait(t);
+            cancelTimer(t);
         }
         Retry r = retry;
         if (r != null) {
@@ -231,13 +231,18 @@ final class ExecutionImpl<R> implements Execution<R> {
         }
     }
 
-    /** Cancels the runner's wait for a retry; one whose cancel throws (anything) is ignored, as the retry it would run is dropped all the same. */
-    private static void cancelWait(Cancellable wait) {
+    /**
+     * Cancels a timer: an attempt's task timeout (the user's scheduler's handle) or the runner's
+     * wait for a retry. One whose cancel throws (anything) is ignored: what it would run finds
+     * its work done when it comes (the attempt settled, the retry dropped).
+     */
+    private static void cancelTimer(Cancellable timer) {
         try {
-            wait.cancel();
-        } catch (Throwable brokenRunner) {
-            // Thrown on, it would reach whoever completed the result (a cancel's caller) and
-            // skip the withdrawal of what the execution still has queued, and its end.
+            timer.cancel();
+        } catch (Throwable brokenTimer) {
+            // Thrown on, it would unwind the settlement of an attempt before its lease is
+            // released, or reach whoever completed the result (a cancel's caller) and skip the
+            // withdrawal of what the execution still has queued: a slot or the end lost.
         }
     }
 
@@ -554,7 +559,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             // Ended before or as the wait was armed (here, or by a cancel on another thread that
             // may have found the retry not yet set): the wait and the retry are not wanted.
             if (t != null) {
-                cancelWait(t);
+                cancelTimer(t);
             }
             r.drop();
         }
@@ -722,7 +727,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         void stopTimer() {
             Cancellable t = timer;
             if (t != null) {
-                t.cancel();
+                cancelTimer(t);
             }
         }
 
