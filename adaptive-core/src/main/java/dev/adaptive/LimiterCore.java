@@ -168,7 +168,7 @@ final class LimiterCore {
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
-    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a pause's end. */
+    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a pause's or a quota window's end. */
     private final CallbackFailures tickerFailures;
     /** The scheduler's handles: a cancel of a wait timeout or of the gate's wake-up. */
     private final CallbackFailures cancelFailures;
@@ -1051,7 +1051,21 @@ final class LimiterCore {
     }
 
     private void quotaRenewed(long armedAt) {
-        if (quota.expire(armedAt, ticker.nanoTime())) {
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // Its timer fired, and there is no time to check it against: the window closes, as
+            // one whose renewal the scheduler refuses to time is not held, rather than bound
+            // dispatch for good (nothing may be in flight to settle and close it). Not rethrown:
+            // the scheduler's thread is no place for it.
+            tickerFailures.failed(brokenTicker);
+            if (quota.expireUntimed(armedAt)) {
+                drain();
+            }
+            return;
+        }
+        if (quota.expire(armedAt, now)) {
             drain();
         }
     }

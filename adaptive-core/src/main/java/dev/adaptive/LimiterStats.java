@@ -26,7 +26,8 @@ import java.time.Duration;
  *                            readings of the {@link dev.adaptive.time.Ticker} that threw as the
  *                            limiter granted a slot (the acquisition then failed with it), as a
  *                            lease was released (its sample dropped) or as a Retry-After pause's
- *                            timer fired (the pause ended), and cancels of its timers (a wait timeout, a gate's wake-up) that
+ *                            timer fired (the pause ended) or as an announced quota's renewal
+ *                            fired (its window closed), and cancels of its timers (a wait timeout, a gate's wake-up) that
  *                            threw
  * @param successes           attempts released as {@link Outcome.Success}
  * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included

@@ -126,15 +126,19 @@ final class QuotaWindow {
     }
 
     /**
-     * The renewal for {@code armedAt} could not be armed (the scheduler refused its timer): the
-     * window it would have ended closes now, rather than bound dispatch with nothing to lift it.
+     * The renewal for {@code armedAt} cannot be timed (the scheduler refused its timer, or the
+     * ticker threw when it fired): the window it would have ended closes now, rather than bound
+     * dispatch with nothing to lift it.
      *
      * @param armedAt what {@link #settled} returned
+     * @return whether the window closed; {@code false} if it had moved or another had opened
      */
-    synchronized void expireUntimed(long armedAt) {
+    synchronized boolean expireUntimed(long armedAt) {
         if (open && resetAtNanos == armedAt) {
             close();
+            return true;
         }
+        return false;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.adaptive;
 import dev.adaptive.internal.SlotReturn;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.retry.Quota;
 import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.TrapTicker;
 import dev.adaptive.time.VirtualTime;
@@ -23,10 +24,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * The user's {@code Ticker}, and the {@code Cancellable}s of the user's {@code Scheduler}, throw
  * (an {@code Error}, the hardest case) inside the limiter's drain, between taking a queued
- * acquisition and handing it its lease, and where the limiter withdraws or aborts queued
- * acquisitions. Nothing may be lost: no slot stays counted, every acquisition ends (granted,
- * or failed with what the ticker threw), the drain goes on granting, the failure is counted in
- * {@code limitFailures}, and a timer that could not be cancelled finds nothing to do when it fires.
+ * acquisition and handing it its lease, where the limiter withdraws or aborts queued
+ * acquisitions, at a grant, a release, and as the limiter's own timers fire (a Retry-After
+ * pause's end, an announced quota's renewal). Nothing may be lost: no slot stays counted, every
+ * acquisition ends (granted, or failed with what the ticker threw), the drain goes on granting,
+ * nothing holds dispatch for good, the failure is counted in {@code limitFailures}, and a timer
+ * that could not be cancelled finds nothing to do when it fires.
  */
 class ThrowingTimeTest {
 
@@ -242,6 +245,30 @@ class ThrowingTimeTest {
             soft.assertThat(ticker.sprung()).as("the ticker threw as the pause's timer fired").isTrue();
             soft.assertThat(limiter.pausedUntilNanos()).as("the pause").isZero();
             soft.assertThat(queued).as("the queued acquisition, granted as the pause ended").isCompleted();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        queued.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void aTickerThrowingWhenAnAnnouncedQuotasWindowRenewsClosesTheWindow() {
+        TrapTicker ticker = new TrapTicker(time, "quotaRenewed");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        held.release(Outcome.SUCCESS.withQuota(new Quota(0, Duration.ofSeconds(5))));
+        assertThat(queued).as("held by the spent quota").isNotDone();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        time.advance(Duration.ofSeconds(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the renewal's timer fired").isTrue();
+            soft.assertThat(limiter.quotaRemaining()).as("the window: closed").isEqualTo(-1);
+            soft.assertThat(queued).as("the queued acquisition, granted as the window closed").isCompleted();
             soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
         });
         queued.join().release(Outcome.SUCCESS);
