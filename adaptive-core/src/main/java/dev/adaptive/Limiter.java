@@ -174,7 +174,10 @@ public final class Limiter {
     /**
      * Bounds the limit from outside, for a fleet {@code Coordinator}'s share. Leases already
      * granted stay valid when the ceiling falls below the in-flight count; new ones wait until
-     * in-flight is below it again.
+     * in-flight is below it again. A {@link Ticker} that throws as the ceiling is set does not
+     * keep it from applying (the limit, the listeners, the queued acquisitions a raised one
+     * admits): only the {@link TraceEvent.ConcurrencyChange} event, which needs a time, is
+     * dropped, and the failure is counted in {@link LimiterStats#limitFailures()}.
      *
      * @param ceiling the bound, at least 0; 0 admits nothing (a fleet member that holds no share
      *                yet); {@link Integer#MAX_VALUE} removes it (the default)

@@ -168,7 +168,7 @@ final class LimiterCore {
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
-    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a pause's or a quota window's end. */
+    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a ceiling, a pause's or a quota window's end. */
     private final CallbackFailures tickerFailures;
     /** The scheduler's handles: a cancel of a wait timeout or of the gate's wake-up. */
     private final CallbackFailures cancelFailures;
@@ -916,7 +916,7 @@ final class LimiterCore {
             emitDecision(now, afterLimit, after, sample);
         }
         if (afterLimit != localLimit) {
-            onLimitChanged(outcome instanceof Outcome.RateLimited ? "rate-limit" : "sample", now);
+            onLimitChanged(outcome instanceof Outcome.RateLimited ? "rate-limit" : "sample", now, true);
         }
     }
 
@@ -931,7 +931,12 @@ final class LimiterCore {
         emit(decision);
     }
 
-    private void onLimitChanged(String reason, long now) {
+    /**
+     * @param now   the ticker reading, for the trace event
+     * @param timed whether {@code now} is a reading: without one, the change is made and told
+     *              to the listeners all the same, and only the trace event, which needs a time, is dropped
+     */
+    private void onLimitChanged(String reason, long now, boolean timed) {
         // Publish the newest state's limit, not necessarily ours: another thread may have
         // folded a later sample between our CAS and this line.
         int oldEffective = effectiveLimit;
@@ -962,7 +967,7 @@ final class LimiterCore {
         if (newEffective != oldEffective) {
             (newEffective > oldEffective ? limitIncreases : limitDecreases).increment();
             logLimitChange(oldEffective, newEffective, reason);
-            if (traces(CONCURRENCY_CHANGE)) {
+            if (timed && traces(CONCURRENCY_CHANGE)) {
                 emit(new TraceEvent.ConcurrencyChange(name, now, oldEffective, newEffective, reason));
             }
             if (limitListeners.length > 0) {
@@ -991,7 +996,19 @@ final class LimiterCore {
 
     void ceiling(int c) {
         ceiling = c;
-        onLimitChanged("coordinator", ticker.nanoTime());
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // The bound is set already and binds new grants; it must also reach the effective
+            // limit, the listeners and the waiters (a raised share left at the old limit admitted
+            // nothing more), and a fleet member sets it under its own lock, where a throw would
+            // leave the member's state half-changed: not rethrown, only the time is missing.
+            tickerFailures.failed(brokenTicker);
+            onLimitChanged("coordinator", 0, false);
+            return;
+        }
+        onLimitChanged("coordinator", now, true);
     }
 
     int ceilingValue() {

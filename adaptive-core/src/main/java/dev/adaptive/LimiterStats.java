@@ -26,9 +26,10 @@ import java.time.Duration;
  *                            readings of the {@link dev.adaptive.time.Ticker} that threw as the
  *                            limiter granted a slot (the acquisition then failed with it), as a
  *                            lease was released (its sample dropped) or as a Retry-After pause's
- *                            timer fired (the pause ended) or as an announced quota's renewal
- *                            fired (its window closed), and cancels of its timers (a wait timeout, a gate's wake-up) that
- *                            threw
+ *                            timer fired (the pause ended), as an announced quota's renewal
+ *                            fired (its window closed) or as a ceiling was set (it applied all
+ *                            the same), and cancels of its timers (a wait timeout, a gate's
+ *                            wake-up) that threw
  * @param successes           attempts released as {@link Outcome.Success}
  * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included
  * @param errorRetries        retries decided after an attempt that failed (not by timeout or

@@ -275,6 +275,32 @@ class ThrowingTimeTest {
         assertThat(limiter.inflight()).isZero();
     }
 
+    @Test
+    void aTickerThrowingAsTheCeilingIsRaisedStillRaisesItAndGrantsWhatWaited() {
+        TrapTicker ticker = new TrapTicker(time, "ceiling");
+        AtomicInteger toldLimit = new AtomicInteger(-1);
+        Limiter limiter = limiter(2).ticker(ticker).limitChangeListener((from, to) -> toldLimit.set(to)).build();
+        limiter.ceiling(0); // a fleet member that holds no share yet
+        CompletableFuture<Lease> queued = limiter.acquire();
+        assertThat(queued).isNotDone();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> limiter.ceiling(Integer.MAX_VALUE)); // its share is granted
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the ceiling was set").isTrue();
+            soft.assertThat(thrown).as("what ceiling() threw").isNull();
+            soft.assertThat(limiter.ceiling()).as("the ceiling").isEqualTo(Integer.MAX_VALUE);
+            soft.assertThat(limiter.limit()).as("the limit, the ceiling no longer binding").isEqualTo(2);
+            soft.assertThat(queued).as("the queued acquisition, granted at the raised limit").isCompleted();
+            soft.assertThat(toldLimit).as("the limit-change listener, told").hasValue(2);
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+        assertThat(limiter.acquire()).as("a second acquisition, within the limit of 2").isCompleted();
+    }
+
     /**
      * An acquisition queues with a wait timeout behind a held slot; the timer's cancel throws
      * as the release of the held slot grants it. It is granted all the same, and the timer,
