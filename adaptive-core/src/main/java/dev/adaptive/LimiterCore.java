@@ -728,10 +728,14 @@ final class LimiterCore {
         try {
             now = ticker.nanoTime();
         } catch (Throwable brokenTicker) {
-            // No time for this end: what needs one (the sample, a Retry-After pause, an announced
-            // quota, the outage rule's count) is dropped; the rest goes on, and the slot is freed.
+            // No time for this end. What needs its own (the sample's RTT, the outage rule's
+            // count) is dropped. What the server asked dispatch to wait for (a Retry-After
+            // pause, an announced quota) still holds: measured from the latest reading this
+            // lease has, its start, and timed by the scheduler by delay from now, so it lasts
+            // the whole wait; dropped, it sent the work queued behind it straight back to a
+            // server that asked to wait. The gate is told with that reading too; the slot is freed.
             tickerFailures.failed(brokenTicker);
-            now = lease.startNanos(); // the gate's settled: the latest reading this lease has
+            now = lease.startNanos();
             timed = false;
         }
         long rtt = Math.max(0, now - lease.startNanos());
@@ -751,12 +755,12 @@ final class LimiterCore {
         // before the free, so that the next grant sees them) must not also leak the slot.
         try {
             try {
+                if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
+                    // Open the pause before the slot is freed, so the drain below cannot dispatch
+                    // into the window the server just announced.
+                    pauseFor(r.retryAfter(), now);
+                }
                 if (timed) {
-                    if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
-                        // Open the pause before the slot is freed, so the drain below cannot dispatch
-                        // into the window the server just announced.
-                        pauseFor(r.retryAfter(), now);
-                    }
                     fold(lease, outcome, now, rtt);
                 }
             } finally {
@@ -765,7 +769,7 @@ final class LimiterCore {
                     gateSettled(lease, outcome, failure, now);
                 }
                 Quota announced = outcome.quota();
-                if (timed && (announced != null || quota.bound != QuotaWindow.NONE)) {
+                if (announced != null || quota.bound != QuotaWindow.NONE) {
                     // Before the slot is freed too: no grant may see the slot without the bound.
                     quotaSettled(announced, now);
                 }

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import java.util.function.LongUnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -225,6 +226,65 @@ class ThrowingTimeTest {
         queued.join().release(Outcome.SUCCESS);
         assertThat(limiter.inflight()).isZero();
         assertThat(limiter.stats().successes()).isEqualTo(2);
+    }
+
+    /**
+     * A call that took a second answers with {@code answer}, and the ticker throws as its lease is
+     * released: what the answer asks dispatch to wait for holds all the same, measured from the
+     * lease's start, the latest reading the limiter has for it, and timed by the scheduler from
+     * the release, so the acquisition queued behind it waits the whole five seconds.
+     *
+     * @param held checks the limiter just after the release, given the lease's start
+     */
+    private void aTickerThrowingAsAnAnswerAskingToWaitIsReleased(Outcome answer,
+                                                                  BiConsumer<SoftAssertions, Limiter> held) {
+        TrapTicker ticker = new TrapTicker(time, "onRelease");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        Lease lease = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        time.advance(Duration.ofSeconds(1));
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> lease.release(answer));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw at the release").isTrue();
+            soft.assertThat(thrown).as("what release() threw").isNull();
+            soft.assertThat(limiter.inflight()).as("in flight: the slot freed").isZero();
+            soft.assertThat(queued).as("the queued acquisition, held").isNotDone();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+            held.accept(soft, limiter);
+        });
+        time.advance(Duration.ofMillis(4_999));
+        assertThat(queued).as("held for the whole wait from the release").isNotDone();
+        time.advance(Duration.ofMillis(1));
+        assertThat(queued).as("granted once the wait is over").isCompleted();
+        queued.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void aTickerThrowingAsARateLimitedLeaseIsReleasedStillHoldsItsRetryAfterPause() {
+        long leaseStart = time.nanoTime();
+        aTickerThrowingAsAnAnswerAskingToWaitIsReleased(Outcome.rateLimited(Duration.ofSeconds(5)), (soft, limiter) -> {
+            soft.assertThat(limiter.isRatePaused()).as("paused").isTrue();
+            soft.assertThat(limiter.pausedUntilNanos()).as("its end, as recorded: from the lease's start")
+                    .isEqualTo(leaseStart + Duration.ofSeconds(5).toNanos());
+            soft.assertThat(limiter.stats().rateLimitEvents()).as("the rate limit, counted").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aTickerThrowingAsALeaseIsReleasedStillHoldsTheSpentQuotaItAnnounced() {
+        long leaseStart = time.nanoTime();
+        aTickerThrowingAsAnAnswerAskingToWaitIsReleased(Outcome.SUCCESS.withQuota(new Quota(0, Duration.ofSeconds(5))),
+                (soft, limiter) -> {
+                    soft.assertThat(limiter.quotaRemaining()).as("what remains of the window").isZero();
+                    soft.assertThat(limiter.quotaResetNanos()).as("its renewal, as recorded: from the lease's start")
+                            .isEqualTo(leaseStart + Duration.ofSeconds(5).toNanos());
+                });
     }
 
     @Test
