@@ -1211,8 +1211,14 @@ final class LimiterCore {
         }
         if (left > 0) {
             // A scheduler that fires early: look again when the pause is really over.
-            scheduler.schedule(() -> maybeEndPause(mine), left);
-            return;
+            try {
+                scheduler.schedule(() -> maybeEndPause(mine), left);
+                return;
+            } catch (Throwable rejected) {
+                // Nothing would look again: the pause ends now, as one whose timer the scheduler
+                // refuses is not held. Not rethrown: the scheduler's thread is no place for it.
+                logUntimed("the timer of the last " + Duration.ofNanos(left) + " of a Retry-After pause", rejected);
+            }
         }
         // Fails only if a later pause replaced this one meanwhile; that one stays.
         if (PAUSE.compareAndSet(this, mine, null)) {

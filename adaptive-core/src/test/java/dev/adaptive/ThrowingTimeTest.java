@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.LongUnaryOperator;
@@ -359,6 +360,31 @@ class ThrowingTimeTest {
             soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
         });
         assertThat(limiter.acquire()).as("a second acquisition, within the limit of 2").isCompleted();
+    }
+
+    @Test
+    void aPauseWhoseTimerFiresEarlyAndCannotBeArmedAgainEnds() {
+        AtomicLong lag = new AtomicLong();
+        Limiter limiter = limiter(1).ticker(() -> time.nanoTime() - lag.get()).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        held.release(Outcome.rateLimited(Duration.ofSeconds(5)));
+        assertThat(queued).as("held by the pause").isNotDone();
+        // The ticker lags the scheduler by a second, so the pause's timer fires a second early by
+        // its reading and arms itself again, which the scheduler, shut down meanwhile, refuses.
+        lag.set(Duration.ofSeconds(1).toNanos());
+        scheduler.rejecting = true;
+
+        time.advance(Duration.ofSeconds(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(time.uncaught()).as("what the pause's timer threw").isEmpty();
+            soft.assertThat(limiter.isRatePaused()).as("paused").isFalse();
+            soft.assertThat(queued).as("the queued acquisition, granted as the pause ended").isCompleted();
+        });
+        scheduler.rejecting = false;
+        queued.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
     }
 
     /**
