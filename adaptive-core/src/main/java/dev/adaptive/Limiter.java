@@ -143,7 +143,9 @@ public final class Limiter {
 
     /**
      * Opens a Retry-After pause from now, as a rate-limited release would, without a sample. Used
-     * by fleet coordinators and by faces that learn of a rate limit out of band.
+     * by fleet coordinators and by faces that learn of a rate limit out of band. If the
+     * {@link Ticker} throws when read for "now" (anything, an {@code Error} too), this throws it
+     * and nothing is changed: no pause is opened, nothing is counted.
      *
      * @param retryAfter the wait; capped by {@code maxRetryAfter}; zero or negative does nothing
      */
@@ -152,7 +154,9 @@ public final class Limiter {
     }
 
     /**
-     * Opens (or extends) a Retry-After pause until an absolute ticker reading.
+     * Opens (or extends) a Retry-After pause until an absolute ticker reading. If the
+     * {@link Ticker} throws when read for "now" (anything, an {@code Error} too), this throws it
+     * and nothing is changed: no pause is opened, nothing is counted.
      *
      * @param untilNanos when dispatch may resume; capped at now + {@code maxRetryAfter}
      */
@@ -222,6 +226,8 @@ public final class Limiter {
      * ({@link #inflight()} plus {@link #othersInflight()}), had been refused: the fleet's
      * refusal is this limit's signal too. Opens no pause (the fleet's pause is applied with
      * {@link #pauseUntil(long)}). Does nothing when the limiter does not adapt on rate limits.
+     * A {@link Ticker} that throws when read for the fold drops that sample, as at a release,
+     * and is counted in {@link LimiterStats#limitFailures()}; nothing is thrown.
      *
      * @param retryAfter the wait the other client was told
      */

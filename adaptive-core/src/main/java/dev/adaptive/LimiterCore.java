@@ -168,7 +168,7 @@ final class LimiterCore {
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
-    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a ceiling, a pause's or a quota window's end. */
+    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a ceiling, a fold from elsewhere, a pause's or a quota window's end. */
     private final CallbackFailures tickerFailures;
     /** The scheduler's handles: a cancel of a wait timeout or of the gate's wake-up. */
     private final CallbackFailures cancelFailures;
@@ -871,7 +871,16 @@ final class LimiterCore {
      * now, with the fleet's in flight, had been refused at once.
      */
     void foldRateLimitElsewhere(Duration retryAfter) {
-        long now = ticker.nanoTime();
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // A sample without a time is dropped, as at a release. Not rethrown: a fleet's relay
+            // applies the fleet's pause right after the fold, and a lost sample must not keep it
+            // from doing so.
+            tickerFailures.failed(brokenTicker);
+            return;
+        }
         int n = (int) Math.min(Integer.MAX_VALUE, (long) inflight.get() + othersInflight);
         fold(now, Math.max(1, n), Outcome.rateLimited(retryAfter), now, 0);
     }
@@ -1123,6 +1132,11 @@ final class LimiterCore {
 
     // ---- Retry-After pauses ------------------------------------------------------------
 
+    /**
+     * A pause asked for from outside. Its reading comes first: a ticker that throws reaches the
+     * caller with nothing changed (no pause can be timed without it, and the caller, unlike a
+     * release, can act on it).
+     */
     void pauseFor(Duration retryAfter) {
         if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
             return;

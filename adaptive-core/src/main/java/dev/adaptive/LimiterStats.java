@@ -27,8 +27,9 @@ import java.time.Duration;
  *                            limiter granted a slot (the acquisition then failed with it), as a
  *                            lease was released (its sample dropped) or as a Retry-After pause's
  *                            timer fired (the pause ended), as an announced quota's renewal
- *                            fired (its window closed) or as a ceiling was set (it applied all
- *                            the same), and cancels of its timers (a wait timeout, a gate's
+ *                            fired (its window closed), as a ceiling was set (it applied all
+ *                            the same) or as a fleet's rate limit was folded (that sample
+ *                            dropped), and cancels of its timers (a wait timeout, a gate's
  *                            wake-up) that threw
  * @param successes           attempts released as {@link Outcome.Success}
  * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.LongUnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -385,6 +386,67 @@ class ThrowingTimeTest {
         scheduler.rejecting = false;
         queued.join().release(Outcome.SUCCESS);
         assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * A pause asked for from outside ({@code pauseFor}, {@code pauseUntil}: a fleet's, a face's)
+     * needs a reading to be timed; without one the caller gets what the ticker threw, and
+     * nothing changed: no pause, half-opened or otherwise, and the queue still drains.
+     */
+    private void aTickerThrowingAsAPauseIsAskedFor(String method, Consumer<Limiter> ask) {
+        TrapTicker ticker = new TrapTicker(time, method);
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> queued = limiter.acquire();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> ask.accept(limiter));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw in " + method).isTrue();
+            soft.assertThat(thrown).as("what " + method + " threw").isSameAs(brokenClock);
+            soft.assertThat(limiter.isRatePaused()).as("paused").isFalse();
+            soft.assertThat(limiter.pausedUntilNanos()).as("the pause's end").isZero();
+            soft.assertThat(limiter.stats().pausesOpened()).as("pauses opened").isZero();
+            soft.assertThat(limiter.stats().lastRetryAfter()).as("the last wait asked").isZero();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted: no, the caller has it").isZero();
+        });
+        held.release(Outcome.SUCCESS);
+        assertThat(queued).as("the queued acquisition, granted at the release").isCompleted();
+        queued.join().release(Outcome.SUCCESS);
+        assertThat(limiter.inflight()).isZero();
+    }
+
+    @Test
+    void aTickerThrowingAsAPauseIsAskedForReachesTheCallerWithNothingChanged() {
+        aTickerThrowingAsAPauseIsAskedFor("pauseFor", limiter -> limiter.pauseFor(Duration.ofSeconds(5)));
+        aTickerThrowingAsAPauseIsAskedFor("pauseUntil",
+                limiter -> limiter.pauseUntil(time.nanoTime() + Duration.ofSeconds(5).toNanos()));
+    }
+
+    @Test
+    void aTickerThrowingAsARateLimitMetElsewhereIsFoldedDropsOnlyThatSample() {
+        TrapTicker ticker = new TrapTicker(time, "foldRateLimitElsewhere");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        // What a fleet's relay does with another member's 429: fold it, then apply its pause.
+        Throwable thrown = catchThrowable(() -> limiter.rateLimitedElsewhere(Duration.ofSeconds(5)));
+        limiter.pauseUntil(time.nanoTime() + Duration.ofSeconds(5).toNanos());
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the rate limit was folded").isTrue();
+            soft.assertThat(thrown).as("what rateLimitedElsewhere threw").isNull();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+            soft.assertThat(limiter.isRatePaused()).as("the fleet's pause, applied after it").isTrue();
+        });
+        time.advance(Duration.ofSeconds(5));
+        assertThat(limiter.isRatePaused()).isFalse();
+        assertThat(limiter.tryAcquire()).isPresent();
     }
 
     /**
