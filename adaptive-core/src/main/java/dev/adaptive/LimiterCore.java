@@ -1095,8 +1095,22 @@ final class LimiterCore {
             }
             return;
         }
-        if (quota.expire(armedAt, now)) {
+        long left = quota.expire(armedAt, now);
+        if (left == 0) {
             drain();
+        } else if (left > 0) {
+            // Fired before the reset by the ticker: look again then, or the window would bound
+            // dispatch for good once nothing is in flight to settle and close it.
+            try {
+                scheduler.schedule(() -> quotaRenewed(armedAt), left);
+            } catch (Throwable rejected) {
+                // As for a renewal the scheduler refuses at the start: the window closes now.
+                if (quota.expireUntimed(armedAt)) {
+                    logUntimed("the timer of the last " + Duration.ofNanos(left) + " of an announced quota's window",
+                            rejected);
+                    drain();
+                }
+            }
         }
     }
 

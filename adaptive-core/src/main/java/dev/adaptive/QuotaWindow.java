@@ -115,14 +115,21 @@ final class QuotaWindow {
      *
      * @param armedAt what {@link #settled} returned when the timer was armed
      * @param now     the ticker reading
-     * @return whether the window closed (the bound is lifted)
+     * @return {@code 0} if the window closed (the bound is lifted); how long it still has if the
+     *         timer fired before its reset by {@code now} (a scheduler early, or a ticker behind
+     *         it), for the limiter to look again then; {@code -1} if it moved (its own timer
+     *         ends it), or another window opened since
      */
-    synchronized boolean expire(long armedAt, long now) {
-        if (!open || resetAtNanos != armedAt || Nanos.between(resetAtNanos, now) < 0) {
-            return false; // moved (its own timer ends it), or another window opened since
+    synchronized long expire(long armedAt, long now) {
+        if (!open || resetAtNanos != armedAt) {
+            return -1;
+        }
+        long left = Nanos.between(now, resetAtNanos);
+        if (left > 0) {
+            return left;
         }
         close();
-        return true;
+        return 0;
     }
 
     /**

@@ -389,6 +389,53 @@ class ThrowingTimeTest {
     }
 
     /**
+     * A quota announced as spent holds an acquisition; the ticker lags the scheduler by a second,
+     * so the renewal's timer fires a second before the window's reset by the ticker's reading.
+     */
+    private Limiter aQuotaWindowWhoseRenewalFiresEarly(CompletableFuture<Lease>[] queued) {
+        AtomicLong lag = new AtomicLong();
+        Limiter limiter = limiter(1).ticker(() -> time.nanoTime() - lag.get()).build();
+        Lease held = limiter.tryAcquire().orElseThrow();
+        queued[0] = limiter.acquire();
+        held.release(Outcome.SUCCESS.withQuota(new Quota(0, Duration.ofSeconds(5))));
+        assertThat(queued[0]).as("held by the spent quota").isNotDone();
+        lag.set(Duration.ofSeconds(1).toNanos());
+        return limiter;
+    }
+
+    @Test
+    void aQuotaRenewalWhoseTimerFiresEarlyLooksAgainAtTheReset() {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Lease>[] queued = new CompletableFuture[1];
+        Limiter limiter = aQuotaWindowWhoseRenewalFiresEarly(queued);
+
+        time.advance(Duration.ofSeconds(5));
+        assertThat(queued[0]).as("a second before the reset by the ticker").isNotDone();
+        time.advance(Duration.ofSeconds(1));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(limiter.quotaRemaining()).as("the window: closed at its reset").isEqualTo(-1);
+            soft.assertThat(queued[0]).as("the queued acquisition, granted at the reset").isCompleted();
+        });
+    }
+
+    @Test
+    void aQuotaRenewalWhoseTimerFiresEarlyAndCannotBeArmedAgainClosesTheWindow() {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Lease>[] queued = new CompletableFuture[1];
+        Limiter limiter = aQuotaWindowWhoseRenewalFiresEarly(queued);
+        scheduler.rejecting = true;
+
+        time.advance(Duration.ofSeconds(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(limiter.quotaRemaining()).as("the window: closed").isEqualTo(-1);
+            soft.assertThat(queued[0]).as("the queued acquisition, granted as it closed").isCompleted();
+        });
+        scheduler.rejecting = false;
+    }
+
+    /**
      * A pause asked for from outside ({@code pauseFor}, {@code pauseUntil}: a fleet's, a face's)
      * needs a reading to be timed; without one the caller gets what the ticker threw, and
      * nothing changed: no pause, half-opened or otherwise, and the queue still drains.
