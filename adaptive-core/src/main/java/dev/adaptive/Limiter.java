@@ -365,7 +365,12 @@ public final class Limiter {
         return core.removeTraceListener(listener);
     }
 
-    /** @return how long the open Retry-After pause still holds dispatch; {@link Duration#ZERO} when none is open */
+    /**
+     * @return how long the open Retry-After pause still holds dispatch; {@link Duration#ZERO} when
+     *         none is open; its whole length if the {@link Ticker} throws when read for it (counted
+     *         in {@link LimiterStats#limitFailures()}): a view answers, since the runners read it
+     *         where a throw would lose their end
+     */
     public Duration remainingPause() {
         return core.remainingPause();
     }

@@ -168,7 +168,7 @@ final class LimiterCore {
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
-    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a ceiling, a fold from elsewhere, a pause's or a quota window's end. */
+    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a ceiling, a fold from elsewhere, a view of the open pause, a pause's or a quota window's end. */
     private final CallbackFailures tickerFailures;
     /** The scheduler's handles: a cancel of a wait timeout or of the gate's wake-up. */
     private final CallbackFailures cancelFailures;
@@ -1384,7 +1384,19 @@ final class LimiterCore {
     }
 
     private Duration remaining(Pause p) {
-        return p == null ? Duration.ZERO : Duration.ofNanos(Math.max(0, Nanos.between(ticker.nanoTime(), p.untilNanos)));
+        if (p == null) {
+            return Duration.ZERO;
+        }
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // A view must answer: the runners read the stats where a throw would lose their end
+            // (a pool's run, finishing, never completed). Without a reading, at most the whole pause.
+            tickerFailures.failed(brokenTicker);
+            now = p.openedNanos;
+        }
+        return Duration.ofNanos(Math.max(0, Nanos.between(now, p.untilNanos)));
     }
 
     /** @return how long the open Retry-After pause still holds dispatch; zero when none is open */

@@ -28,8 +28,9 @@ import java.time.Duration;
  *                            lease was released (its sample dropped) or as a Retry-After pause's
  *                            timer fired (the pause ended), as an announced quota's renewal
  *                            fired (its window closed), as a ceiling was set (it applied all
- *                            the same) or as a fleet's rate limit was folded (that sample
- *                            dropped), and cancels of its timers (a wait timeout, a gate's
+ *                            the same), as a fleet's rate limit was folded (that sample
+ *                            dropped) or as the stats were read with a pause open (its whole
+ *                            length shown as what remains), and cancels of its timers (a wait timeout, a gate's
  *                            wake-up) that threw
  * @param successes           attempts released as {@link Outcome.Success}
  * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included
@@ -46,7 +47,8 @@ import java.time.Duration;
  *                            {@link Limiter#tryAcquire()} that found no slot, and an
  *                            {@link Limiter#acquire()} refused with {@link RejectedException}
  * @param remainingPause      how long the open Retry-After pause still holds dispatch;
- *                            {@link Duration#ZERO} when none is open
+ *                            {@link Duration#ZERO} when none is open; its whole length if the
+ *                            ticker threw when read for it (counted in {@code limitFailures})
  * @param lastRetryAfter      the last wait a server asked for (before the limiter's cap), as a
  *                            rate-limited release or {@link Limiter#pauseFor(Duration)} passed
  *                            it; {@link Duration#ZERO} before the first

@@ -3,6 +3,10 @@ package dev.adaptive;
 import dev.adaptive.internal.SlotReturn;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.ItemPool;
+import dev.adaptive.pool.PoolRun;
+import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.retry.Quota;
 import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.TrapTicker;
@@ -28,11 +32,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * The user's {@code Ticker}, and the {@code Cancellable}s of the user's {@code Scheduler}, throw
  * (an {@code Error}, the hardest case) inside the limiter's drain, between taking a queued
  * acquisition and handing it its lease, where the limiter withdraws or aborts queued
- * acquisitions, at a grant, a release, and as the limiter's own timers fire (a Retry-After
- * pause's end, an announced quota's renewal). Nothing may be lost: no slot stays counted, every
- * acquisition ends (granted, or failed with what the ticker threw), the drain goes on granting,
- * nothing holds dispatch for good, the failure is counted in {@code limitFailures}, and a timer
- * that could not be cancelled finds nothing to do when it fires.
+ * acquisitions, at a grant, a release, a ceiling, a view of the stats, as the limiter's own
+ * timers fire (a Retry-After pause's end, an announced quota's renewal), and in the runners on
+ * a limiter (a pool's run). Nothing may be lost: no slot stays counted, every acquisition ends
+ * (granted, or failed with what the ticker threw), the drain goes on granting, nothing holds
+ * dispatch for good, every run ends, the failure is counted in {@code limitFailures}, and a
+ * timer that could not be cancelled finds nothing to do when it fires.
  */
 class ThrowingTimeTest {
 
@@ -494,6 +499,60 @@ class ThrowingTimeTest {
         time.advance(Duration.ofSeconds(5));
         assertThat(limiter.isRatePaused()).isFalse();
         assertThat(limiter.tryAcquire()).isPresent();
+    }
+
+    @Test
+    void statsReadWhileAPauseIsOpenAndTheTickerThrowsShowTheWholePause() {
+        TrapTicker ticker = new TrapTicker(time, "stats");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        limiter.tryAcquire().orElseThrow().release(Outcome.rateLimited(Duration.ofSeconds(5)));
+        time.advance(Duration.ofSeconds(1));
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        AtomicReference<LimiterStats> stats = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> stats.set(limiter.stats()));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the stats were read").isTrue();
+            soft.assertThat(thrown).as("what stats() threw").isNull();
+            soft.assertThat(stats.get() == null ? null : stats.get().remainingPause())
+                    .as("the pause's remaining time, without a reading: its whole length").isEqualTo(Duration.ofSeconds(5));
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+    }
+
+    /**
+     * The only item's answer is a 429 that is not retried: its Retry-After pause holds the run's
+     * next acquisition, and the run is cancelled inside it; the ticker throws as the run's final
+     * stats read the limiter's.
+     */
+    @Test
+    void aPoolRunEndingInsideARetryAfterPauseWhileTheTickerThrowsStillCompletes() {
+        TrapTicker ticker = new TrapTicker(time, "stats");
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(1)
+                .withAlgorithm(FixedLimit.of(1))
+                .withRetryPolicy(RetryPolicy.builder().retries(0).maxRateLimitRetries(0).build())
+                .withTime(ticker, scheduler)
+                .process((item, ctx) -> CompletableFuture.failedFuture(new RateLimitedException(Duration.ofSeconds(5))));
+        assertThat(run.isDone()).as("the run, its next acquisition held by the pause").isFalse();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(run::cancel);
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the final stats were read").isTrue();
+            soft.assertThat(thrown).as("what cancel() threw").isNull();
+            soft.assertThat(run.isDone()).as("the run, complete").isTrue();
+            soft.assertThat(run.limiter().isRatePaused()).as("its limiter, paused").isTrue();
+        });
+        AdaptiveResult<Integer, Integer> r = run.join();
+        assertThat(r.errors()).singleElement().satisfies(e -> assertThat(e.error()).isInstanceOf(RateLimitedException.class));
+        assertThat(r.stats().stopCause()).isPresent();
+        assertThat(run.limiter().inflight()).isZero();
     }
 
     /**
