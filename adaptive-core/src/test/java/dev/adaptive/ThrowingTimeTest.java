@@ -555,6 +555,76 @@ class ThrowingTimeTest {
         assertThat(run.limiter().inflight()).isZero();
     }
 
+    /** Each item answers its own value 100 ms after it starts. */
+    private CompletableFuture<Integer> in100ms(Integer item) {
+        CompletableFuture<Integer> f = new CompletableFuture<>();
+        time.schedule(() -> f.complete(item), Duration.ofMillis(100));
+        return f;
+    }
+
+    @Test
+    void aPoolRunWhoseTickerThrowsAsItStartsRunsMeasuredFromItsBuild() {
+        TrapTicker ticker = new TrapTicker(time, "start");
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        AtomicReference<PoolRun<AdaptiveResult<Integer, Integer>>> started = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> started.set(ItemPool.of(1, 2).withAlgorithm(FixedLimit.of(2))
+                .withTime(ticker, scheduler).process((item, ctx) -> in100ms(item))));
+        time.advance(Duration.ofSeconds(1));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the run started").isTrue();
+            soft.assertThat(thrown).as("what process() threw").isNull();
+            soft.assertThat(started.get() != null && started.get().isDone()).as("the run, complete").isTrue();
+        });
+        AdaptiveResult<Integer, Integer> r = started.get().join();
+        assertThat(r.successes()).hasSize(2);
+        assertThat(r.stats().elapsed()).as("measured from the run's build").isEqualTo(Duration.ofMillis(100));
+    }
+
+    @Test
+    void aPoolRunWhoseTickerThrowsAsItEndsStillCompletes() {
+        TrapTicker ticker = new TrapTicker(time, "finish");
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(1, 2).withAlgorithm(FixedLimit.of(2))
+                .withTime(ticker, scheduler).process((item, ctx) -> in100ms(item));
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the run ended").isTrue();
+            soft.assertThat(thrown).as("what the run's end threw").isNull();
+            soft.assertThat(run.isDone()).as("the run, complete").isTrue();
+        });
+        AdaptiveResult<Integer, Integer> r = run.join();
+        assertThat(r.successes()).hasSize(2);
+        assertThat(r.stats().elapsed()).as("without a reading at its end: measured to its start").isZero();
+        assertThat(run.limiter().inflight()).isZero();
+    }
+
+    @Test
+    void aPoolRunWhoseDeadlineTimersCancelThrowsAsItEndsStillCompletes() {
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(1, 2).withAlgorithm(FixedLimit.of(2))
+                .withDeadline(Duration.ofMinutes(1)).withTime(time, scheduler).process((item, ctx) -> in100ms(item));
+        scheduler.cancelThrows = brokenCancel;
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what the run's end threw").isNull();
+            soft.assertThat(run.isDone()).as("the run, complete").isTrue();
+        });
+        scheduler.cancelThrows = null;
+        time.advance(Duration.ofMinutes(2)); // the deadline fires, and finds the run ended
+        AdaptiveResult<Integer, Integer> r = run.join();
+        assertThat(r.successes()).hasSize(2);
+        assertThat(r.stats().stopCause()).isEmpty();
+    }
+
     /**
      * An acquisition queues with a wait timeout behind a held slot; the timer's cancel throws
      * as the release of the held slot grants it. It is granted all the same, and the timer,

@@ -220,7 +220,13 @@ public final class PoolEngine<T, R> {
         if (finished.get()) {
             return; // stopped and ended before it started: nothing to arm or open
         }
-        startNanos = ticker.nanoTime();
+        try {
+            startNanos = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // Measured from its build, the reading the run already has. Thrown from here, the
+            // run was begun and never ended: a publisher's subscriber, told onSubscribe, never
+            // heard an end, and a face's run future never completed.
+        }
         atStart = limiter.stats();
         performance.start(limiter.limit(), startNanos);
         limiter.addOutageListener(onOutage);
@@ -664,10 +670,22 @@ public final class PoolEngine<T, R> {
     }
 
     private void finish() {
-        long end = ticker.nanoTime();
+        // The run has claimed its end (finished is set): nothing here may throw, or it never
+        // completes. Without a reading, its elapsed time and its limit's last stretch end at its
+        // start; a deadline timer whose cancel throws fires later and finds the run ended.
+        long end;
+        try {
+            end = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            end = startNanos;
+        }
         Cancellable timer = deadlineTimer;
         if (timer != null) {
-            timer.cancel();
+            try {
+                timer.cancel();
+            } catch (Throwable brokenCancel) {
+                // As above: stop() does nothing once the run has finished.
+            }
         }
         self.set(null);
         performance.finish(end);
