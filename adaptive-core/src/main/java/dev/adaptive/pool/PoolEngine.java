@@ -183,7 +183,7 @@ public final class PoolEngine<T, R> {
         this.deadline = b.deadline;
         this.cancellations = List.copyOf(b.cancellations);
         this.onEnd = b.onEnd;
-        this.executor = b.executor;
+        this.executor = orCallingThread(b.executor);
         this.later = b.later != null ? b.later : task -> scheduler.schedule(task, 0);
         this.yieldEvery = b.yieldEvery;
         this.performance = new PerformanceRecorder(ticker);
@@ -656,6 +656,48 @@ public final class PoolEngine<T, R> {
         }
     }
 
+    /**
+     * The run's executor, for its passes and a stop's sweep. One that refuses a task (throws
+     * without running it: shut down, a closed context) would leave the run without that pass: a
+     * stop's sweep lost, so attempts still running were never cancelled, and a work loop whose
+     * pass it refused claimed for good, so the run never ended. A refused task runs on the
+     * calling thread instead, as with the default executor; the work loops still run one pass
+     * at a time. A task the executor ran and that threw is not run again: its throw goes on.
+     */
+    private static Executor orCallingThread(Executor executor) {
+        return task -> {
+            RunOnce once = new RunOnce(task);
+            try {
+                executor.execute(once);
+            } catch (Throwable refused) {
+                if (!once.claim()) {
+                    throw refused; // it ran (or runs), and this is its own throw, or the executor's after it
+                }
+                task.run();
+            }
+        };
+    }
+
+    /** A task that runs at most once, whichever of the executor and the calling thread claims it first. */
+    private static final class RunOnce extends AtomicBoolean implements Runnable {
+        private final Runnable task;
+
+        RunOnce(Runnable task) {
+            this.task = task;
+        }
+
+        boolean claim() {
+            return compareAndSet(false, true);
+        }
+
+        @Override
+        public void run() {
+            if (claim()) {
+                task.run();
+            }
+        }
+    }
+
     /** Cancels every live execution with the stop's exception and lets the feeder close intake. */
     private void sweep() {
         live.close(stop.get().itemError());
@@ -751,7 +793,9 @@ public final class PoolEngine<T, R> {
         /**
          * @param executor runs the run's serial passes (feeding, delivery, a stop's sweep):
          *                 now on the calling thread if it may run there, else where it
-         *                 belongs; default {@code Runnable::run}
+         *                 belongs; default {@code Runnable::run}. A task it refuses (throws
+         *                 anything without running it: shut down, a closed context) runs on
+         *                 the calling thread instead, so that the run still ends
          * @param later    runs a pass after what is already waiting there: a feeder that
          *                 yields and a stop deferred by one turn go through it; default one
          *                 turn of the limiter's scheduler. A refused yield stops the run

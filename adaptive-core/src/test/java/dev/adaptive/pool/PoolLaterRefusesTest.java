@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 
@@ -108,5 +109,58 @@ class PoolLaterRefusesTest {
             assertThat(e.error()).isInstanceOf(PoolAbortedException.class);
         });
         assertThat(run.limiter().inflight()).isZero();
+    }
+    /**
+     * A face whose run lives on a context that closes: the run's executor and {@code later} both
+     * refuse once the first item's {@link StopPoolException} comes. The stop's sweep, refused by
+     * {@code later} and then by the executor, runs on the calling thread, and so do the passes
+     * that end the run (before: the sweep was lost, the slow attempt was never cancelled, and
+     * the delivery loop, its pass refused, stayed claimed: the run never completed).
+     */
+    @Test
+    void aStopWhoseSweepTheRunsExecutorRefusesTooStillCancelsTheRunningAttemptsAndEnds() {
+        AtomicBoolean shutDown = new AtomicBoolean();
+        Executor executor = task -> {
+            if (shutDown.get()) {
+                throw new RejectedExecutionException("context closed");
+            }
+            task.run();
+        };
+        Executor later = task -> {
+            if (shutDown.get()) {
+                throw new RejectedExecutionException("context closed");
+            }
+            time.schedule(task, Duration.ZERO);
+        };
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(2)).ticker(time).scheduler(time).build();
+        AtomicReference<AdaptiveResult<Integer, Integer>> done = new AtomicReference<>();
+        PoolEngine<Integer, Integer> run = PoolEngine.<Integer>builder(limiter, AdaptiveExecutor.builder(limiter).build()::start)
+                .executor(executor, later)
+                .build(Source.of(List.of(0, 1)), new CollectingSink<>(done::set), (item, ctx) -> {
+                    CompletableFuture<Integer> f = new CompletableFuture<>();
+                    if (item == 0) {
+                        time.schedule(() -> {
+                            shutDown.set(true);
+                            f.completeExceptionally(new StopPoolException("stop"));
+                        }, Duration.ofMillis(100));
+                    } else {
+                        time.schedule(() -> f.complete(item), Duration.ofHours(1));
+                    }
+                    return f;
+                });
+        run.start();
+        time.advance(Duration.ofSeconds(1));
+
+        AdaptiveResult<Integer, Integer> r = done.get();
+        assertThat(r).as("run completed within a second").isNotNull();
+        assertThat(r.stats().stopCause()).get().extracting(PoolAbortedException::reason)
+                .isEqualTo(PoolAbortedException.Reason.STOPPED);
+        assertThat(r.errors()).hasSize(2);
+        assertThat(r.errors()).filteredOn(e -> e.index() == 1).singleElement().satisfies(e -> {
+            assertThat(e.attempts()).isEqualTo(1);
+            assertThat(e.error()).isInstanceOf(PoolAbortedException.class);
+        });
+        assertThat(limiter.inflight()).isZero();
+        assertThat(time.uncaught()).isEmpty();
     }
 }
