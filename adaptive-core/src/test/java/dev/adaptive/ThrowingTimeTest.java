@@ -6,6 +6,8 @@ import dev.adaptive.limit.Outcome;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.PoolRun;
+import dev.adaptive.queue.QueueStatus;
+import dev.adaptive.queue.ThrottledQueue;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.retry.Quota;
 import dev.adaptive.time.RejectingScheduler;
@@ -16,6 +18,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,7 +38,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * acquisition and handing it its lease, where the limiter withdraws or aborts queued
  * acquisitions, at a grant, a release, a ceiling, a view of the stats, as the limiter's own
  * timers fire (a Retry-After pause's end, an announced quota's renewal), and in the runners on
- * a limiter (a pool's run). Nothing may be lost: no slot stays counted, every acquisition ends
+ * a limiter (a pool's run, a {@code ThrottledQueue}). Nothing may be lost: no slot stays counted, every acquisition ends
  * (granted, or failed with what the ticker threw), the drain goes on granting, nothing holds
  * dispatch for good, every run ends, the failure is counted in {@code limitFailures}, and a
  * timer that could not be cancelled finds nothing to do when it fires.
@@ -623,6 +627,85 @@ class ThrowingTimeTest {
         AdaptiveResult<Integer, Integer> r = run.join();
         assertThat(r.successes()).hasSize(2);
         assertThat(r.stats().stopCause()).isEmpty();
+    }
+
+    /** A task that answers after 10 ms of virtual time. */
+    private CompletableFuture<Object> tenMillis() {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        time.schedule(() -> f.complete("ok"), Duration.ofMillis(10));
+        return f;
+    }
+
+    @Test
+    void aTickerThrowingAsASubmitRestartsAStoppedQueueRefusesThatTaskAndKeepsNothing() {
+        TrapTicker ticker = new TrapTicker(time, "submit");
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1000).interval(Duration.ofSeconds(1)).maxQueueSize(1)
+                .ticker(ticker).scheduler(scheduler).build();
+        q.stop();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        AtomicReference<CompletableFuture<Object>> submitted = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> submitted.set(q.submit(ctx -> CompletableFuture.completedFuture("x"))));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the submit restarted the queue").isTrue();
+            soft.assertThat(thrown).as("what submit() threw").isNull();
+            soft.assertThat(submitted.get() == null ? null : submitted.get().handle((v, e) -> e).getNow(null))
+                    .as("its future's failure").isSameAs(brokenClock);
+            soft.assertThat(q.state().status()).as("the queue, as it was").isEqualTo(QueueStatus.STOPPED);
+            soft.assertThat(q.awaitIdle()).as("awaitIdle: nothing was accepted").isDone();
+        });
+        CompletableFuture<Object> next = q.submit(ctx -> CompletableFuture.completedFuture("y"));
+        time.advance(Duration.ofSeconds(1));
+        assertThat(next).as("the next submit, within maxQueueSize=1").isCompletedWithValue("y");
+    }
+
+    /**
+     * The ticker throws as the queue is paused or stopped: the call throws it and nothing
+     * changed, so the queue runs on and its rate goes on moving (a half-applied hold kept the
+     * observation window, whose timer then fired into a held queue and left it open for good).
+     */
+    private void aTickerThrowingAsTheQueueIsHeld(String method, Consumer<ThrottledQueue> hold) {
+        TrapTicker ticker = new TrapTicker(time, method);
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1).maxRate(9).interval(Duration.ofSeconds(1))
+                .ticker(ticker).scheduler(scheduler).build();
+        assertThat(q.rate()).isEqualTo(5);
+        CompletableFuture<Object> first = q.submit(ctx -> tenMillis()); // opens the first window
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> hold.accept(q));
+        QueueStatus after = q.state().status();
+        time.advance(Duration.ofSeconds(2)); // the first window's interval is over
+        q.resume();
+        List<CompletableFuture<Object>> rest = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            rest.add(q.submit(ctx -> tenMillis()));
+        }
+        time.advance(Duration.ofMinutes(1));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw in " + method).isTrue();
+            soft.assertThat(thrown).as("what " + method + "() threw").isSameAs(brokenClock);
+            soft.assertThat(after).as("the queue's status after it").isEqualTo(QueueStatus.RUNNING);
+            soft.assertThat(first).as("the first job").isCompletedWithValue("ok");
+            soft.assertThat(rest).as("every later job").allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+            soft.assertThat(q.state().rateIncreases()).as("rate increases, one per clean interval").isEqualTo(4);
+            soft.assertThat(q.rate()).as("the rate").isEqualTo(9);
+        });
+    }
+
+    @Test
+    void aTickerThrowingAsTheQueueIsPausedReachesTheCallerWithNothingChanged() {
+        aTickerThrowingAsTheQueueIsHeld("pause", ThrottledQueue::pause);
+    }
+
+    @Test
+    void aTickerThrowingAsTheQueueIsStoppedReachesTheCallerWithNothingChanged() {
+        aTickerThrowingAsTheQueueIsHeld("stop", ThrottledQueue::stop);
     }
 
     /**

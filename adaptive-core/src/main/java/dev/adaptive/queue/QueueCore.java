@@ -123,10 +123,22 @@ final class QueueCore {
                     return CompletableFuture.failedFuture(new RejectedException("queue '" + name + "' is full: "
                             + unfinished + " tasks accepted and unfinished (maxQueueSize=" + cfg.maxQueueSize() + ")"));
                 }
+                boolean restart = status == QueueStatus.STOPPED;
+                long now = 0;
+                if (restart) {
+                    // Read before anything changes: a ticker that throws refuses this task, and
+                    // the queue stays as it was (the job, accepted first, was never started nor
+                    // ended, and held its room in maxQueueSize for good).
+                    try {
+                        now = ticker.nanoTime();
+                    } catch (Throwable brokenTicker) {
+                        return CompletableFuture.failedFuture(brokenTicker);
+                    }
+                }
                 job = new Job<>(this, nextIndex++, task);
                 live.add(job);
-                if (status == QueueStatus.STOPPED) {
-                    restartLocked(ticker.nanoTime());
+                if (restart) {
+                    restartLocked(now);
                 }
             }
             // Outside the lock: the limiter may grant at once and call the task.
@@ -196,8 +208,9 @@ final class QueueCore {
     void pause() {
         locked(() -> {
             if (status == QueueStatus.RUNNING) {
+                long now = ticker.nanoTime(); // first: a throw reaches the caller with nothing changed
                 status = QueueStatus.PAUSED;
-                holdLocked(ticker.nanoTime());
+                holdLocked(now);
             }
         });
     }
@@ -214,8 +227,9 @@ final class QueueCore {
     void stop() {
         locked(() -> {
             if (status == QueueStatus.RUNNING || status == QueueStatus.PAUSED) {
+                long now = ticker.nanoTime(); // first: a throw reaches the caller with nothing changed
                 status = QueueStatus.STOPPED;
-                holdLocked(ticker.nanoTime());
+                holdLocked(now);
             }
         });
     }
@@ -224,7 +238,12 @@ final class QueueCore {
         locked(() -> abortLocked(new QueueAbortedException("queue '" + name + "' was aborted", null)));
     }
 
-    /** What pause, stop and halt share: every timer of the queue's cleared, delays frozen, the window dropped. */
+    /**
+     * What pause, stop and halt share: every timer of the queue's cleared, delays frozen, the
+     * window dropped. Its reading is taken before the status changes: a hold without one would
+     * be half-applied (the window kept, its timer then firing into a held queue and leaving it
+     * open for good, so the rate never moved again).
+     */
     private void holdLocked(long now) {
         delayed.freeze(now);
         gate.holdLocked();

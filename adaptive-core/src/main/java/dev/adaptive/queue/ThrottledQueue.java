@@ -111,13 +111,18 @@ public final class ThrottledQueue {
      * @return its result: the value of its first successful attempt, or the failure of its
      *         last; already failed with {@link dev.adaptive.RejectedException} if the queue is
      *         full, or with {@link QueueAbortedException} if it was aborted. A submit to a
-     *         stopped queue restarts it
+     *         stopped queue restarts it; if the ticker throws when read for that, the future is
+     *         already failed with what it threw, the task not accepted and the queue unchanged
      */
     public <R> CompletableFuture<R> submit(AsyncTask<R> task) {
         return core.submit(task);
     }
 
-    /** Holds every start until {@link #resume()}; does nothing unless running. */
+    /**
+     * Holds every start until {@link #resume()}; does nothing unless running. If the ticker throws
+     * when read for it, this throws what it threw and nothing is changed; so do {@link #resume()}
+     * and {@link #stop()}.
+     */
     public void pause() {
         core.pause();
     }
