@@ -708,6 +708,31 @@ class ThrowingTimeTest {
         aTickerThrowingAsTheQueueIsHeld("stop", ThrottledQueue::stop);
     }
 
+    @Test
+    void aTickerThrowingAsAQueuesObservationWindowEndsStillDecidesAndOpensTheNext() {
+        TrapTicker ticker = new TrapTicker(time, "onWindowEnd");
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1).maxRate(9).interval(Duration.ofSeconds(1))
+                .ticker(ticker).scheduler(scheduler).build();
+        List<CompletableFuture<Object>> jobs = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            jobs.add(q.submit(ctx -> tenMillis()));
+        }
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofMinutes(1)));
+        time.advance(Duration.ofMinutes(1)); // on, if the throw stopped the virtual time
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the first window ended").isTrue();
+            soft.assertThat(thrown).as("what the window's timer threw").isNull();
+            soft.assertThat(jobs).as("every job").allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+            soft.assertThat(q.state().rateIncreases()).as("rate increases, one per clean interval").isEqualTo(4);
+            soft.assertThat(q.rate()).as("the rate").isEqualTo(9);
+        });
+    }
+
     /**
      * An acquisition queues with a wait timeout behind a held slot; the timer's cancel throws
      * as the release of the held slot grants it. It is granted all the same, and the timer,

@@ -149,7 +149,15 @@ final class RateGate implements AdmissionGate {
             if (!rates.isOpen(w) || !queue.runningLocked()) {
                 return;
             }
-            long now = cfg.ticker().nanoTime();
+            long now;
+            try {
+                now = cfg.ticker().nanoTime();
+            } catch (Throwable brokenTicker) {
+                // Without a reading, the window ends when its timer was due: at its end, as it
+                // would on time. Thrown to the scheduler, it left the window open with no timer,
+                // and the rate never moved again.
+                now = w.endNanos;
+            }
             if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {
                 rates.close();
                 if (!decideLocked(w, now)) {
