@@ -6,9 +6,11 @@ import dev.adaptive.limit.Outcome;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.PoolRun;
+import dev.adaptive.queue.QueueAbortedException;
 import dev.adaptive.queue.QueueStatus;
 import dev.adaptive.queue.ThrottledQueue;
 import dev.adaptive.retry.RetryPolicy;
+import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.Quota;
 import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.TrapTicker;
@@ -731,6 +733,38 @@ class ThrowingTimeTest {
             soft.assertThat(q.state().rateIncreases()).as("rate increases, one per clean interval").isEqualTo(4);
             soft.assertThat(q.rate()).as("the rate").isEqualTo(9);
         });
+    }
+
+    /**
+     * One job waits out a retry's backoff, another runs; both have timers (the retry's wait, the
+     * observation window) whose cancel throws as the queue is aborted: every job still fails
+     * with the abort, and the timers, firing later, find nothing to do.
+     */
+    @Test
+    void anAbortOfAQueueWhoseTimersCancelsThrowStillEndsEveryJob() {
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1000).interval(Duration.ofSeconds(1)).retries(1)
+                .retryBackoff(Backoff.constant(Duration.ofMinutes(1))).ticker(time).scheduler(scheduler).build();
+        CompletableFuture<Object> retrying = q.submit(ctx -> ctx.attempt() == 1
+                ? CompletableFuture.failedFuture(new IllegalStateException("down"))
+                : CompletableFuture.completedFuture("retried"));
+        CompletableFuture<Object> running = q.submit(ctx -> new CompletableFuture<>());
+        assertThat(q.state().delayedRetries()).isEqualTo(1);
+        scheduler.cancelThrows = brokenCancel;
+
+        Throwable thrown = catchThrowable(q::abort);
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what abort() threw").isNull();
+            soft.assertThat(q.state().status()).as("the queue").isEqualTo(QueueStatus.ABORTED);
+            soft.assertThat(retrying.handle((v, e) -> e).getNow(null)).as("the retrying job's failure")
+                    .isInstanceOf(QueueAbortedException.class);
+            soft.assertThat(running.handle((v, e) -> e).getNow(null)).as("the running job's failure")
+                    .isInstanceOf(QueueAbortedException.class);
+            soft.assertThat(q.awaitIdle()).as("awaitIdle").isDone();
+        });
+        scheduler.cancelThrows = null;
+        time.advance(Duration.ofMinutes(2)); // the timers fire, and find nothing to do
+        assertThat(q.limiter().inflight()).isZero();
     }
 
     /**

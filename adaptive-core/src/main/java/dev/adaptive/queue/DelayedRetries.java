@@ -129,11 +129,21 @@ final class DelayedRetries {
         w.timer = scheduler.schedule(() -> onDue.accept(w, token), w.remainingNanos);
     }
 
+    /**
+     * A cancel that throws (the user's scheduler) is ignored: the timer, firing later, no longer
+     * holds the wait's token and does nothing, while a throw here unwound a freeze, a withdrawal
+     * or an abort half-done.
+     */
     private static void disarm(Wait w) {
         if (w.timer != null) {
-            w.timer.cancel();
+            Cancellable timer = w.timer;
             w.timer = null;
             w.timerToken = null;
+            try {
+                timer.cancel();
+            } catch (Throwable brokenCancel) {
+                // As above.
+            }
         }
     }
 }

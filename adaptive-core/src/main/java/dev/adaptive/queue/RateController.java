@@ -102,11 +102,20 @@ final class RateController {
         }
     }
 
-    /** @return the open window, which no longer is; its timer is cancelled */
+    /**
+     * @return the open window, which no longer is; its timer is cancelled, and a cancel that
+     *         throws (the user's scheduler) is ignored: the timer, firing later, finds that
+     *         window no longer open, while a throw here unwound a pause, a halt or an abort
+     *         half-done (an abort left every job unfailed)
+     */
     ObservationWindow close() {
         ObservationWindow w = window;
         if (windowTimer != null) {
-            windowTimer.cancel();
+            try {
+                windowTimer.cancel();
+            } catch (Throwable brokenCancel) {
+                // As above.
+            }
             windowTimer = null;
         }
         window = null;
