@@ -732,8 +732,8 @@ final class LimiterCore {
             // count) is dropped. What the server asked dispatch to wait for (a Retry-After
             // pause, an announced quota) still holds: measured from the latest reading this
             // lease has, its start, and timed by the scheduler by delay from now, so it lasts
-            // the whole wait; dropped, it sent the work queued behind it straight back to a
-            // server that asked to wait. The gate is told with that reading too; the slot is freed.
+            // the whole wait; dropped, it would send the work queued behind it straight back to
+            // a server that asked to wait. The gate is told with that reading too; the slot is freed.
             tickerFailures.failed(brokenTicker);
             now = lease.startNanos();
             timed = false;
@@ -1392,7 +1392,8 @@ final class LimiterCore {
             now = ticker.nanoTime();
         } catch (Throwable brokenTicker) {
             // A view must answer: the runners read the stats where a throw would lose their end
-            // (a pool's run, finishing, never completed). Without a reading, at most the whole pause.
+            // (a pool's run, finishing, would never complete). Without a reading, at most the
+            // whole pause.
             tickerFailures.failed(brokenTicker);
             now = p.openedNanos;
         }

@@ -223,9 +223,9 @@ public final class PoolEngine<T, R> {
         try {
             startNanos = ticker.nanoTime();
         } catch (Throwable brokenTicker) {
-            // Measured from its build, the reading the run already has. Thrown from here, the
-            // run was begun and never ended: a publisher's subscriber, told onSubscribe, never
-            // heard an end, and a face's run future never completed.
+            // Measured from its build, the reading the run already has. Thrown from here, it
+            // would leave the run begun and never ended: a publisher's subscriber, told
+            // onSubscribe, would never hear an end, nor a face's run future complete.
         }
         atStart = limiter.stats();
         performance.start(limiter.limit(), startNanos);
@@ -659,8 +659,8 @@ public final class PoolEngine<T, R> {
     /**
      * The run's executor, for its passes and a stop's sweep. One that refuses a task (throws
      * without running it: shut down, a closed context) would leave the run without that pass: a
-     * stop's sweep lost, so attempts still running were never cancelled, and a work loop whose
-     * pass it refused claimed for good, so the run never ended. A refused task runs on the
+     * stop's sweep lost, so attempts still running would not be cancelled, and a work loop whose
+     * pass it refused claimed for good, so the run would never end. A refused task runs on the
      * calling thread instead, as with the default executor; the work loops still run one pass
      * at a time. A task the executor ran and that threw is not run again: its throw goes on.
      */

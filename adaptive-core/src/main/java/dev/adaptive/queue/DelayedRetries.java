@@ -131,8 +131,8 @@ final class DelayedRetries {
 
     /**
      * A cancel that throws (the user's scheduler) is ignored: the timer, firing later, no longer
-     * holds the wait's token and does nothing, while a throw here unwound a freeze, a withdrawal
-     * or an abort half-done.
+     * holds the wait's token and does nothing, while a throw here would unwind a freeze, a
+     * withdrawal or an abort half-done.
      */
     private static void disarm(Wait w) {
         if (w.timer != null) {

@@ -127,8 +127,8 @@ final class QueueCore {
                 long now = 0;
                 if (restart) {
                     // Read before anything changes: a ticker that throws refuses this task, and
-                    // the queue stays as it was (the job, accepted first, was never started nor
-                    // ended, and held its room in maxQueueSize for good).
+                    // the queue stays as it was (a job accepted first would be neither started
+                    // nor ended, and would hold its room in maxQueueSize for good).
                     try {
                         now = ticker.nanoTime();
                     } catch (Throwable brokenTicker) {

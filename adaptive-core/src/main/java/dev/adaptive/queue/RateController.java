@@ -105,8 +105,8 @@ final class RateController {
     /**
      * @return the open window, which no longer is; its timer is cancelled, and a cancel that
      *         throws (the user's scheduler) is ignored: the timer, firing later, finds that
-     *         window no longer open, while a throw here unwound a pause, a halt or an abort
-     *         half-done (an abort left every job unfailed)
+     *         window no longer open, while a throw here would unwind a pause, a halt or an
+     *         abort half-done (an abort would leave every job unfailed)
      */
     ObservationWindow close() {
         ObservationWindow w = window;

@@ -154,8 +154,8 @@ final class RateGate implements AdmissionGate {
                 now = cfg.ticker().nanoTime();
             } catch (Throwable brokenTicker) {
                 // Without a reading, the window ends when its timer was due: at its end, as it
-                // would on time. Thrown to the scheduler, it left the window open with no timer,
-                // and the rate never moved again.
+                // would on time. Thrown to the scheduler, it would leave the window open with no
+                // timer, and the rate would never move again.
                 now = w.endNanos;
             }
             if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {

@@ -120,19 +120,25 @@ public final class ThrottledQueue {
 
     /**
      * Holds every start until {@link #resume()}; does nothing unless running. If the ticker throws
-     * when read for it, this throws what it threw and nothing is changed; so do {@link #resume()}
-     * and {@link #stop()}.
+     * when read for it, this throws what it threw and nothing is changed.
      */
     public void pause() {
         core.pause();
     }
 
-    /** Runs again after {@link #pause()} or {@link #stop()}, or after a halt; does nothing otherwise. */
+    /**
+     * Runs again after {@link #pause()} or {@link #stop()}, or after a halt; does nothing otherwise.
+     * If the ticker throws when read for it, this throws what it threw and nothing is changed.
+     */
     public void resume() {
         core.resume();
     }
 
-    /** Clears every timer and keeps all work; the next submit or resume restarts. Does nothing once stopped or aborted. */
+    /**
+     * Clears every timer and keeps all work; the next submit or resume restarts. Does nothing once
+     * stopped or aborted. If the ticker throws when read for it, this throws what it threw and
+     * nothing is changed.
+     */
     public void stop() {
         core.stop();
     }
