@@ -117,6 +117,9 @@ public final class PoolEngine<T, R> {
     private final int maxPending;
     private final Duration deadline;
     private final List<CompletionStage<?>> cancellations;
+    /** The default executor: every pass on the signalling thread. */
+    private static final Executor CALLING_THREAD = Runnable::run;
+
     private final Executor executor;
     private final Executor later;
     private final int yieldEvery;
@@ -665,6 +668,9 @@ public final class PoolEngine<T, R> {
      * at a time. A task the executor ran and that threw is not run again: its throw goes on.
      */
     private static Executor orCallingThread(Executor executor) {
+        if (executor == CALLING_THREAD) {
+            return executor; // refuses nothing: no wrapper, and no object more per pass
+        }
         return task -> {
             RunOnce once = new RunOnce(task);
             try {
@@ -766,7 +772,7 @@ public final class PoolEngine<T, R> {
         private final Limiter limiter;
         private final Starter<R> starter;
         private Function<? super LimitChangeListener, Runnable> follow;
-        private Executor executor = Runnable::run;
+        private Executor executor = CALLING_THREAD;
         private Executor later;
         private int yieldEvery;
         private int maxPending;
