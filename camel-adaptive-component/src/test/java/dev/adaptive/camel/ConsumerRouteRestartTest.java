@@ -157,7 +157,7 @@ class ConsumerRouteRestartTest extends CamelTestSupport {
         });
 
         assertThat(stop).as("the stop, far from its 60 s timeout").succeedsWithin(Duration.ofSeconds(20));
-        assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).as("the strategy timed out").isFalse();
+        assertThat(context.getShutdownStrategy().isTimeoutOccurred()).as("the strategy timed out").isFalse();
         List<Exchange> ended = held.await(20);
         for (int i = 0; i < ended.size(); i++) {
             assertThat(ended.get(i).getException()).as("held exchange %s", i)

@@ -118,7 +118,7 @@ class ContextStopTest extends CamelTestSupport {
 
         context.stop();
 
-        assertThat(strategy.hasTimeoutOccurred()).as("the strategy timed out waiting for them").isTrue();
+        assertThat(strategy.isTimeoutOccurred()).as("the strategy timed out waiting for them").isTrue();
         List<Exchange> done = batch.await(30);
         batch.stop();
         assertThat(done).hasSize(EXCHANGES).allSatisfy(e -> assertThat(e.getException())

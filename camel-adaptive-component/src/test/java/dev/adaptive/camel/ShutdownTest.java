@@ -228,7 +228,7 @@ class ShutdownTest extends CamelTestSupport {
         stop.run();
 
         assertThat(context.getRouteController().getRouteStatus(route)).isEqualTo(statusAfter);
-        assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).as("the strategy timed out").isTrue();
+        assertThat(context.getShutdownStrategy().isTimeoutOccurred()).as("the strategy timed out").isTrue();
         assertThat(context.getStatus().isStarted()).as("the context goes on").isTrue();
         List<CompletableFuture<Exchange>> queued = new ArrayList<>(batch.done());
         queued.remove(running);

@@ -239,7 +239,7 @@ class TransactedTest extends CamelTestSupport {
     void aForcedStopOfTheConsumerRouteFailsAnAttemptGrantedButNotYetBegunOnTheSendersThread() throws Exception {
         grantedButNotBegunWhenForced(() -> {
             context.getRouteController().stopRoute("one", 1, TimeUnit.SECONDS);
-            assertThat(context.getShutdownStrategy().hasTimeoutOccurred()).as("the route stop timed out").isTrue();
+            assertThat(context.getShutdownStrategy().isTimeoutOccurred()).as("the route stop timed out").isTrue();
         }, "its consumer route stopped before the exchange completed");
     }
 
