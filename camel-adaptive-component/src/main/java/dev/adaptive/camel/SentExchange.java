@@ -97,9 +97,11 @@ final class SentExchange {
         }
         Object[] set = new Object[2 * n];
         int i = 0;
-        for (Map.Entry<ExchangePropertyKey, Object> e : map.entrySet()) {
-            set[i++] = e.getKey();
-            set[i++] = e.getValue();
+        // By key, not by entry: an EnumMap makes a new entry object for each one its entry
+        // iterator returns, and its key iterator none.
+        for (ExchangePropertyKey key : map.keySet()) {
+            set[i++] = key;
+            set[i++] = map.get(key);
         }
         return set;
     }
