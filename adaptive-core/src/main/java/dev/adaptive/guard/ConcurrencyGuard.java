@@ -21,8 +21,18 @@ import java.util.concurrent.atomic.LongAdder;
  * ConcurrencyGuard guard = ConcurrencyGuard.create();
  * GuardLease lease = guard.acquire();
  * if (!lease.admitted()) { respond(503); return; }
- * try { serve(); lease.release(); } catch (TimeoutException e) { lease.release(true); }
+ * try {
+ *     serve();
+ *     lease.release();
+ * } catch (TimeoutException e) {
+ *     lease.release(true);
+ * } finally {
+ *     lease.releaseIgnored(); // any other failure gives the slot back; after a release, nothing
+ * }
  * }</pre>
+ *
+ * <p>Release on every path: a lease never released keeps its slot for good, and {@link #limit()}
+ * such leases leave the guard shedding every request.
  *
  * <p>{@link #acquire()} never waits: it returns an admitted lease while fewer than
  * {@link #limit()} requests are in flight, and a rejected one otherwise. The limit is a
