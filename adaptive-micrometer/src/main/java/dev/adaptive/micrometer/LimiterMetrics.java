@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -74,7 +75,9 @@ import java.util.function.ToDoubleFunction;
  * registry that already has them (another limiter of the same name, or a composite this binding
  * already feeds) is refused with an {@link IllegalStateException} naming the limiter, since
  * Micrometer would hand back the other limiter's meters, and closing either binding would then
- * remove the meters of both.
+ * remove the meters of both. A registry is user configuration, and its filters and listeners
+ * may throw: a bind that fails leaves none of its meters in the registry (and may be tried
+ * again), and a close removes every meter even if removing one throws.
  */
 public final class LimiterMetrics implements MeterBinder, AutoCloseable {
 
@@ -126,6 +129,8 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
      * @param registry where the meters go
      * @throws IllegalStateException if the registry already has the meters of a limiter of this
      *                               name and tags
+     * @throws RuntimeException      what the registry threw as it registered a meter (an
+     *                               {@code Error} too); none of this bind's meters is left in it
      */
     @Override
     public void bindTo(MeterRegistry registry) {
@@ -143,16 +148,37 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                     + " registry is in a composite this binding already feeds");
         }
         List<Meter> meters = new ArrayList<>();
+        TraceListener listener = null;
+        try {
+            registerAll(registry, meters);
+            if (attemptTimer) {
+                AttemptTimers timers = new AttemptTimers(registry, meters, LIMITER + ".attempt.rtt", tags);
+                listener = timers;
+                limiter.addTraceListener(listener);
+            }
+        } catch (Throwable failed) {
+            // Half a binding would stay for good: nothing could close it, and its limit gauge
+            // would refuse every later bind of this limiter as a second limiter of its name.
+            removeAll(registry, meters, failed);
+            throw failed;
+        }
+        synchronized (bound) {
+            bound.add(new Bound(registry, meters, listener));
+        }
+    }
+
+    /** Registers every meter but the timers, each kept in {@code meters} as soon as it is. */
+    private void registerAll(MeterRegistry registry, List<Meter> meters) {
         String p = LIMITER + ".";
-        meters.add(gauge(registry, p + "limit", "The concurrency limit now", Limiter::limit));
-        meters.add(gauge(registry, p + "inflight", "Attempts holding a slot now", Limiter::inflight));
-        meters.add(gauge(registry, p + "waiting", "Acquisitions queued for a slot now", Limiter::waiting));
-        meters.add(gauge(registry, p + "paused", "1 while a Retry-After pause holds all dispatch, else 0",
-                l -> l.isRatePaused() ? 1 : 0));
-        meters.add(gauge(registry, p + "outage", "1 while an outage holds dispatch to one probe at a time, else 0",
-                l -> l.isOutage() ? 1 : 0));
-        meters.add(TimeGauge.builder(p + "pause.remaining", limiter, TimeUnit.NANOSECONDS,
-                        l -> l.remainingPause().toNanos())
+        gauge(registry, meters, p + "limit", "The concurrency limit now", Limiter::limit);
+        gauge(registry, meters, p + "inflight", "Attempts holding a slot now", Limiter::inflight);
+        gauge(registry, meters, p + "waiting", "Acquisitions queued for a slot now", Limiter::waiting);
+        gauge(registry, meters, p + "paused", "1 while a Retry-After pause holds all dispatch, else 0",
+                l -> l.isRatePaused() ? 1 : 0);
+        gauge(registry, meters, p + "outage", "1 while an outage holds dispatch to one probe at a time, else 0",
+                l -> l.isOutage() ? 1 : 0);
+        register(registry, meters, p + "pause.remaining", tags, () -> TimeGauge.builder(p + "pause.remaining",
+                        limiter, TimeUnit.NANOSECONDS, l -> l.remainingPause().toNanos())
                 .description("What is left of the open Retry-After pause; 0 when none is open")
                 .tags(tags).strongReference(true).register(registry));
         family(registry, meters, p + "attempts", "Attempts released, by outcome", "outcome",
@@ -178,28 +204,55 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                 series("classifier", LimiterStats::classifierFailures));
         if (fleet != null) {
             Tags f = tags.and("fleet", fleet.key());
-            meters.add(fleetGauge(registry, "share", "This node's share of the fleet's ceiling; NaN while local-only",
-                    f, s -> s.share() == Integer.MAX_VALUE ? Double.NaN : s.share()));
-            meters.add(fleetGauge(registry, "ceiling", "The fleet's ceiling in the last heartbeat", f,
-                    FleetStats::globalCeiling));
-            meters.add(fleetGauge(registry, "nodes", "The fleet's live nodes in the last heartbeat", f,
-                    FleetStats::liveNodes));
-        }
-        TraceListener listener = null;
-        if (attemptTimer) {
-            AttemptTimers timers = new AttemptTimers(registry, p + "attempt.rtt", tags);
-            meters.addAll(timers.meters());
-            listener = timers;
-            limiter.addTraceListener(listener);
-        }
-        synchronized (bound) {
-            bound.add(new Bound(registry, meters, listener));
+            fleetGauge(registry, meters, "share", "This node's share of the fleet's ceiling; NaN while local-only",
+                    f, s -> s.share() == Integer.MAX_VALUE ? Double.NaN : s.share());
+            fleetGauge(registry, meters, "ceiling", "The fleet's ceiling in the last heartbeat", f,
+                    FleetStats::globalCeiling);
+            fleetGauge(registry, meters, "nodes", "The fleet's live nodes in the last heartbeat", f,
+                    FleetStats::liveNodes);
         }
     }
 
-    private Meter gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<Limiter> f) {
-        return Gauge.builder(name, limiter, f).description(description).tags(tags).strongReference(true)
-                .register(registry);
+    /**
+     * Registers one meter and keeps it in {@code meters}. A registry that throws may have kept the
+     * meter all the same (its meter-added listeners run once it is in): it is then removed by its
+     * name and tags, which is all a registry needs to find a meter it was asked for, unless a
+     * meter of that name and tags was there before, which is someone else's.
+     */
+    private static <M extends Meter> M register(MeterRegistry registry, List<Meter> meters, String name, Tags tags,
+                                                Supplier<M> registration) {
+        boolean someoneElses = registry.find(name).tags(tags).meter() != null;
+        try {
+            M meter = registration.get();
+            meters.add(meter);
+            return meter;
+        } catch (Throwable failed) {
+            if (!someoneElses) {
+                try {
+                    registry.removeByPreFilterId(new Meter.Id(name, tags, null, null, Meter.Type.OTHER));
+                } catch (Throwable alsoFailed) {
+                    failed.addSuppressed(alsoFailed);
+                }
+            }
+            throw failed;
+        }
+    }
+
+    /** Removes every meter of {@code meters}, each whatever the others do; failures go to {@code failure}. */
+    private static void removeAll(MeterRegistry registry, List<Meter> meters, Throwable failure) {
+        for (Meter m : meters) {
+            try {
+                registry.remove(m);
+            } catch (Throwable failed) {
+                failure.addSuppressed(failed);
+            }
+        }
+    }
+
+    private void gauge(MeterRegistry registry, List<Meter> meters, String name, String description,
+                       ToDoubleFunction<Limiter> f) {
+        register(registry, meters, name, tags, () -> Gauge.builder(name, limiter, f).description(description)
+                .tags(tags).strongReference(true).register(registry));
     }
 
     /** One counter of a family: its tag's value ({@code null} for an untagged counter) and what it reads. */
@@ -216,18 +269,25 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
         for (Series one : series) {
             Tags t = tag == null ? tags : tags.and(tag, one.value());
             ToDoubleFunction<LimiterStats> count = one.count();
-            meters.add(FunctionCounter.builder(name, limiter, l -> count.applyAsDouble(l.stats()))
+            register(registry, meters, name, t, () -> FunctionCounter.builder(name, limiter,
+                            l -> count.applyAsDouble(l.stats()))
                     .description(description).tags(t).register(registry));
         }
     }
 
-    private Meter fleetGauge(MeterRegistry registry, String name, String description, Tags t,
-                             ToDoubleFunction<FleetStats> f) {
-        return Gauge.builder(FLEET + "." + name, fleet, m -> f.applyAsDouble(m.stats())).description(description)
-                .tags(t).strongReference(true).register(registry);
+    private void fleetGauge(MeterRegistry registry, List<Meter> meters, String name, String description, Tags t,
+                            ToDoubleFunction<FleetStats> f) {
+        String full = FLEET + "." + name;
+        register(registry, meters, full, t, () -> Gauge.builder(full, fleet, m -> f.applyAsDouble(m.stats()))
+                .description(description).tags(t).strongReference(true).register(registry));
     }
 
-    /** Removes every meter registered by {@link #bindTo(MeterRegistry)} and the trace listener. Idempotent. */
+    /**
+     * Removes every meter registered by {@link #bindTo(MeterRegistry)} and the trace listener.
+     * Idempotent. A registry that throws as a meter is removed (a meter-removed listener) does
+     * not keep the others: every meter of every registry is removed, and then the first failure
+     * is thrown, the others suppressed in it.
+     */
     @Override
     public void close() {
         List<Bound> all;
@@ -235,11 +295,32 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
             all = List.copyOf(bound);
             bound.clear();
         }
+        Throwable failure = null;
         for (Bound b : all) {
             if (b.listener() != null) {
                 limiter.removeTraceListener(b.listener());
             }
-            b.meters().forEach(b.registry()::remove);
+            for (Meter m : b.meters()) {
+                try {
+                    b.registry().remove(m);
+                } catch (Throwable failed) {
+                    if (failure == null) {
+                        failure = failed;
+                    } else {
+                        failure.addSuppressed(failed);
+                    }
+                }
+            }
+        }
+        if (failure instanceof RuntimeException r) {
+            throw r;
+        }
+        if (failure instanceof Error e) {
+            throw e;
+        }
+        if (failure != null) {
+            throw new IllegalStateException("a registry failed to remove a meter of limiter '" + limiter.name() + "'",
+                    failure);
         }
     }
 
@@ -255,20 +336,19 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
         private final Timer rateLimited;
         private final Timer ignored;
 
-        AttemptTimers(MeterRegistry registry, String name, Tags tags) {
-            success = timer(registry, name, tags, "success");
-            dropped = timer(registry, name, tags, "dropped");
-            rateLimited = timer(registry, name, tags, "rate_limited");
-            ignored = timer(registry, name, tags, "ignored");
+        /** Registers the four timers, each kept in {@code meters} as soon as it is. */
+        AttemptTimers(MeterRegistry registry, List<Meter> meters, String name, Tags tags) {
+            success = timer(registry, meters, name, tags, "success");
+            dropped = timer(registry, meters, name, tags, "dropped");
+            rateLimited = timer(registry, meters, name, tags, "rate_limited");
+            ignored = timer(registry, meters, name, tags, "ignored");
         }
 
-        private static Timer timer(MeterRegistry registry, String name, Tags tags, String outcome) {
-            return Timer.builder(name).description("Round trip of one attempt, by outcome")
-                    .tags(tags.and("outcome", outcome)).register(registry);
-        }
-
-        List<Meter> meters() {
-            return List.of(success, dropped, rateLimited, ignored);
+        private static Timer timer(MeterRegistry registry, List<Meter> meters, String name, Tags tags,
+                                   String outcome) {
+            Tags t = tags.and("outcome", outcome);
+            return register(registry, meters, name, t, () -> Timer.builder(name)
+                    .description("Round trip of one attempt, by outcome").tags(t).register(registry));
         }
 
         /** Only the attempts' ends: the engine then builds no other event for this binder. */
