@@ -409,20 +409,53 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
         /**
          * @param tags added to every meter; default none; {@code name} is always there
          * @return this
+         * @throws IllegalArgumentException for a key the meters set themselves (see {@link #tag})
          */
         public Builder tags(Iterable<Tag> tags) {
-            this.tags = this.tags.and(Objects.requireNonNull(tags, "tags"));
+            Objects.requireNonNull(tags, "tags");
+            for (Tag t : tags) {
+                checkKey(t.getKey(), t.getValue());
+            }
+            this.tags = this.tags.and(tags);
             return this;
         }
 
         /**
-         * @param key   a tag key
+         * @param key   a tag key; not one the meters set themselves: {@code name} (the limiter's
+         *              name), {@code outcome}, {@code cause}, {@code direction}, {@code callback}
+         *              or {@code fleet}
          * @param value its value
          * @return this
+         * @throws NullPointerException     naming the tag, if the key or the value is {@code null}
+         * @throws IllegalArgumentException for a key the meters set themselves
          */
         public Builder tag(String key, String value) {
+            if (key == null) {
+                throw new NullPointerException("a tag has no key (its value: '" + value + "')");
+            }
+            if (value == null) {
+                throw new NullPointerException("tag '" + key + "' has no value");
+            }
+            checkKey(key, value);
             this.tags = this.tags.and(key, value);
             return this;
+        }
+
+        /**
+         * A tag the meters set would replace the limiter's name on every meter, or be replaced on
+         * some meters only (an {@code outcome} on the attempts), so that one tag's value would
+         * differ between the meters of one binding.
+         */
+        private void checkKey(String key, String value) {
+            String setBy = switch (key) {
+                case "name" -> "name: the limiter's name, '" + limiter.name() + "'; give the limiter the name instead";
+                case "outcome", "cause", "direction", "callback" -> key + ": a series of the meters of one name";
+                case "fleet" -> "fleet: the fleet's key, on the fleet's meters";
+                default -> null;
+            };
+            if (setBy != null) {
+                throw new IllegalArgumentException("tag '" + key + "' is set by the meters (" + setBy + "): " + value);
+            }
         }
 
         /**
