@@ -47,7 +47,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code adaptive.limiter.retries}</td><td>counter</td><td>{@code cause}</td><td>retries decided, by cause</td></tr>
  *   <tr><td>{@code adaptive.limiter.pauses}</td><td>counter</td><td></td><td>Retry-After pauses opened</td></tr>
  *   <tr><td>{@code adaptive.limiter.limit.changes}</td><td>counter</td><td>{@code direction}</td><td>limit moves</td></tr>
- *   <tr><td>{@code adaptive.limiter.shed}</td><td>counter</td><td></td><td>acquisitions refused as full</td></tr>
+ *   <tr><td>{@code adaptive.limiter.shed}</td><td>counter</td><td></td><td>acquisitions refused at once: full, paused, or others queued first</td></tr>
  *   <tr><td>{@code adaptive.limiter.retries.refused}</td><td>counter</td><td></td><td>retries the retry budget refused</td></tr>
  *   <tr><td>{@code adaptive.limiter.quota.holds}</td><td>counter</td><td></td><td>holds of dispatch by an announced quota</td></tr>
  *   <tr><td>{@code adaptive.limiter.outages}</td><td>counter</td><td></td><td>outages met</td></tr>
@@ -191,7 +191,8 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                 series(null, LimiterStats::pausesOpened));
         family(registry, meters, p + "limit.changes", "Moves of the limit, by direction", "direction",
                 series("increase", LimiterStats::limitIncreases), series("decrease", LimiterStats::limitDecreases));
-        family(registry, meters, p + "shed", "Acquisitions refused because the limiter was full", null,
+        family(registry, meters, p + "shed", "Acquisitions refused at once: a tryAcquire while the limiter was full,"
+                + " a Retry-After pause was open or others were queued first, and an acquire beyond maxQueueSize", null,
                 series(null, LimiterStats::shed));
         family(registry, meters, p + "retries.refused", "Refusals of a retry by the retry budget; the item asks again after its next backoff, and ends once its retries are spent", null,
                 series(null, LimiterStats::retriesRefused));

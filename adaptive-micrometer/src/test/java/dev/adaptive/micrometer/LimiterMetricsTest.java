@@ -134,6 +134,19 @@ class LimiterMetricsTest {
     }
 
     @Test
+    void shedCountsATryAcquireRefusedDuringAPauseAsItsDescriptionSays() {
+        Limiter limiter = Limiter.builder().name("orders").time(time).limit(FixedLimit.of(10)).build();
+        try (LimiterMetrics metrics = LimiterMetrics.bind(limiter, registry)) {
+            limiter.pauseFor(Duration.ofSeconds(1));
+            assertThat(limiter.tryAcquire()).isEmpty(); // ten free slots, but a Retry-After pause is open
+            assertThat(limiter.inflight()).isZero();
+            assertThat(registry.scrape())
+                    .contains("adaptive_limiter_shed_total{name=\"orders\"} 1.0")
+                    .containsPattern("# HELP adaptive_limiter_shed_total .*Retry-After pause");
+        }
+    }
+
+    @Test
     void aQueueAndAGuardAreMeteredThroughTheirLimiters() {
         ThrottledQueue queue = ThrottledQueue.builder().name("exports").minRate(100).interval(Duration.ofSeconds(1))
                 .time(time).build();
