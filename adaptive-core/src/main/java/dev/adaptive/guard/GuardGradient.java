@@ -23,9 +23,12 @@ import java.util.Objects;
  * minimum, so the baseline can rise after a lasting shift in latency. A success is quiet if it
  * was admitted with at most {@code max(minLimit, estimate / 2)} requests in flight; near the
  * limit an RTT includes the queue the baseline is there to detect, and letting it in would let
- * the baseline, and the limit with it, creep up with the queue under sustained overload. (After
- * a real shift the limit falls to minLimit, where every success is quiet.) With
- * {@link Recalibration} on, {@code rttNoLoad} is instead the RTT measured by the last probe,
+ * the baseline, and the limit with it, creep up with the queue under sustained overload. After
+ * a real shift the baseline catches up only from quiet successes: under traffic that keeps the
+ * guard full, the limit settles at {@code 1 / (1 - gradient)^2} (9 for a 3x slower backend with
+ * the defaults), every success comes with that many in flight, and only a shift large enough to
+ * bring the limit to minLimit (4x with the defaults), where every success is quiet, lets the
+ * baseline follow. With {@link Recalibration} on, {@code rttNoLoad} is instead the RTT measured by the last probe,
  * held until the next one. The {@code sqrt(estimate)} term is headroom for queueing that grows
  * slower than the limit.
  *

@@ -21,6 +21,11 @@ import java.util.SplittableRandom;
  * <p>Probes are driven by samples (a probe is due when a call ends after its time), not by a
  * timer: a guard with no traffic needs no baseline.
  *
+ * <p>The probe limit counts every call in flight, those admitted before the probe too: while
+ * {@link #probeLimit()} of them still run, the probe admits nothing and the guard sheds every
+ * call. Calls that last (streams, long polls) make a probe an outage as long as they are: keep
+ * them out of a recalibrating guard, or set a probe limit above their number.
+ *
  * <p>Defaults: interval 60 s, jitter 0.15, probeLimit = the limit's minLimit, probeSamples 5,
  * pinnedWindows 3, a random seed for the jitter. Immutable and thread-safe.
  */

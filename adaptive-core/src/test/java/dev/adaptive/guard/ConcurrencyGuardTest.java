@@ -197,6 +197,35 @@ class ConcurrencyGuardTest {
     }
 
     @Test
+    void underSaturatingLoadOnlyRecalibrationSeesABackendThreeTimesSlower() {
+        // docs/core-guard-fleet.md: a full guard has no quiet sample, so a 3x shift holds the
+        // limit at 1 / (1 - 2/3)^2 = 9 and the old baseline; a probe measures the new one.
+        ConcurrencyGuard plain = guard();
+        ConcurrencyGuard recalibrating = ConcurrencyGuard.builder().time(time).limit(GuardGradient.builder()
+                .recalibration(Recalibration.builder().jitter(0).seed(1).build()).build()).build();
+        ServerSim a = new ServerSim(time, plain, Duration.ofMillis(10), 1000);
+        ServerSim b = new ServerSim(time, recalibrating, Duration.ofMillis(10), 1000);
+        a.load(Duration.ofMillis(1), Duration.ofSeconds(200));
+        b.load(Duration.ofMillis(1), Duration.ofSeconds(200));
+        time.advance(Duration.ofSeconds(20));
+        a.base = Duration.ofMillis(30);
+        b.base = Duration.ofMillis(30);
+        time.advance(Duration.ofSeconds(30));
+        assertThat(plain.limit()).isEqualTo(9);
+        assertThat(recalibrating.limit()).isEqualTo(9);
+        time.advance(Duration.ofSeconds(20)); // past the probe due at 60 s
+        a.resetCounters();
+        b.resetCounters();
+        time.advance(Duration.ofSeconds(100));
+        assertThat(plain.stats().rttNoLoad()).isEqualTo(Duration.ofMillis(10));
+        assertThat(plain.limit()).isEqualTo(9);
+        assertThat(a.shed).isGreaterThan(2 * a.served); // 9 in flight at 30 ms serve 0.3 of 1 per ms
+        assertThat(recalibrating.stats().rttNoLoad()).isEqualTo(Duration.ofMillis(30));
+        assertThat(recalibrating.limit()).isGreaterThanOrEqualTo(30);
+        assertThat(b.shed).isLessThan(b.served / 100); // the next probes' few
+    }
+
+    @Test
     void recalibrationAdoptsTheProbesRttAfterALoadShift() {
         Recalibration recal = Recalibration.builder().jitter(0).pinnedWindows(1_000_000).seed(1).build();
         ConcurrencyGuard guard = ConcurrencyGuard.builder()
