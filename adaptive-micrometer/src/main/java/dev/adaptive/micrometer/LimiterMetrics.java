@@ -269,37 +269,10 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
                         Series... series) {
         for (Series one : series) {
             Tags t = tag == null ? tags : tags.and(tag, one.value());
-            LastCount count = new LastCount(one.count());
-            register(registry, meters, name, t, () -> FunctionCounter.builder(name, limiter, count)
+            ToDoubleFunction<LimiterStats> count = one.count();
+            register(registry, meters, name, t, () -> FunctionCounter.builder(name, limiter,
+                            l -> count.applyAsDouble(l.stats()))
                     .description(description).tags(t).register(registry));
-        }
-    }
-
-    /**
-     * What a counter reads: one count of the limiter's stats, or the last one read if reading
-     * them throws. The stats read the limiter's ticker while a Retry-After pause is open, and a
-     * ticker is user code: a counter that threw would fail the whole scrape, every other meter of
-     * the registry with it (a function counter does not catch, unlike a gauge). The last value,
-     * not NaN or 0: a step registry counts the difference from the last reading, and a counter's
-     * last value is still true, only late.
-     */
-    private static final class LastCount implements ToDoubleFunction<Limiter> {
-        private final ToDoubleFunction<LimiterStats> count;
-        private volatile double last;
-
-        LastCount(ToDoubleFunction<LimiterStats> count) {
-            this.count = count;
-        }
-
-        @Override
-        public double applyAsDouble(Limiter limiter) {
-            try {
-                last = count.applyAsDouble(limiter.stats());
-            } catch (Throwable brokenTicker) {
-                // The last value stands until the stats can be read again: the ticker recovers,
-                // or the pause ends (its timer ends it even when the ticker throws).
-            }
-            return last;
         }
     }
 
