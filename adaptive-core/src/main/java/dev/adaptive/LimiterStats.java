@@ -43,8 +43,9 @@ import java.time.Duration;
  *                            open pause is not counted)
  * @param limitIncreases      changes of the effective limit upwards
  * @param limitDecreases      changes of the effective limit downwards
- * @param shed                acquisitions refused because the limiter was full: a
- *                            {@link Limiter#tryAcquire()} that found no slot, and an
+ * @param shed                acquisitions refused at once: a {@link Limiter#tryAcquire()}
+ *                            while the limiter is full, a Retry-After pause is open (free
+ *                            slots or not) or others are queued first, and an
  *                            {@link Limiter#acquire()} refused with {@link RejectedException}
  * @param remainingPause      how long the open Retry-After pause still holds dispatch;
  *                            {@link Duration#ZERO} when none is open; its whole length if the

@@ -52,8 +52,11 @@ public final class GuardExample {
             }
             // The work: a 30 ms downstream call, answered without holding this thread.
             work.schedule(() -> {
-                reply(exchange, 200, "done");
-                lease.release();                                      // latency = acquire .. release
+                try {
+                    reply(exchange, 200, "done");
+                } finally {
+                    lease.release();                                  // latency = acquire .. release, on every path
+                }
             }, 30, TimeUnit.MILLISECONDS);
         });
         server.setExecutor(Executors.newFixedThreadPool(4));
