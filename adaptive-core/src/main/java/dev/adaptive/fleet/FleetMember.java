@@ -398,7 +398,8 @@ public final class FleetMember implements AutoCloseable {
                     others += r.inflight();
                 }
             }
-            if (learn) {
+            // A leaving node's limiter is no longer the fleet's: close() told it the others hold nothing.
+            if (learn && !leaving) {
                 limiter.othersInflight((int) Math.min(Integer.MAX_VALUE, others));
                 // Members resume from a fleet pause one after another, spread over one sync interval.
                 resumeStaggerNanos = liveNodes <= 1 ? 0 : view.rankOf(nodeId, incarnation) * (syncNanos / liveNodes);
@@ -410,7 +411,10 @@ public final class FleetMember implements AutoCloseable {
             // A reply that took longer than our report's trusted life says nothing we may act on upward.
             boolean fresh = now - beat.sentNanos < liveNanos;
             int newGranted = granted;
-            int raiseTo = Math.min(beat.want, share);
+            // A leaving node raises nothing: a reply to a beat sent before close() still carries
+            // the share it wanted then, and raising to it would admit calls again, after the
+            // leave too, outside the fleet that no longer counts this node.
+            int raiseTo = leaving ? 0 : Math.min(beat.want, share);
             if (fresh && raiseTo > newGranted && view.fits()) {
                 newGranted = raiseTo;
             }
