@@ -2,6 +2,7 @@ package dev.adaptive.fleet;
 
 import dev.adaptive.LimitChangeListener;
 import dev.adaptive.Limiter;
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.internal.Listeners;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
@@ -97,6 +98,8 @@ public final class FleetMember implements AutoCloseable {
      */
     public static final Duration MAX_HEARTBEAT = Duration.ofDays(365);
 
+    private static final System.Logger LOG = System.getLogger(FleetMember.class.getName());
+
     private final Limiter limiter;
     private final Coordinator coordinator;
     private final String key;
@@ -146,6 +149,10 @@ public final class FleetMember implements AutoCloseable {
     private final Map<String, Instant> otherIncarnations = new HashMap<>();
     private final Set<String> clashes = new HashSet<>();
     private final LongAdder listenerFailures = new LongAdder();
+    // The ticker and the clock are user code too: a reading that throws costs that reading only.
+    private final CallbackFailures tickerFailures;
+    private final CallbackFailures clockFailures;
+    private final CallbackFailures ceilingFailures;
     // Hints from the limiter that this node has news for the fleet (learnCapacity only).
     private final LimitChangeListener limitMoved = (from, to) -> reportSoon();
     private final Runnable callsWait = this::demandGrew;
@@ -172,6 +179,10 @@ public final class FleetMember implements AutoCloseable {
         this.ticker = limiter.ticker();
         this.scheduler = limiter.scheduler();
         this.listeners = b.listeners.toArray(new FleetListener[0]);
+        this.tickerFailures = new CallbackFailures(LOG, limiter.name(), "fleet member's ticker", listenerFailures);
+        this.clockFailures = new CallbackFailures(LOG, limiter.name(), "fleet member's clock", listenerFailures);
+        this.ceilingFailures = new CallbackFailures(LOG, limiter.name(), "limiter's ceiling(int), called by its fleet member,",
+                listenerFailures);
         this.pauses = new PauseRelay(limiter, coordinator, key, nodeId, clock, this::emit, () -> resumeStaggerNanos,
                 b.learn);
     }
@@ -193,13 +204,13 @@ public final class FleetMember implements AutoCloseable {
     private void start() {
         int before = limiter.ceiling();
         synchronized (lock) {
-            limiter.ceiling(0);
+            setCeiling(0);
         }
         try {
             pauses.open();
         } catch (Throwable e) {
             // Anything the coordinator threw: the join fails, and the limiter admits as before.
-            limiter.ceiling(before);
+            setCeiling(before);
             throw e;
         }
         if (learn) {
@@ -209,9 +220,11 @@ public final class FleetMember implements AutoCloseable {
         Beat first;
         synchronized (lock) {
             followUps = 1;
-            first = prepareBeat();
+            first = beatNow();
         }
-        dispatch(first);
+        if (first != null) {
+            dispatch(first); // else the first tick sends it
+        }
         synchronized (lock) {
             tickTask = scheduler.schedule(this::tick, syncNanos);
         }
@@ -220,12 +233,21 @@ public final class FleetMember implements AutoCloseable {
     // ---- heartbeat -----------------------------------------------------------------------
 
     private void tick() {
-        Beat beat;
+        Beat beat = null;
+        boolean leave = false;
         synchronized (lock) {
             if (closed) {
                 return;
             }
-            long now = ticker.nanoTime();
+            long now;
+            try {
+                now = ticker.nanoTime();
+            } catch (Throwable e) {
+                // Without the time this tick can judge nothing; it is skipped, not the heartbeats.
+                tickerFailures.failed(e);
+                tickTask = scheduler.schedule(this::tick, syncNanos);
+                return;
+            }
             if (beating) {
                 // One heartbeat at a time keeps this node's writes in order; one still pending
                 // when the next heartbeat is due is an outage. One still pending after a whole
@@ -238,7 +260,7 @@ public final class FleetMember implements AutoCloseable {
                     tickTask = scheduler.schedule(this::tick, heartbeatNanos - pending);
                     return;
                 }
-                onOutage(null);
+                onOutage(null, now);
                 if (pending < ttlNanos) {
                     tickTask = scheduler.schedule(this::tick, Math.min(heartbeatNanos, ttlNanos - pending));
                     return;
@@ -247,19 +269,19 @@ public final class FleetMember implements AutoCloseable {
             }
             tickTask = scheduler.schedule(this::tick, syncNanos);
             if (leaving && limiter.inflight() == 0) {
-                beat = null;
+                leave = true;
             } else if (!busy() && !reportChanged() && now - beatSentNanos < heartbeatNanos) {
                 // Idle, settled, nothing new to say: the check was local; the report waits for the heartbeat.
                 return;
             } else {
                 followUps = 1;
                 earlyReportSent = false;
-                beat = prepareBeat();
+                beat = prepareBeat(now);
             }
         }
-        if (beat == null) {
+        if (leave) {
             finishLeaving();
-        } else {
+        } else if (beat != null) {
             dispatch(beat);
         }
     }
@@ -304,9 +326,11 @@ public final class FleetMember implements AutoCloseable {
                 return;
             }
             followUps = 1;
-            beat = prepareBeat();
+            beat = beatNow();
         }
-        dispatch(beat);
+        if (beat != null) {
+            dispatch(beat); // else the next sync carries the news
+        }
     }
 
     /**
@@ -337,18 +361,39 @@ public final class FleetMember implements AutoCloseable {
         return !learn || limiter.waiting() > 0 ? NodeReport.UNBOUNDED_DEMAND : leaving ? 0 : inflight;
     }
 
-    /** Under the lock. */
-    private Beat prepareBeat() {
+    /** Under the lock: {@link #prepareBeat(long)} now, or {@code null} if the ticker throws (counted). */
+    private Beat beatNow() {
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable e) {
+            tickerFailures.failed(e);
+            return null;
+        }
+        return prepareBeat(now);
+    }
+
+    /**
+     * Under the lock: the beat to send at {@code now}, a reading of the ticker, or {@code null}
+     * if the clock throws (counted), and then nothing changes: a beat marked as sent that never
+     * went would hold back every later one, and be counted an outage, for a whole ttl.
+     */
+    private Beat prepareBeat(long now) {
+        Instant at;
+        try {
+            at = clock.instant();
+        } catch (Throwable e) {
+            clockFailures.failed(e);
+            return null;
+        }
         int inflight = limiter.inflight();
         int want = target;
         int claim = claimNow(inflight);
         int demand = demandNow(inflight);
+        NodeReport report = new NodeReport(nodeId, incarnation, limiter.localLimit(), inflight, claim, at, demand);
         beating = true;
         long seq = ++beatSeq;
-        long now = ticker.nanoTime();
         beatSentNanos = now;
-        NodeReport report = new NodeReport(nodeId, incarnation, limiter.localLimit(), inflight, claim, clock.instant(),
-                demand);
         lastReport = report;
         return new Beat(seq, now, report, want);
     }
@@ -376,18 +421,28 @@ public final class FleetMember implements AutoCloseable {
                 return;
             }
             beating = false;
+            // A reply whose arrival cannot be timed is taken as late: it may lower the share, but
+            // neither raise it, nor renew the trust in our report, nor time a follow-up.
+            boolean timed = true;
+            long now;
+            try {
+                now = ticker.nanoTime();
+            } catch (Throwable e) {
+                tickerFailures.failed(e);
+                timed = false;
+                now = beat.sentNanos + liveNanos;
+            }
             if (error != null) {
-                onOutage(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+                onOutage(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error, now);
                 return;
             }
             FleetShares view = reports == null ? null : FleetShares.of(reports);
             int share = view == null ? -1 : view.shareOf(nodeId, incarnation);
             if (share < 0) {
                 onOutage(new IllegalStateException(
-                        "coordinator did not return this node's report (key=" + key + ", nodeId=" + nodeId + ")"));
+                        "coordinator did not return this node's report (key=" + key + ", nodeId=" + nodeId + ")"), now);
                 return;
             }
-            long now = ticker.nanoTime();
             heartbeats++;
             checkClashes(view, now);
             globalCeiling = view.globalCeiling();
@@ -443,11 +498,11 @@ public final class FleetMember implements AutoCloseable {
             int nextClaim = Math.max(Math.max(granted, target), limiter.inflight());
             if (leaving && nextClaim == 0) {
                 done = true;
-            } else if (nextClaim != beat.report.claim() && followUps > 0) {
+            } else if (nextClaim != beat.report.claim() && followUps > 0 && timed) {
                 // Publish a new claim now rather than a heartbeat later: a joining node announces
                 // the share it wants, a shrinking one gives room back sooner.
                 followUps--;
-                next = prepareBeat();
+                next = prepareBeat(now);
             }
         }
         if (next != null) {
@@ -458,9 +513,8 @@ public final class FleetMember implements AutoCloseable {
     }
 
     /** Under the lock. */
-    private void onOutage(Throwable cause) {
+    private void onOutage(Throwable cause, long now) {
         heartbeatFailures++;
-        long now = ticker.nanoTime();
         if (up) {
             up = false;
             emit(new FleetEvent.CoordinatorLost(now, cause));
@@ -468,7 +522,7 @@ public final class FleetMember implements AutoCloseable {
         if (policy == OutagePolicy.LOCAL_ONLY && !localOnly && !leaving) {
             int from = appliedCeiling();
             localOnly = true;
-            limiter.ceiling(Integer.MAX_VALUE);
+            setCeiling(Integer.MAX_VALUE);
             emit(new FleetEvent.ShareChanged(now, from, Integer.MAX_VALUE, globalCeiling, liveNodes, "local-only"));
         }
     }
@@ -487,7 +541,16 @@ public final class FleetMember implements AutoCloseable {
             if (closed || !hasGoodBeat || lastGoodSendNanos != sentNanos) {
                 return;
             }
-            expireNow(ticker.nanoTime());
+            long now;
+            try {
+                now = ticker.nanoTime();
+            } catch (Throwable e) {
+                // The expiry needs no reading to be applied: a node that cannot tell the time
+                // must stop admitting all the more. Its event says when it was due.
+                tickerFailures.failed(e);
+                now = sentNanos + liveNanos;
+            }
+            expireNow(now);
         }
     }
 
@@ -501,7 +564,7 @@ public final class FleetMember implements AutoCloseable {
         int from = appliedCeiling();
         granted = 0;
         if (from != 0) {
-            limiter.ceiling(0);
+            setCeiling(0);
             emit(new FleetEvent.ShareChanged(now, from, 0, globalCeiling, liveNodes, "expired"));
         }
     }
@@ -510,8 +573,21 @@ public final class FleetMember implements AutoCloseable {
     private void applyCeiling(int from, long now) {
         int to = appliedCeiling();
         if (from != to) {
-            limiter.ceiling(to);
+            setCeiling(to);
             emit(new FleetEvent.ShareChanged(now, from, to, globalCeiling, liveNodes, to > from ? "raised" : "lowered"));
+        }
+    }
+
+    /**
+     * Sets the limiter's ceiling. The limiter applies it before it reads its ticker to publish
+     * the change, so a ticker that throws there leaves the ceiling set and throws to us: counted,
+     * and the member's step (a close, an expiry, a share change) goes on.
+     */
+    private void setCeiling(int ceiling) {
+        try {
+            limiter.ceiling(ceiling);
+        } catch (Throwable e) {
+            ceilingFailures.failed(e);
         }
     }
 
@@ -556,9 +632,17 @@ public final class FleetMember implements AutoCloseable {
             localOnly = false;
             granted = 0;
             target = 0;
-            limiter.ceiling(0);
+            setCeiling(0);
             if (from != 0) {
-                emit(new FleetEvent.ShareChanged(ticker.nanoTime(), from, 0, globalCeiling, liveNodes, "closed"));
+                long at;
+                try {
+                    at = ticker.nanoTime();
+                } catch (Throwable e) {
+                    // Only the event's time: the leave goes on (the hooks, the pauses, the report).
+                    tickerFailures.failed(e);
+                    at = beatSentNanos;
+                }
+                emit(new FleetEvent.ShareChanged(at, from, 0, globalCeiling, liveNodes, "closed"));
             }
             now = !beating && limiter.inflight() == 0;
         }
