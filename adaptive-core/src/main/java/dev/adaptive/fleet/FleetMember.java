@@ -255,9 +255,12 @@ public final class FleetMember implements AutoCloseable {
                 // without a timeout) would otherwise stop this node's heartbeats for good, and a
                 // closing node could never leave. Its report has expired by then; a reply that
                 // still comes is ignored (a newer beat has been sent).
+                // A beat on its way at a sync (an early report, a follow-up, a slow reply) is
+                // looked at again at the next sync, not only when the heartbeat is due: waiting
+                // for the heartbeat stopped a busy node's syncs for up to a whole heartbeat.
                 long pending = now - beatSentNanos;
                 if (pending < heartbeatNanos) {
-                    tickTask = scheduler.schedule(this::tick, heartbeatNanos - pending);
+                    tickTask = scheduler.schedule(this::tick, Math.min(syncNanos, heartbeatNanos - pending));
                     return;
                 }
                 onOutage(null, now);

@@ -1,23 +1,29 @@
 package dev.adaptive.fleet;
 
+import dev.adaptive.time.Scheduler;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * A real coordinator whose heartbeat replies a test can hold back: the write and read happen at
- * once, as a cluster coordinator's would, and the reply reaches the member only when the test
- * lets it go. Models the time a reply spends on the way back, during which the member may be
- * closed, tick, or report again.
+ * A real coordinator whose heartbeat replies a test can hold back, or delay by a fixed lag: the
+ * write and read happen at once, as a cluster coordinator's would, and the reply reaches the
+ * member only when the test lets it go, or the lag has passed. Models the time a reply spends on
+ * the way back, during which the member may be closed, tick, or report again.
  */
 final class DelayedReplies implements Coordinator {
 
     private final Coordinator delegate;
     private final List<Runnable> held = new ArrayList<>();
     private volatile boolean holding;
+    private volatile Scheduler lagScheduler;
+    private volatile long lagNanos;
+    private final AtomicInteger heartbeats = new AtomicInteger();
 
     DelayedReplies(Coordinator delegate) {
         this.delegate = delegate;
@@ -35,6 +41,17 @@ final class DelayedReplies implements Coordinator {
         }
     }
 
+    /** From now on, each heartbeat's reply arrives {@code lag} after it was written, on {@code scheduler}. */
+    void lag(Scheduler scheduler, Duration lag) {
+        lagScheduler = scheduler;
+        lagNanos = lag.toNanos();
+    }
+
+    /** @return the heartbeats written so far */
+    int heartbeats() {
+        return heartbeats.get();
+    }
+
     /** Delivers every reply held back, in order, and stops holding. */
     void release() {
         holding = false;
@@ -48,19 +65,26 @@ final class DelayedReplies implements Coordinator {
 
     @Override
     public CompletionStage<List<NodeReport>> heartbeat(String key, NodeReport report, Duration ttl) {
+        heartbeats.incrementAndGet();
         CompletionStage<List<NodeReport>> written = delegate.heartbeat(key, report, ttl);
-        if (!holding) {
+        Scheduler lagging = lagScheduler;
+        if (!holding && lagging == null) {
             return written;
         }
         CompletableFuture<List<NodeReport>> reply = new CompletableFuture<>();
-        synchronized (held) {
-            held.add(() -> written.whenComplete((r, e) -> {
-                if (e != null) {
-                    reply.completeExceptionally(e);
-                } else {
-                    reply.complete(r);
-                }
-            }));
+        Runnable deliver = () -> written.whenComplete((r, e) -> {
+            if (e != null) {
+                reply.completeExceptionally(e);
+            } else {
+                reply.complete(r);
+            }
+        });
+        if (holding) {
+            synchronized (held) {
+                held.add(deliver);
+            }
+        } else {
+            lagging.schedule(deliver, lagNanos);
         }
         return reply;
     }
