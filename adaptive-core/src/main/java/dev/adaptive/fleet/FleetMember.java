@@ -153,6 +153,7 @@ public final class FleetMember implements AutoCloseable {
     private final CallbackFailures tickerFailures;
     private final CallbackFailures clockFailures;
     private final CallbackFailures ceilingFailures;
+    private final CallbackFailures schedulerFailures;
     // Hints from the limiter that this node has news for the fleet (learnCapacity only).
     private final LimitChangeListener limitMoved = (from, to) -> reportSoon();
     private final Runnable callsWait = this::demandGrew;
@@ -183,6 +184,7 @@ public final class FleetMember implements AutoCloseable {
         this.clockFailures = new CallbackFailures(LOG, limiter.name(), "fleet member's clock", listenerFailures);
         this.ceilingFailures = new CallbackFailures(LOG, limiter.name(), "limiter's ceiling(int), called by its fleet member,",
                 listenerFailures);
+        this.schedulerFailures = new CallbackFailures(LOG, limiter.name(), "fleet member's scheduler", listenerFailures);
         this.pauses = new PauseRelay(limiter, coordinator, key, nodeId, clock, this::emit, () -> resumeStaggerNanos,
                 b.learn);
     }
@@ -218,15 +220,25 @@ public final class FleetMember implements AutoCloseable {
             limiter.addQueueListener(callsWait);
         }
         Beat first;
-        synchronized (lock) {
-            followUps = 1;
-            first = beatNow();
+        try {
+            synchronized (lock) {
+                // The first tick is armed before the first report goes, and under the lock, so
+                // that it finds that report on its way: a scheduler that refuses it (shut down)
+                // fails the join before anything is stored that nobody would keep alive.
+                tickTask = scheduler.schedule(this::tick, syncNanos);
+                followUps = 1;
+                first = beatNow();
+            }
+        } catch (Throwable e) {
+            // The member could never report: the join fails, and the limiter is left as it was.
+            limiter.removeLocalLimitListener(limitMoved);
+            limiter.removeQueueListener(callsWait);
+            pauses.close();
+            setCeiling(before);
+            throw e;
         }
         if (first != null) {
             dispatch(first); // else the first tick sends it
-        }
-        synchronized (lock) {
-            tickTask = scheduler.schedule(this::tick, syncNanos);
         }
     }
 
@@ -245,7 +257,7 @@ public final class FleetMember implements AutoCloseable {
             } catch (Throwable e) {
                 // Without the time this tick can judge nothing; it is skipped, not the heartbeats.
                 tickerFailures.failed(e);
-                tickTask = scheduler.schedule(this::tick, syncNanos);
+                armTick(syncNanos, beatSentNanos);
                 return;
             }
             if (beating) {
@@ -260,19 +272,21 @@ public final class FleetMember implements AutoCloseable {
                 // for the heartbeat stopped a busy node's syncs for up to a whole heartbeat.
                 long pending = now - beatSentNanos;
                 if (pending < heartbeatNanos) {
-                    tickTask = scheduler.schedule(this::tick, Math.min(syncNanos, heartbeatNanos - pending));
+                    armTick(Math.min(syncNanos, heartbeatNanos - pending), now);
                     return;
                 }
                 onOutage(null, now);
                 if (pending < ttlNanos) {
-                    tickTask = scheduler.schedule(this::tick, Math.min(heartbeatNanos, ttlNanos - pending));
+                    armTick(Math.min(heartbeatNanos, ttlNanos - pending), now);
                     return;
                 }
                 beating = false;
             }
-            tickTask = scheduler.schedule(this::tick, syncNanos);
+            boolean armed = armTick(syncNanos, now);
             if (leaving && limiter.inflight() == 0) {
                 leave = true;
+            } else if (!armed) {
+                return; // no heartbeat would follow this one
             } else if (!busy() && !reportChanged() && now - beatSentNanos < heartbeatNanos) {
                 // Idle, settled, nothing new to say: the check was local; the report waits for the heartbeat.
                 return;
@@ -286,6 +300,29 @@ public final class FleetMember implements AutoCloseable {
             finishLeaving();
         } else if (beat != null) {
             dispatch(beat);
+        }
+    }
+
+    /**
+     * Under the lock: arms the next tick. A scheduler that refuses it (shut down) leaves no
+     * heartbeat to come, so the report will expire: the member acts at once as at its expiry
+     * (under {@code LOCAL_ONLY}, runs on the local limit), rather than keep a share nobody
+     * renews. It does not recover; {@link #close()} still leaves.
+     *
+     * @return whether the tick is armed
+     */
+    private boolean armTick(long delayNanos, long now) {
+        try {
+            tickTask = scheduler.schedule(this::tick, delayNanos);
+            return true;
+        } catch (Throwable e) {
+            schedulerFailures.failed(e);
+            if (policy == OutagePolicy.FAIL_CLOSED) {
+                expireNow(now);
+            } else {
+                goLocalOnly(now);
+            }
+            return false;
         }
     }
 
@@ -466,8 +503,10 @@ public final class FleetMember implements AutoCloseable {
                 up = true;
                 emit(new FleetEvent.CoordinatorRestored(now));
             }
-            // A reply that took longer than our report's trusted life says nothing we may act on upward.
-            boolean fresh = now - beat.sentNanos < liveNanos;
+            // A reply that took longer than our report's trusted life says nothing we may act on
+            // upward; nor does one whose trusted life cannot be timed (the scheduler refused the
+            // expiry): the earlier expiry, still armed, stands.
+            boolean fresh = now - beat.sentNanos < liveNanos && armExpiry(beat.sentNanos, now);
             int newGranted = granted;
             // A leaving node raises nothing: a reply to a beat sent before close() still carries
             // the share it wanted then, and raising to it would admit calls again, after the
@@ -492,7 +531,6 @@ public final class FleetMember implements AutoCloseable {
             if (fresh) {
                 hasGoodBeat = true;
                 lastGoodSendNanos = beat.sentNanos;
-                scheduleExpiry(now);
             }
             int from = appliedCeiling();
             localOnly = false;
@@ -522,7 +560,14 @@ public final class FleetMember implements AutoCloseable {
             up = false;
             emit(new FleetEvent.CoordinatorLost(now, cause));
         }
-        if (policy == OutagePolicy.LOCAL_ONLY && !localOnly && !leaving) {
+        if (policy == OutagePolicy.LOCAL_ONLY) {
+            goLocalOnly(now);
+        }
+    }
+
+    /** Under the lock: drops the fleet's ceiling for the local limit ({@link OutagePolicy#LOCAL_ONLY}). */
+    private void goLocalOnly(long now) {
+        if (!localOnly && !leaving) {
             int from = appliedCeiling();
             localOnly = true;
             setCeiling(Integer.MAX_VALUE);
@@ -530,13 +575,35 @@ public final class FleetMember implements AutoCloseable {
         }
     }
 
-    /** Under the lock. */
-    private void scheduleExpiry(long now) {
-        if (expiryTask != null) {
-            expiryTask.cancel();
+    /**
+     * Under the lock: arms the end of the trusted life of the report sent at {@code sentNanos},
+     * in place of the one armed before, which stays armed if the scheduler refuses this one.
+     *
+     * @return whether it is armed
+     */
+    private boolean armExpiry(long sentNanos, long now) {
+        Cancellable next;
+        try {
+            next = scheduler.schedule(() -> expire(sentNanos), sentNanos + liveNanos - now);
+        } catch (Throwable e) {
+            schedulerFailures.failed(e);
+            return false;
         }
-        long sent = lastGoodSendNanos;
-        expiryTask = scheduler.schedule(() -> expire(sent), sent + liveNanos - now);
+        cancel(expiryTask); // it would find a later report trusted, and do nothing
+        expiryTask = next;
+        return true;
+    }
+
+    /** Cancels a timer; one whose cancel throws fires later and finds nothing to do. */
+    private void cancel(Cancellable timer) {
+        if (timer == null) {
+            return;
+        }
+        try {
+            timer.cancel();
+        } catch (Throwable e) {
+            schedulerFailures.failed(e);
+        }
     }
 
     private void expire(long sentNanos) {
@@ -664,12 +731,8 @@ public final class FleetMember implements AutoCloseable {
                 return;
             }
             closed = true;
-            if (tickTask != null) {
-                tickTask.cancel();
-            }
-            if (expiryTask != null) {
-                expiryTask.cancel();
-            }
+            cancel(tickTask);
+            cancel(expiryTask);
         }
         try {
             coordinator.leave(key, nodeId);
@@ -901,6 +964,11 @@ public final class FleetMember implements AutoCloseable {
         /**
          * Checks the options, attaches to the limiter (ceiling 0 until the first share is
          * validated), subscribes to the fleet's pauses and sends the first heartbeat.
+         *
+         * <p>A join that fails after the options were checked (the coordinator's subscription
+         * throws, or the limiter's scheduler refuses the first heartbeat's timer) throws what
+         * was thrown and leaves the limiter as it was: its ceiling, no hook, no subscription, no
+         * report stored.
          *
          * @return the running member
          * @throws IllegalArgumentException naming the first invalid option and its value

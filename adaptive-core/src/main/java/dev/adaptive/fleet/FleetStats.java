@@ -15,9 +15,10 @@ package dev.adaptive.fleet;
  * @param pausesReceived    fleet pauses applied here (this node's own included)
  * @param duplicateNodeId   whether another live process uses this node's id
  * @param listenerFailures  exceptions thrown by fleet listeners, pause publications the
- *                          coordinator refused by throwing, and readings of the ticker or the
- *                          wall clock that threw inside the member (all swallowed; see
- *                          docs/reliability.md for what each costs)
+ *                          coordinator refused by throwing, readings of the ticker or the
+ *                          wall clock that threw inside the member, and the member's timers
+ *                          the scheduler refused (all swallowed; see docs/reliability.md for
+ *                          what each costs)
  */
 public record FleetStats(int share, int targetShare, int globalCeiling, int liveNodes, boolean coordinatorUp,
                          long heartbeats, long heartbeatFailures, long pausesPublished, long pausesReceived,
