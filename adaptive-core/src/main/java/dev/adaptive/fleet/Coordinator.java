@@ -22,8 +22,8 @@ import java.util.function.Consumer;
  *
  * <p>A method that throws (anything, an {@code Error} included) or returns {@code null} instead
  * of a stage is a failed operation to the engine: a heartbeat is an outage (the next one tries
- * again), a publication is counted in {@link FleetStats#listenerFailures()} and the local pause
- * stands, a leave is given up (the report expires after its TTL), and a subscription that
+ * again), a publication is counted in {@link FleetStats#listenerFailures()} (as is one whose
+ * stage fails) and the local pause stands, a leave is given up (the report expires after its TTL), and a subscription that
  * cannot be made fails {@link FleetMember.Builder#join()}, leaving the limiter as it was.
  */
 public interface Coordinator {

@@ -15,7 +15,8 @@ package dev.adaptive.fleet;
  * @param pausesReceived    fleet pauses applied here (this node's own included)
  * @param duplicateNodeId   whether another live process uses this node's id
  * @param listenerFailures  exceptions thrown by fleet listeners, pause publications the
- *                          coordinator refused by throwing, readings of the ticker or the
+ *                          coordinator refused (by throwing, returning no stage or failing
+ *                          the stage), readings of the ticker or the
  *                          wall clock that threw inside the member, and the member's timers
  *                          the scheduler refused (all swallowed; see docs/reliability.md for
  *                          what each costs)

@@ -7,6 +7,7 @@ import dev.adaptive.trace.TraceEvent;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -87,7 +88,10 @@ final class PauseRelay {
         return received.sum();
     }
 
-    /** @return publications that threw (the local pause stands; the fleet then learns from its own calls) */
+    /**
+     * @return publications that threw, returned no stage or whose stage failed (the local pause
+     *         stands; the fleet then learns from its own calls)
+     */
     long failures() {
         return failures.sum();
     }
@@ -106,7 +110,18 @@ final class PauseRelay {
         published.increment();
         emit.accept(new FleetEvent.PausePublished(now, p));
         try {
-            coordinator.publishPause(key, p);
+            CompletionStage<Void> stage = coordinator.publishPause(key, p);
+            if (stage == null) {
+                failures.increment(); // no stage: as a publication that threw
+            } else {
+                // A publication that fails later (the store timed out, or was shut down) is as
+                // lost to the fleet as one that threw: counted alike.
+                stage.whenComplete((done, error) -> {
+                    if (error != null) {
+                        failures.increment();
+                    }
+                });
+            }
         } catch (Throwable e) {
             failures.increment();
         }

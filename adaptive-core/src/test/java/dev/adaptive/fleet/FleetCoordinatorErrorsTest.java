@@ -39,6 +39,8 @@ class FleetCoordinatorErrorsTest {
     private volatile boolean returnNull;
     /** Heartbeats whose stage never completes: a reply lost by a transport without a timeout. */
     private volatile boolean hang;
+    /** Publications whose stage fails: the store timed out, or was shut down. */
+    private volatile boolean publicationFailsLater;
     private final java.util.concurrent.atomic.AtomicInteger leaves = new java.util.concurrent.atomic.AtomicInteger();
 
     private final Coordinator broken = new Coordinator() {
@@ -71,6 +73,9 @@ class FleetCoordinatorErrorsTest {
 
         @Override
         public CompletionStage<Void> publishPause(String key, FleetPause pause) {
+            if (publicationFailsLater) {
+                return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("not stored"));
+            }
             return maybeFail("publish", "publish".equals(failing) ? null : store.publishPause(key, pause));
         }
 
@@ -139,6 +144,26 @@ class FleetCoordinatorErrorsTest {
         assertThat(limiter.isRatePaused()).isTrue();
         assertThat(m.stats().listenerFailures()).isEqualTo(1);
         assertThat(limiter.stats().listenerFailures()).isZero();
+    }
+
+    @Test
+    void aPublicationThatReturnsNoStageIsCountedAndTheLocalPauseStands() {
+        FleetMember m = join();
+        failing = "publish";
+        returnNull = true;
+        assertThatCode(() -> limiter.pauseFor(Duration.ofSeconds(5))).doesNotThrowAnyException();
+        assertThat(limiter.isRatePaused()).isTrue();
+        assertThat(m.stats().listenerFailures()).isEqualTo(1);
+    }
+
+    @Test
+    void aPublicationWhoseStageFailsIsCountedAndTheLocalPauseStands() {
+        FleetMember m = join();
+        publicationFailsLater = true;
+        assertThatCode(() -> limiter.pauseFor(Duration.ofSeconds(5))).doesNotThrowAnyException();
+        assertThat(limiter.isRatePaused()).isTrue();
+        assertThat(m.stats().pausesPublished()).isEqualTo(1);
+        assertThat(m.stats().listenerFailures()).as("failed publications counted").isEqualTo(1);
     }
 
     @Test
