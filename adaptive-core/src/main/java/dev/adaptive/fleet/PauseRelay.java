@@ -167,7 +167,8 @@ final class PauseRelay {
      * the fleet does not refire at one instant. The pause is extended only just before it
      * would end, not now: until then a later refusal whose window ends after this one still
      * extends the limiter's pause, and so is still published to the others. The extension
-     * itself is not news for the fleet and is not published.
+     * itself is not news for the fleet and is not published. A member whose maxRetryAfter cut
+     * the window short resumed at its own cap and is not paused again at the window's end.
      */
     private void staggerResume(long until, long now) {
         long stagger = resumeStagger.getAsLong();
@@ -176,8 +177,11 @@ final class PauseRelay {
         }
         long staggered = Nanos.plus(until, stagger);
         limiter.scheduler().schedule(() -> {
-            if (closed || limiter.pausedUntilNanos() - until > 0) {
-                return; // left the fleet, or a later pause took over and staggers itself
+            // Only the pause that ends at this fleet window's end is extended: a later one took
+            // over and staggers itself; none (or an earlier end) means this limiter's own
+            // maxRetryAfter cut the window short, and it has been admitting since then.
+            if (closed || limiter.pausedUntilNanos() != until) {
+                return;
             }
             synchronized (lock) {
                 staggeredUntil = staggered;

@@ -307,4 +307,29 @@ class FleetLearningTest {
         assertThat(a.member.stats().pausesPublished() + b.member.stats().pausesPublished()
                 + c.member.stats().pausesPublished()).isEqualTo(2);
     }
+
+    /**
+     * A member whose own maxRetryAfter cut a fleet pause short has resumed long before the
+     * fleet's window ends; its staggered resume is not a reason to pause it again at that end.
+     */
+    @Test
+    void aMemberThatCutAFleetPauseShortIsNotPausedAgainWhenTheFleetResumes() {
+        FleetSim.Node a = sim.node("a", 30).join();
+        FleetSim.Node b = sim.new Node("b", Limiter.builder().name("b").limit(FixedLimit.of(30)).time(sim.time)
+                .maxRetryAfter(Duration.ofSeconds(10)).build(), OutagePolicy.FAIL_CLOSED);
+        sim.nodes.put("b", b);
+        b.join();
+        sim.advance(BEAT);
+        sim.store.publishPause(FleetSim.KEY, new FleetPause("a", sim.clock.instant().plus(Duration.ofSeconds(30))));
+        long until = sim.time.nanoTime() + Duration.ofSeconds(30).toNanos();
+        assertThat(a.limiter.pausedUntilNanos()).isEqualTo(until);
+        assertThat(b.limiter.isRatePaused()).as("b, capped at 10 s").isTrue();
+
+        sim.time.advanceTo(until - Duration.ofSeconds(1).toNanos());
+        assertThat(b.limiter.isRatePaused()).as("b, after its own 10 s").isFalse();
+        sim.time.advanceTo(until + 1);
+        assertThat(a.limiter.isRatePaused()).as("a, at the fleet's end").isFalse();
+        assertThat(b.limiter.isRatePaused()).as("b, at the fleet's end").isFalse();
+        assertThat(b.limiter.stats().pausesOpened()).as("pauses opened on b").isEqualTo(1);
+    }
 }
