@@ -185,13 +185,18 @@ public final class HazelcastCoordinator implements Coordinator {
      */
     private void pruneLater(String key) {
         long ttlNanos = Duration.ofMillis(Math.min(longestTtlMillis.get(), MAX_TTL_MILLIS)).toNanos();
-        scheduler.schedule(() -> {
-            try {
-                reports.submitToKey(key, new LeaveProcessor(null, clock.millis()));
-            } catch (RuntimeException stopped) {
-                // The instance is shutting down: nothing left to tidy.
-            }
-        }, timeoutNanos + ttlNanos);
+        try {
+            scheduler.schedule(() -> {
+                try {
+                    reports.submitToKey(key, new LeaveProcessor(null, clock.millis()));
+                } catch (RuntimeException stopped) {
+                    // The instance is shutting down: nothing left to tidy.
+                }
+            }, timeoutNanos + ttlNanos);
+        } catch (Throwable refused) {
+            // Only tidying: the leave itself is done, and a report of ours that still lands
+            // stays in the entry, expired, until the key's next heartbeat or leave drops it.
+        }
     }
 
     @Override
@@ -363,7 +368,12 @@ public final class HazelcastCoordinator implements Coordinator {
         Cancellable timer = scheduler.schedule(() -> out.completeExceptionally(new TimeoutException(
                 what + " not answered within " + operationTimeout)), timeoutNanos);
         stage.whenComplete((value, error) -> {
-            timer.cancel();
+            try {
+                timer.cancel();
+            } catch (Throwable ignored) {
+                // The scheduler is user code: the answer still completes the stage, and the
+                // timer, if it fires, finds it complete.
+            }
             if (error != null) {
                 out.completeExceptionally(error instanceof CompletionException && error.getCause() != null
                         ? error.getCause() : error);
@@ -450,7 +460,8 @@ public final class HazelcastCoordinator implements Coordinator {
 
         /**
          * @param scheduler times out operations and retries failed listener registrations;
-         *                  default {@link Scheduler#system()}
+         *                  default {@link Scheduler#system()}. A timer's cancel that throws, or a
+         *                  refused prune after a leave, does not fail an operation Hazelcast answered
          * @return this builder
          */
         public Builder scheduler(Scheduler scheduler) {

@@ -7,6 +7,7 @@ import dev.adaptive.contract.CoordinatorContract;
 import dev.adaptive.fleet.FleetPause;
 import dev.adaptive.fleet.NodeReport;
 import dev.adaptive.testing.Until;
+import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -224,6 +225,45 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
             reports.forceUnlock("api");
         }
         assertThat(await(c.heartbeat("api", report("a", "a1", 5, clock), TTL))).hasSize(1);
+    }
+
+    /**
+     * The scheduler is user code: a timeout timer whose cancel throws, or a prune after a leave
+     * that it refuses, must not hang or fail an operation Hazelcast answered.
+     */
+    @Test
+    void anAnsweredOperationCompletesWhateverTheSchedulerThrows() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        long timeoutNanos = HazelcastCoordinator.DEFAULT_OPERATION_TIMEOUT.toNanos();
+        Scheduler broken = (task, delayNanos) -> {
+            if (delayNanos > timeoutNanos) {
+                // Not an operation's timeout: the prune a leave arms for later.
+                throw new java.util.concurrent.RejectedExecutionException("scheduler shut down");
+            }
+            time.schedule(task, delayNanos);
+            return () -> {
+                throw new AssertionError("cancel broke");
+            };
+        };
+        HazelcastCoordinator c = HazelcastCoordinator.builder(hz).prefix(prefix()).clock(clock).scheduler(broken).build();
+        CompletableFuture<List<NodeReport>> beat = c.heartbeat("api", report("a", "a1", 5, clock), TTL).toCompletableFuture();
+        assertThat(beat).as("a heartbeat whose timeout timer's cancel throws").succeedsWithin(Duration.ofSeconds(10))
+                .asList().hasSize(1);
+        CompletableFuture<Void> published = c.publishPause("api", new FleetPause("a", clock.instant().plusSeconds(30)))
+                .toCompletableFuture();
+        assertThat(published).as("a publication whose timeout timer's cancel throws").succeedsWithin(Duration.ofSeconds(10));
+        // The leave's own timeout timer is armed (its cancel throws); the prune after it is refused.
+        CompletableFuture<Void> left = new CompletableFuture<>();
+        c.leave("api", "a").whenComplete((v, e) -> {
+            if (e != null) {
+                left.completeExceptionally(e);
+            } else {
+                left.complete(v);
+            }
+        });
+        assertThat(left).as("a leave whose prune the scheduler refuses").succeedsWithin(Duration.ofSeconds(10));
+        assertThat(time.uncaught()).isEmpty();
     }
 
     @Test
