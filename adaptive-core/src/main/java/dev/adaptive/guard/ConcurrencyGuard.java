@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -40,6 +41,12 @@ import java.util.concurrent.atomic.LongAdder;
  * initialLimit 4, rttWindow 100, smoothing 0.2, tolerance 2.0, backoffRatio 0.9, no
  * recalibration) fed with each request's latency from acquire to release.
  *
+ * <p>While a {@link Recalibration} probe runs, its {@code probeLimit} bounds the requests
+ * admitted since it began; those admitted before it drain on their own. {@link #limit()} is then
+ * {@code probeLimit} plus the older requests still in flight, at most the limit before the
+ * probe (or {@code probeLimit} if that is larger): it falls to {@code probeLimit} as they end,
+ * and requests that last (streams, long polls) do not stop the probe from admitting.
+ *
  * <p>Built on a {@link Limiter} whose {@code tryAcquire} sheds; the guard never queues, so the
  * limiter's scheduler is never used for waiting. Time is read only through the
  * {@link Ticker} (default {@link Ticker#system()}), so a guard runs in
@@ -51,12 +58,21 @@ public final class ConcurrencyGuard {
 
     private final Limiter limiter;
     private final GuardGradient gradient;
+    private final boolean recalibrating;
+    private final int probeLimit;
+    // The requests admitted since the running probe began; replaced when a later probe is seen.
+    private final AtomicReference<ProbeCohort> cohort = new AtomicReference<>(ProbeCohort.NONE);
     private final LongAdder admitted = new LongAdder();
     private final LongAdder shed = new LongAdder();
 
     private ConcurrencyGuard(Builder b) {
         this.gradient = b.gradient;
-        Limiter.Builder lb = Limiter.builder().name(b.name).limit(b.gradient).ticker(b.ticker).scheduler(b.scheduler)
+        this.recalibrating = b.gradient.recalibration() != null;
+        this.probeLimit = b.gradient.probeLimit();
+        // The guard bounds a probe's own requests itself; the limiter's limit during a probe then
+        // bounds all in flight by the limit before it, and the older requests drain.
+        Limiter.Builder lb = Limiter.builder().name(b.name).limit(b.gradient.withCohortProbes())
+                .ticker(b.ticker).scheduler(b.scheduler)
                 .maxQueueSize(0)
                 // A guard sheds what it cannot admit: holding a server to one probe at a time
                 // because its own handlers failed would shed requests it could serve.
@@ -82,19 +98,56 @@ public final class ConcurrencyGuard {
      *         release does nothing)
      */
     public GuardLease acquire() {
+        // A request admitted as a probe begins, on a state read just before, is counted with the
+        // older requests: the probe's bound is then loose by those few, for as long as they run.
+        ProbeCohort probing = probeCohort();
+        if (probing != null && !probing.tryEnter(probeLimit)) {
+            shed.increment();
+            return GuardLease.REJECTED;
+        }
         Optional<Lease> lease = limiter.tryAcquire();
         if (lease.isEmpty()) {
+            if (probing != null) {
+                probing.leave();
+            }
             shed.increment();
             return GuardLease.REJECTED;
         }
         admitted.increment();
-        return GuardLease.admitted(lease.get());
+        return GuardLease.admitted(lease.get(), probing);
+    }
+
+    /** @return the requests admitted since the running probe began, or {@code null} if none runs */
+    private ProbeCohort probeCohort() {
+        if (!recalibrating) {
+            return null;
+        }
+        GuardGradient.State s = state();
+        if (!s.probing()) {
+            return null;
+        }
+        for (;;) {
+            ProbeCohort c = cohort.get();
+            // A later probe's cohort, met on a state read before that probe began, serves too:
+            // it only holds this request to the later probe's count.
+            if (c.probe() - s.probes() >= 0) {
+                return c;
+            }
+            ProbeCohort next = new ProbeCohort(s.probes());
+            if (cohort.compareAndSet(c, next)) {
+                return next;
+            }
+        }
     }
 
     /**
      * The limiter under the guard, named as the guard: for its stats, trace listeners and meters
      * (bind it with {@code adaptive-micrometer}'s {@code LimiterMetrics}). Acquiring leases from
-     * it directly takes slots from the guarded requests.
+     * it directly takes slots from the guarded requests. While a recalibration probe runs, the
+     * guard itself holds the requests admitted since the probe began to its {@code probeLimit}:
+     * the limiter's limit is then the bound on all in flight, the limit before the probe (or
+     * {@code probeLimit} if larger), and the requests the guard holds back are counted in
+     * {@link GuardStats#shed()}, not in the limiter's stats.
      *
      * @return the guard's limiter
      */
@@ -102,9 +155,24 @@ public final class ConcurrencyGuard {
         return limiter;
     }
 
-    /** @return the concurrency admitted now */
+    /**
+     * @return the concurrency admitted now; while a recalibration probe runs, {@code probeLimit}
+     *         plus the requests admitted before it and still in flight, at most the limit before
+     *         the probe (or {@code probeLimit} if larger)
+     */
     public int limit() {
-        return limiter.limit();
+        return limit(state());
+    }
+
+    private int limit(GuardGradient.State s) {
+        int limit = limiter.limit();
+        if (!s.probing()) {
+            return limit;
+        }
+        ProbeCohort c = cohort.get();
+        int newer = c.probe() == s.probes() ? c.inflight() : 0;
+        int older = Math.max(0, limiter.inflight() - newer);
+        return (int) Math.min(limit, (long) probeLimit + older);
     }
 
     /** @return requests admitted and not yet released */
@@ -114,8 +182,8 @@ public final class ConcurrencyGuard {
 
     /** @return a snapshot: limit, in flight, rttNoLoad, lastRtt, counters */
     public GuardStats stats() {
-        GuardGradient.State s = (GuardGradient.State) limiter.limitState();
-        return new GuardStats(limiter.limit(), limiter.inflight(), Duration.ofNanos(s.rttNoLoadNanos()),
+        GuardGradient.State s = state();
+        return new GuardStats(limit(s), limiter.inflight(), Duration.ofNanos(s.rttNoLoadNanos()),
                 Duration.ofNanos(s.lastRttNanos()), admitted.sum(), shed.sum(), s.probes(), s.probing());
     }
 

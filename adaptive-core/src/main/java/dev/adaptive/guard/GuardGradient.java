@@ -47,7 +47,12 @@ import java.util.Objects;
  * counts: the latency said the queue was growing, the drop that the overload already fails).
  *
  * <p>The limit is the floor of the estimate within [minLimit, maxLimit], or the probe limit
- * while a recalibration probe runs.
+ * while a recalibration probe runs. In a {@link ConcurrencyGuard} the probe limit bounds only the
+ * requests admitted since the probe began, which the guard counts itself; the limit its limiter
+ * enforces on all in flight during a probe is then {@code max(floor(estimate), probeLimit)}, and
+ * the requests admitted before the probe drain outside the probe limit. In a plain
+ * {@link dev.adaptive.Limiter}, which has no such count, the probe limit bounds every call in
+ * flight, those admitted before the probe too.
  *
  * <p>Defaults: minLimit 4, maxLimit 512, initialLimit = minLimit, rttWindow 100, smoothing 0.2,
  * tolerance 2.0, backoffRatio 0.9, recalibration off.
@@ -73,6 +78,10 @@ public final class GuardGradient implements Limit {
     private final Recalibration recalibration;
     private final int probeLimit;
     private final long pinnedSamplesToProbe;
+    // In a ConcurrencyGuard a probe's limit bounds only the requests admitted since it began,
+    // which the guard counts; the limiter under it then bounds all in flight by the limit
+    // before the probe, so the older requests drain without stalling the probe.
+    private final boolean cohortProbes;
     private final State initialState;
 
     private GuardGradient(Builder b) {
@@ -104,14 +113,55 @@ public final class GuardGradient implements Limit {
             }
             this.probeLimit = p;
             this.pinnedSamplesToProbe = (long) recalibration.pinnedWindows() * rttWindow;
-            this.initialState = new State(initialLimit, probeLimit, 0, 0, 1.0, null, Probe.atStartup(), 0, false,
-                    0, 0, 0, false, 0, false);
         } else {
             this.probeLimit = 0;
             this.pinnedSamplesToProbe = 0;
-            this.initialState = new State(initialLimit, initialLimit, 0, 0, 1.0, RollingMin.empty(rttWindow), null,
-                    0, false, 0, 0, 0, false, 0, false);
         }
+        this.cohortProbes = false;
+        this.initialState = firstState();
+    }
+
+    private GuardGradient(GuardGradient g, boolean cohortProbes) {
+        this.initialLimit = g.initialLimit;
+        this.minLimit = g.minLimit;
+        this.maxLimit = g.maxLimit;
+        this.rttWindow = g.rttWindow;
+        this.smoothing = g.smoothing;
+        this.tolerance = g.tolerance;
+        this.backoffRatio = g.backoffRatio;
+        this.dropFactor = g.dropFactor;
+        this.recalibration = g.recalibration;
+        this.probeLimit = g.probeLimit;
+        this.pinnedSamplesToProbe = g.pinnedSamplesToProbe;
+        this.cohortProbes = cohortProbes;
+        this.initialState = firstState();
+    }
+
+    private State firstState() {
+        if (recalibration != null) {
+            return new State(initialLimit, probingLimit(initialLimit), 0, 0, 1.0, null, Probe.atStartup(), 0, false,
+                    0, 0, 0, false, 0, false);
+        }
+        return new State(initialLimit, initialLimit, 0, 0, 1.0, RollingMin.empty(rttWindow), null,
+                0, false, 0, 0, 0, false, 0, false);
+    }
+
+    /**
+     * The same limit, for the limiter under a {@link ConcurrencyGuard}: the guard holds the
+     * requests admitted since a probe began to {@link #probeLimit()} itself, so the limit a
+     * probe's state gives the limiter bounds all in flight by {@code max(floor(estimate),
+     * probeLimit)} instead, and the requests admitted before the probe drain outside the probe's
+     * limit.
+     *
+     * @return a copy whose probes bound only the requests admitted since they began
+     */
+    GuardGradient withCohortProbes() {
+        return new GuardGradient(this, true);
+    }
+
+    /** The limit of a state while a probe runs, the estimate being kept through it. */
+    private int probingLimit(double estimate) {
+        return cohortProbes ? Math.max(floor(estimate), probeLimit) : probeLimit;
     }
 
     /** @return a builder with the defaults listed on {@link GuardGradient}; not thread-safe */
@@ -205,9 +255,9 @@ public final class GuardGradient implements Limit {
         if (!due && !stale) {
             return next;
         }
-        return new State(next.estimate, probeLimit, next.rttNoLoadNanos, next.lastRttNanos, next.gradient, null,
-                Probe.startingAt(end), next.nextProbeNanos, false, next.probes, 0, next.lastDropNanos, next.dropped,
-                next.lastDecreaseNanos, next.decreased);
+        return new State(next.estimate, probingLimit(next.estimate), next.rttNoLoadNanos, next.lastRttNanos,
+                next.gradient, null, Probe.startingAt(end), next.nextProbeNanos, false, next.probes, 0,
+                next.lastDropNanos, next.dropped, next.lastDecreaseNanos, next.decreased);
     }
 
     private State fold(State s, Sample sample, long end) {
@@ -262,7 +312,15 @@ public final class GuardGradient implements Limit {
 
     private State probeStep(State s, Sample sample, long end) {
         Probe probe = s.probe;
-        if (!sample.isSuccess() || !probe.accepts(sample.startNanos())) {
+        if (probe.isOlder(sample.startNanos())) {
+            // Admitted before the probe, at the old concurrency: not a sample, but its end tells
+            // which of the probe's own requests ran beside it.
+            Probe seen = probe.olderEnded(end);
+            return seen == probe ? s : new State(s.estimate, s.limit, s.rttNoLoadNanos, s.lastRttNanos, s.gradient,
+                    null, seen, s.nextProbeNanos, false, s.probes, 0, s.lastDropNanos, s.dropped,
+                    s.lastDecreaseNanos, s.decreased);
+        }
+        if (!sample.isSuccess() || !probe.clean(sample, probeLimit)) {
             return s;
         }
         long rtt = Math.max(sample.rttNanos(), MIN_RTT_NANOS);
@@ -336,7 +394,12 @@ public final class GuardGradient implements Limit {
             this.decreased = decreased;
         }
 
-        /** @return the limit enforced now: the floor of the estimate, or the probe limit while probing */
+        /**
+         * @return the limit enforced now on all in flight: the floor of the estimate; while
+         *         probing, the probe limit, or in a {@link ConcurrencyGuard}'s limiter
+         *         {@code max(floor(estimate), probeLimit)} (the guard holds the probe's own
+         *         requests to the probe limit)
+         */
         @Override
         public int limit() {
             return limit;

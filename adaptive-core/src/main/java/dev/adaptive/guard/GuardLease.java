@@ -17,16 +17,21 @@ import dev.adaptive.limit.Outcome;
  */
 public final class GuardLease implements AutoCloseable {
 
-    static final GuardLease REJECTED = new GuardLease(null);
+    static final GuardLease REJECTED = new GuardLease(null, null);
 
     private final Lease lease;
+    private final ProbeCohort cohort;
 
-    private GuardLease(Lease lease) {
+    private GuardLease(Lease lease, ProbeCohort cohort) {
         this.lease = lease;
+        this.cohort = cohort;
     }
 
-    static GuardLease admitted(Lease lease) {
-        return new GuardLease(lease);
+    /**
+     * @param cohort the probe's requests, if the lease was admitted as one of them; {@code null} otherwise
+     */
+    static GuardLease admitted(Lease lease, ProbeCohort cohort) {
+        return new GuardLease(lease, cohort);
     }
 
     /** @return whether the request may be served */
@@ -50,7 +55,7 @@ public final class GuardLease implements AutoCloseable {
      * @return {@code true} if this call released an admitted lease
      */
     public boolean release(boolean dropped) {
-        return lease != null && lease.release(dropped ? Outcome.DROPPED : Outcome.SUCCESS);
+        return lease != null && ended(lease.release(dropped ? Outcome.DROPPED : Outcome.SUCCESS));
     }
 
     /**
@@ -60,7 +65,19 @@ public final class GuardLease implements AutoCloseable {
      * @return {@code true} if this call released an admitted lease
      */
     public boolean releaseIgnored() {
-        return lease != null && lease.release(Outcome.IGNORED);
+        return lease != null && ended(lease.release(Outcome.IGNORED));
+    }
+
+    /**
+     * Leaves the probe's count after the limiter freed the slot, never before: in between the
+     * count is one too high, which holds the probe back a moment, where the other order would
+     * let one request more than its limit in.
+     */
+    private boolean ended(boolean first) {
+        if (first && cohort != null) {
+            cohort.leave();
+        }
+        return first;
     }
 
     /** @return whether a release already happened (always {@code false} for a rejected lease) */

@@ -12,7 +12,9 @@ import java.util.SplittableRandom;
  * <p>A probe drains the guard to {@link #probeLimit()} calls, collects {@link #probeSamples()}
  * successes of calls admitted after it began, and adopts their median RTT as the baseline,
  * which then holds until the next probe. Calls admitted before the probe ran at the old
- * concurrency: their samples are discarded. The first probe runs at startup; the next one
+ * concurrency: their samples are discarded, and so is that of a call admitted with more than
+ * the probe limit in flight if an older call ended while it ran (it ran beside the load the
+ * probe drains). The first probe runs at startup; the next one
  * {@link #interval()} later, plus a random part of up to {@link #jitter()} of the interval, so
  * that the nodes of a fleet do not all probe at once; a probe also starts at once after
  * {@link #pinnedWindows()} consecutive windows of {@code rttWindow} samples pinned at the
@@ -21,10 +23,12 @@ import java.util.SplittableRandom;
  * <p>Probes are driven by samples (a probe is due when a call ends after its time), not by a
  * timer: a guard with no traffic needs no baseline.
  *
- * <p>The probe limit counts every call in flight, those admitted before the probe too: while
- * {@link #probeLimit()} of them still run, the probe admits nothing and the guard sheds every
- * call. Calls that last (streams, long polls) make a probe an outage as long as they are: keep
- * them out of a recalibrating guard, or set a probe limit above their number.
+ * <p>In a {@link ConcurrencyGuard} the probe limit bounds the calls admitted since the probe
+ * began; those admitted before it drain on their own, so the guard admits up to the probe limit
+ * plus the older calls still in flight (at most its limit before the probe), falling to the
+ * probe limit as they end. Calls that last (streams, long polls) therefore do not stall a probe:
+ * it goes on admitting and measuring beside them, a call that outlives a probe's sample being
+ * taken as background load.
  *
  * <p>Defaults: interval 60 s, jitter 0.15, probeLimit = the limit's minLimit, probeSamples 5,
  * pinnedWindows 3, a random seed for the jitter. Immutable and thread-safe.

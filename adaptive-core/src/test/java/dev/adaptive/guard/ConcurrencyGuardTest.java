@@ -315,4 +315,63 @@ class ConcurrencyGuardTest {
         assertThat(guard.stats().recalibrations()).isEqualTo(2);
         assertThat(guard.stats().rttNoLoad()).isEqualTo(Duration.ofMillis(30));
     }
+
+    @Test
+    void requestsHeldFromBeforeAProbeDoNotStallIt() {
+        // Four requests that last (streams, long polls) admitted before a probe and held 80 s. A
+        // probe bounds the requests admitted since it began: the four drain on their own, the
+        // traffic goes on at the probe's limit, and the probe measures from that traffic.
+        Recalibration recal = Recalibration.builder().jitter(0).pinnedWindows(1_000_000).seed(1).build();
+        ConcurrencyGuard guard = ConcurrencyGuard.builder()
+                .limit(GuardGradient.builder().recalibration(recal).build()).time(time).build();
+        ServerSim server = new ServerSim(time, guard, Duration.ofMillis(10), 1000);
+        server.load(Duration.ofMillis(1), Duration.ofSeconds(150));
+        time.advance(Duration.ofSeconds(50));
+        assertThat(guard.stats().recalibrations()).isEqualTo(1);
+        assertThat(guard.limit()).isGreaterThan(8);
+        List<GuardLease> held = IntStream.range(0, 4).mapToObj(i -> guard.acquire()).toList();
+        assertThat(held).allMatch(GuardLease::admitted);
+        // The backend becomes slower for good: only a probe from the traffic after it sees that.
+        server.base = Duration.ofMillis(20);
+        long due = guard.state().nextProbeNanos();
+        time.advance(Duration.ofNanos(due - time.nanoTime()));
+        server.resetCounters();
+        time.advance(Duration.ofSeconds(1));
+        System.out.printf("held across a probe: first second served=%d shed=%d probing=%b recalibrations=%d"
+                + " rttNoLoad=%s limit=%d%n", server.served, server.shed, guard.stats().probing(),
+                guard.stats().recalibrations(), guard.stats().rttNoLoad(), guard.limit());
+        assertThat(guard.stats().recalibrations()).as("the probe completed").isEqualTo(2);
+        assertThat(guard.stats().rttNoLoad()).as("measured on requests admitted after it began")
+                .isEqualTo(Duration.ofMillis(20));
+        // 1000 arrivals; the probe sheds what it holds back for a few round trips of 20 ms.
+        assertThat(server.served).isGreaterThan(900);
+        time.advance(Duration.ofNanos(Duration.ofSeconds(130).toNanos() - time.nanoTime()));
+        System.out.printf("held across a probe: until the release served=%d shed=%d%n", server.served, server.shed);
+        assertThat(server.shed).isLessThan(server.served / 100);
+        held.forEach(GuardLease::release);
+        time.advance(Duration.ofSeconds(25));
+        assertThat(guard.inflight()).isZero();
+    }
+
+    @Test
+    void aProbeUnderOverloadMeasuresAtItsOwnConcurrency() {
+        // A server that queues past 20 in flight, offered 10 requests per ms of 10 ms: the guard
+        // runs near 40 in flight at 20 ms. As a probe begins, its first requests are admitted
+        // beside the older ones still draining and take 20 ms too: not the baseline.
+        Recalibration recal = Recalibration.builder().jitter(0).pinnedWindows(1_000_000).seed(1).build();
+        ConcurrencyGuard guard = ConcurrencyGuard.builder()
+                .limit(GuardGradient.builder().recalibration(recal).build()).time(time).build();
+        ServerSim server = new ServerSim(time, guard, Duration.ofMillis(10), 20);
+        server.load(Duration.ofNanos(100_000), Duration.ofSeconds(70));
+        time.advance(Duration.ofSeconds(50));
+        assertThat(guard.limit()).isGreaterThan(20);
+        long due = guard.state().nextProbeNanos();
+        time.advance(Duration.ofNanos(due - time.nanoTime()));
+        assertThat(guard.inflight()).isGreaterThan(20);
+        server.resetCounters();
+        time.advance(Duration.ofSeconds(1));
+        assertThat(guard.stats().recalibrations()).isEqualTo(2);
+        assertThat(guard.stats().rttNoLoad()).isEqualTo(Duration.ofMillis(10));
+        assertThat(server.served).isGreaterThan(server.shed / 10); // the guard went on serving
+    }
 }

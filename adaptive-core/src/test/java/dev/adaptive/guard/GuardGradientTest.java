@@ -250,4 +250,47 @@ class GuardGradientTest {
         assertThat(s.limit()).isEqualTo(20);
         assertThat(s.nextProbeNanos()).isEqualTo(30 * MS + Duration.ofSeconds(60).toNanos());
     }
+
+    @Test
+    void inAGuardAProbeBoundsOnlyItsOwnRequestsAndDiscardsThoseLoadedByOlderOnes() {
+        GuardGradient plain = GuardGradient.builder().initialLimit(20)
+                .recalibration(Recalibration.builder().probeSamples(3).jitter(0).seed(1).build()).build();
+        GuardGradient g = plain.withCohortProbes();
+        GuardGradient.State s = g.initialState();
+        assertThat(s.probing()).isTrue();
+        // The guard holds a probe's own requests to probeLimit (4); the limiter's limit bounds
+        // all in flight, the older ones too, by the limit before the probe.
+        assertThat(s.limit()).isEqualTo(20);
+        for (int i = 0; i < 3; i++) {
+            s = g.update(s, success(0, 10, 1));
+        }
+        assertThat(s.probing()).isFalse();
+        assertThat(s.nextProbeNanos()).isEqualTo(10 * MS + Duration.ofSeconds(60).toNanos());
+        // Ends at 60.020 s, after the probe's due time: the probe begins then.
+        Sample due = success(60_000, 20, 18);
+        s = g.update(s, due);
+        assertThat(s.probing()).isTrue();
+        assertThat(s.limit()).isEqualTo(20);
+        assertThat(plain.update(plain.update(plain.update(plain.update(plain.initialState(),
+                success(0, 10, 1)), success(0, 10, 1)), success(0, 10, 1)), due).limit()).isEqualTo(4);
+        // Admitted before the probe, ends at 60.030 s: not a sample.
+        s = g.update(s, success(60_005, 25, 18));
+        assertThat(s.lastRttNanos()).isEqualTo(20 * MS);
+        // Admitted at 60.025 s with 10 in flight, beside that older one, which ended as it ran:
+        // loaded by the concurrency the probe drains. Discarded.
+        s = g.update(s, success(60_025, 30, 10));
+        assertThat(s.lastRttNanos()).isEqualTo(20 * MS);
+        // With at most probeLimit in flight: a sample, whatever else was in flight.
+        s = g.update(s, success(60_025, 10, 4));
+        assertThat(s.lastRttNanos()).isEqualTo(10 * MS);
+        // With 8 in flight, no older one ending while it ran (those still in flight outlive it):
+        // a sample, taken beside requests that last.
+        s = g.update(s, success(60_031, 11, 8));
+        assertThat(s.lastRttNanos()).isEqualTo(11 * MS);
+        assertThat(s.probing()).isTrue(); // two samples: the 30 ms one did not count
+        s = g.update(s, success(60_040, 12, 6));
+        assertThat(s.probing()).isFalse();
+        assertThat(s.rttNoLoadNanos()).isEqualTo(11 * MS);
+        assertThat(s.limit()).isEqualTo(20);
+    }
 }
