@@ -8,7 +8,9 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * releases from a "late callback" long after, or ignores the outcome, with or without
  * recalibration probes. After each run: every admitted request released exactly once counted,
  * in-flight 0, {@code admitted + shed} = acquisitions, and the limit within [min, max] at every
- * admission; nobody was admitted beyond the limit.
+ * admission; nobody was admitted beyond the limit. The limit is the guard's {@code limit()}: during
+ * a probe, {@code probeLimit} plus the requests admitted before it still in flight, at most the
+ * limit before it. During a probe, the requests admitted since it began never exceed
+ * {@code probeLimit} in flight, and the limit never grows.
  */
 class GuardFaultScheduleProperties {
 
@@ -55,7 +60,8 @@ class GuardFaultScheduleProperties {
             gb.recalibration(Recalibration.builder().interval(Duration.ofMillis(100 + rnd.nextInt(5000)))
                     .probeSamples(1 + rnd.nextInt(6)).build());
         }
-        ConcurrencyGuard guard = ConcurrencyGuard.builder().limit(gb.build()).time(time).build();
+        GuardGradient gradient = gb.build();
+        ConcurrencyGuard guard = ConcurrencyGuard.builder().limit(gradient).time(time).build();
         long phaseLength = Duration.ofMillis(200 + rnd.nextInt(2000)).toNanos();
         int phases = 1 + rnd.nextInt(6);
         int[] kinds = new int[phases];
@@ -67,11 +73,24 @@ class GuardFaultScheduleProperties {
         int[] firstReleases = new int[1];
         List<GuardLease> admitted = new ArrayList<>();
         int[] acquisitions = new int[1];
+        // Counted here, apart from the guard: the requests admitted during each probe (by the
+        // probes completed before it) and not yet released, and the limit last seen in it.
+        Map<Integer, List<GuardLease>> probeRequests = new HashMap<>();
+        int[] lastProbeLimit = {-1, 0};
         for (int i = 0; i < requests; i++) {
             time.schedule(() -> {
                 acquisitions[0]++;
+                GuardGradient.State state = guard.state();
                 int limitBefore = guard.limit();
                 int inflightBefore = guard.inflight();
+                if (state.probing()) {
+                    if (lastProbeLimit[0] == state.probes()) {
+                        assertThat(limitBefore).as("a probe's limit never grows")
+                                .isLessThanOrEqualTo(lastProbeLimit[1]);
+                    }
+                    lastProbeLimit[0] = state.probes();
+                    lastProbeLimit[1] = limitBefore;
+                }
                 GuardLease lease = guard.acquire();
                 assertThat(guard.limit()).isBetween(min, max);
                 if (!lease.admitted()) {
@@ -80,6 +99,13 @@ class GuardFaultScheduleProperties {
                     return;
                 }
                 assertThat(guard.inflight()).as("admitted within the limit").isLessThanOrEqualTo(Math.max(limitBefore, guard.limit()));
+                if (state.probing()) {
+                    List<GuardLease> since = probeRequests.computeIfAbsent(state.probes(), k -> new ArrayList<>());
+                    since.removeIf(GuardLease::isReleased);
+                    since.add(lease);
+                    assertThat(since.size()).as("a probe's own requests within probeLimit")
+                            .isLessThanOrEqualTo(gradient.probeLimit());
+                }
                 admitted.add(lease);
                 int phase = (int) Math.min(phases - 1, time.nanoTime() / phaseLength);
                 int kind = kinds[phase];
