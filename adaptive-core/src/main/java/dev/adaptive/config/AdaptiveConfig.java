@@ -7,6 +7,7 @@ import dev.adaptive.fleet.Coordinator;
 import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.fleet.OutagePolicy;
 import dev.adaptive.internal.ConfigText;
+import dev.adaptive.internal.DurationText;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryAfter;
@@ -39,7 +40,8 @@ import java.util.Objects;
  * whole numbers as ASCII digits, durations as milliseconds ({@code 500}), units from {@code d}
  * to {@code ms} in that order ({@code 1h30m}) or ISO-8601 ({@code PT1S}), enums by option name
  * in any ASCII case. Anything else fails with {@link IllegalArgumentException} naming the
- * option and quoting the value as given.
+ * option and quoting the value as given, and so does a duration past about 292 years (a long of
+ * nanoseconds), whether text, a number of milliseconds or a {@link Duration}.
  *
  * <p>Immutable and thread-safe, provided the trace listener and coordinator it holds are.
  * {@link #equals} compares every option, the listener and coordinator by identity.
@@ -995,13 +997,20 @@ public final class AdaptiveConfig {
             if (value == null || value.isNegative()) {
                 throw bad(option, value, "must be a duration >= 0");
             }
-            spelled.remove(option);
-            return value;
+            return notTooLong(option, value);
         }
 
         private Duration positive(ConfigOption option, Duration value) {
             if (value == null || value.isNegative() || value.isZero()) {
                 throw bad(option, value, "must be a positive duration");
+            }
+            return notTooLong(option, value);
+        }
+
+        /** Text past {@link DurationText#MAX} cannot be read: a typed duration that long is refused alike. */
+        private Duration notTooLong(ConfigOption option, Duration value) {
+            if (value.compareTo(DurationText.MAX) > 0) {
+                throw bad(option, value, DurationText.TOO_LONG);
             }
             spelled.remove(option);
             return value;

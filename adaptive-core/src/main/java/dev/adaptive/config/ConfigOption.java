@@ -138,7 +138,10 @@ public enum ConfigOption {
         DECIMAL,
         /** {@code true} or {@code false}. */
         BOOLEAN,
-        /** A {@link Duration}, a whole number of milliseconds, or text as {@link DurationText} reads it. */
+        /**
+         * A {@link Duration}, a whole number of milliseconds, or text as {@link DurationText} reads
+         * it; in every form at least 0 and at most {@link DurationText#MAX} (about 292 years).
+         */
         DURATION,
         /** The option name of a constant, ASCII letters in any case, dashes and underscores ignored. */
         ENUM,

@@ -107,12 +107,16 @@ public final class ConfigText {
 
     /**
      * @return a duration: a {@link Duration}, a whole number of milliseconds, or text as
-     *         {@link DurationText#parse} reads it; never negative
+     *         {@link DurationText#parse} reads it; never negative, never past
+     *         {@link DurationText#MAX}, whichever form it came in
      */
     public static Duration duration(String option, Object value) {
         if (value instanceof Duration d) {
             if (d.isNegative()) {
                 throw bad(option, value, "must be a duration >= 0");
+            }
+            if (d.compareTo(DurationText.MAX) > 0) {
+                throw bad(option, value, DurationText.TOO_LONG);
             }
             return d;
         }
@@ -128,6 +132,10 @@ public final class ConfigText {
             }
             if (millis < 0) {
                 throw bad(option, value, "must be a duration >= 0");
+            }
+            // As text this many milliseconds could not be read (DurationText): nor as a number.
+            if (millis > DurationText.MAX.toMillis()) {
+                throw bad(option, value, DurationText.TOO_LONG);
             }
             return Duration.ofMillis(millis);
         }

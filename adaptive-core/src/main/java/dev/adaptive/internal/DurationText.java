@@ -28,6 +28,14 @@ public final class DurationText {
     /** The longest duration accepted: {@code Long.MAX_VALUE} nanoseconds. */
     public static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE);
 
+    /**
+     * The rule a duration past {@link #MAX} breaks, as every message words it: text that long
+     * cannot be read, and a {@link Duration} or a number of milliseconds that long is refused
+     * alike ({@link ConfigText#duration}, {@code AdaptiveConfig.Builder}), so that no face takes
+     * as a number what it refuses as text.
+     */
+    public static final String TOO_LONG = "must be at most " + MAX + " (about 292 years)";
+
     public static final String FORMS = "milliseconds (500), numbers with units from d to ms in that order (1h30m15s, 500ms)"
             + " or ISO-8601 (PT1S)";
 
@@ -62,7 +70,7 @@ public final class DurationText {
             }
             return units(option, text, t);
         } catch (ArithmeticException tooLong) {
-            throw bad(option, text, "must be at most " + MAX + " (about 292 years)");
+            throw bad(option, text, TOO_LONG);
         }
     }
 

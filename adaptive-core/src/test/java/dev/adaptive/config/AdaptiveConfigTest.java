@@ -190,6 +190,22 @@ class AdaptiveConfigTest {
         assertBad(Map.of("outageProbe", "-1s"), "outageProbe must be a duration >= 0: -1s");
     }
 
+    /** Text past about 292 years cannot be read; the same length as a number or a Duration is refused alike. */
+    @Test
+    void aDurationPastTheLongestTextIsRefusedInEveryForm() {
+        String rule = "taskTimeout must be at most PT2562047H47M16.854775807S (about 292 years): ";
+        assertBad(Map.of("taskTimeout", "106752d"), rule + "106752d");
+        assertBad(Map.of("taskTimeout", Long.MAX_VALUE), rule + Long.MAX_VALUE);
+        assertBad(Map.of("taskTimeout", Duration.ofDays(106752)), rule + "PT2562048H");
+        assertThatThrownBy(() -> AdaptiveConfig.builder().waitTimeout(Duration.ofDays(106752)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("waitTimeout must be at most PT2562047H47M16.854775807S (about 292 years): 106752d");
+        assertThat(AdaptiveConfig.builder().taskTimeout(DurationText.MAX).build().taskTimeout()).isEqualTo(
+                DurationText.MAX);
+        assertThat(AdaptiveConfig.of(Map.of("taskTimeout", DurationText.MAX.toMillis())).taskTimeout())
+                .isEqualTo(Duration.ofMillis(DurationText.MAX.toMillis()));
+    }
+
     @Test
     void theCoreDocsPrintTheTableOfTheModel() throws Exception {
         String page = Files.readString(Path.of("..", "docs", "core.md"));

@@ -269,6 +269,8 @@ class OptionFacesConformanceTest {
                         + " (vertx.md)", new Refuses("minDelay"), Face.VERTX_JSON_TEXT)
                 .differs("a Vert.x setter and JSON number are milliseconds: a finer duration has no such form",
                         new NotCarried(), Face.VERTX_JSON, Face.VERTX_SETTER));
+        rows.add(bad("taskTimeout", "106752d", Duration.ofDays(106752)));
+        rows.add(bad("taskTimeout", "9223372036854775807", Long.MAX_VALUE));
         rows.add(bad("waitTimeout", "-5s", Duration.ofSeconds(-5)));
         rows.add(bad("waitTimeout", "-1", -1L));
         rows.add(bad("waitTimeout", "PT-1S", null));
