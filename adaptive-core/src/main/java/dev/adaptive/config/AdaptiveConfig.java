@@ -523,7 +523,7 @@ public final class AdaptiveConfig {
             ConfigOption option = ConfigOption.find(Objects.requireNonNull(name, "name"))
                     .orElseThrow(() -> new IllegalArgumentException("unknown option '" + name + "' (known: "
                             + String.join(", ", ConfigOption.keys()) + ")"));
-            return set(option, value, value instanceof String s ? s : null);
+            return set(option, value, asGiven(option, value));
         }
 
         /**
@@ -541,7 +541,21 @@ public final class AdaptiveConfig {
          * @return this
          */
         public Builder set(ConfigOption option, Object value) {
-            return set(option, value, value instanceof String s ? s : null);
+            return set(option, value, asGiven(option, value));
+        }
+
+        /**
+         * @return how a message quotes a value bound by name: text as typed, and a number of
+         *         milliseconds for a duration as that number (the Vert.x face's durations are
+         *         such numbers; written as a duration, {@code 3600001} would read {@code 1h1ms});
+         *         {@code null} where the typed value's own text is the value as given
+         */
+        private static String asGiven(ConfigOption option, Object value) {
+            if (value instanceof String s) {
+                return s;
+            }
+            return value instanceof Number && option.kind() == ConfigOption.Kind.DURATION ? String.valueOf(value)
+                    : null;
         }
 
         private Builder set(ConfigOption option, Object value, String text) {

@@ -40,6 +40,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -213,6 +214,8 @@ class OptionFacesConformanceTest {
         rows.add(row("fixed with initial = max", List.of(set("algorithm", "fixed", Algorithm.FIXED),
                 set("maxLimit", "7", 7), set("initialLimit", "7", 7)), accepts("algorithm", Algorithm.FIXED,
                 "initialLimit", 7)));
+        rows.add(row("minDelay > maxDelay", List.of(set("minDelay", "2s", Duration.ofSeconds(2)),
+                set("maxDelay", "1s", Duration.ofSeconds(1))), new Refuses("maxDelay")));
         rows.add(row("minDelay = maxDelay", List.of(set("minDelay", "2s", Duration.ofSeconds(2)),
                 set("maxDelay", "2000", Duration.ofSeconds(2))), accepts("maxDelay", Duration.ofSeconds(2))));
         // decimals
@@ -284,9 +287,11 @@ class OptionFacesConformanceTest {
         rows.add(ok("maxRetryAfter", "1ms", Duration.ofMillis(1), Duration.ofMillis(1)));
         rows.add(bad("maxRetryAfter", "0", Duration.ZERO));
         rows.add(ok("retryBudgetWindow", "1d", Duration.ofDays(1), Duration.ofDays(1)));
+        rows.add(bad("retryBudgetWindow", "1d1ms", Duration.ofDays(1).plusMillis(1)));
         rows.add(bad("retryBudgetWindow", "0", Duration.ZERO));
         rows.add(ok("outageProbe", "0", Duration.ZERO, Duration.ZERO));
         rows.add(ok("outageProbe", "1h", Duration.ofHours(1), Duration.ofHours(1)));
+        rows.add(bad("outageProbe", "3600001", Duration.ofMillis(3_600_001)));
         // fleet options
         rows.add(fleet(set("fleetHeartbeat", "365d", Duration.ofDays(365)), accepts("fleetHeartbeat",
                 Duration.ofDays(365))));
@@ -725,6 +730,12 @@ class OptionFacesConformanceTest {
         }
         if (face.text) {
             out.add(s.text);
+            if (face == Face.VERTX_JSON_TEXT) {
+                // Documented (vertx.md): the options hold durations as milliseconds from the JSON
+                // constructor on, so a rule between options, checked when the limiter is created,
+                // quotes those.
+                millis(s).ifPresent(ms -> out.add(String.valueOf(ms)));
+            }
             return out;
         }
         Object v = face == Face.VERTX_SETTER || face == Face.VERTX_JSON ? vertxValue(s.typed) : s.typed;
@@ -739,6 +750,17 @@ class OptionFacesConformanceTest {
             out.add(ConfigOption.text(e));
         }
         return out;
+    }
+
+    /** A duration option's text in milliseconds, where it reads as one. */
+    private static Optional<Long> millis(Setting s) {
+        return ConfigOption.find(s.option).filter(o -> o.kind() == ConfigOption.Kind.DURATION).flatMap(o -> {
+            try {
+                return Optional.of(((Duration) o.read(s.text)).toMillis());
+            } catch (IllegalArgumentException notADuration) {
+                return Optional.empty();
+            }
+        });
     }
 
     /**

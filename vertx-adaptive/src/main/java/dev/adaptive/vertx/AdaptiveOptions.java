@@ -9,7 +9,6 @@ import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -170,20 +169,22 @@ public class AdaptiveOptions extends JsonDataObject {
     /**
      * @return the limiter options as the core's model, relations between them checked
      * @throws IllegalArgumentException naming the first rule that fails, the option and its value
+     *         (a duration in milliseconds, as this face holds it)
      */
     public AdaptiveConfig toConfig() {
+        // Durations go in as the milliseconds this face holds, so that a message quotes them so.
         return AdaptiveConfig.builder()
                 .set(ConfigOption.ALGORITHM, algorithm)
                 .initialLimit(initialLimit)
                 .minLimit(minLimit).maxLimit(maxLimit).maxQueueSize(maxQueueSize)
-                .waitTimeout(Duration.ofMillis(waitTimeout)).taskTimeout(Duration.ofMillis(taskTimeout))
+                .set(ConfigOption.WAIT_TIMEOUT, waitTimeout).set(ConfigOption.TASK_TIMEOUT, taskTimeout)
                 .retries(retries).set(ConfigOption.BACKOFF, backoff)
-                .minDelay(Duration.ofMillis(minDelay)).maxDelay(Duration.ofMillis(maxDelay)).jitter(jitter)
-                .maxRateLimitRetries(maxRateLimitRetries).maxRetryAfter(Duration.ofMillis(maxRetryAfter))
+                .set(ConfigOption.MIN_DELAY, minDelay).set(ConfigOption.MAX_DELAY, maxDelay).jitter(jitter)
+                .maxRateLimitRetries(maxRateLimitRetries).set(ConfigOption.MAX_RETRY_AFTER, maxRetryAfter)
                 .adaptOnLatency(adaptOnLatency).adaptOnErrors(adaptOnErrors).adaptOnRateLimit(adaptOnRateLimit)
                 .retryBudget(retryBudget).retryBudgetRatio(retryBudgetRatio)
-                .retryBudgetMinPerSecond(retryBudgetMinPerSecond).retryBudgetWindow(Duration.ofMillis(retryBudgetWindow))
-                .outageProbe(Duration.ofMillis(outageProbe))
+                .retryBudgetMinPerSecond(retryBudgetMinPerSecond).set(ConfigOption.RETRY_BUDGET_WINDOW, retryBudgetWindow)
+                .set(ConfigOption.OUTAGE_PROBE, outageProbe)
                 .quotaHeaders(quotaHeaders).quotaSpread(quotaSpread)
                 .build();
     }

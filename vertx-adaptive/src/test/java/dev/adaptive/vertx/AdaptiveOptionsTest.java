@@ -189,8 +189,13 @@ class AdaptiveOptionsTest {
         assertThatThrownBy(() -> new AdaptiveOptions().setJitter(Double.NaN)).hasMessage("jitter must be within [0, 1]: NaN");
         assertThatThrownBy(() -> new AdaptiveOptions().setMaxRetryAfter(0)).hasMessage("maxRetryAfter must be a positive duration: 0");
         assertThatThrownBy(() -> new AdaptiveOptions().setOutageProbe(-1)).hasMessage("outageProbe must be a duration >= 0: -1");
+        // Milliseconds are quoted as given, whichever rule they break.
         assertThatThrownBy(() -> new AdaptiveOptions().setOutageProbe(3_600_001))
-                .hasMessage("outageProbe must be at most 1h: 1h1ms");
+                .hasMessage("outageProbe must be at most 1h: 3600001");
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("retryBudgetWindow", 86_400_001)))
+                .hasMessage("retryBudgetWindow must be at most 1d: 86400001");
+        assertThatThrownBy(() -> new AdaptiveOptions().setMinDelay(2000).setMaxDelay(1000).toConfig())
+                .hasMessage("maxDelay must be >= minDelay (2000): 1000");
         assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("outageProbe", "2h")))
                 .hasMessage("outageProbe must be at most 1h: 2h");
         assertThatThrownBy(() -> new AdaptiveOptions().setStatsInterval(-1)).hasMessage("statsInterval must be >= 0: -1");
