@@ -90,6 +90,25 @@ class PoolOptionSourcesTest {
         assertThat(adaptive.getConfiguration().options()).containsEntry("backoff", "LINEAR");
     }
 
+    /**
+     * The catalog's {@code configuration} option is a path to the same options: they are read as
+     * strictly through it, on the component and in a URI, and its text is quoted as typed.
+     */
+    @Test
+    void optionsReachedThroughTheConfigurationAreReadAsStrictly() {
+        assertThatThrownBy(() -> bind(Map.of("configuration.maxDelay", "1h30x"))).rootCause()
+                .hasMessageStartingWith("maxDelay must be a duration: ");
+        assertThatThrownBy(() -> bind(Map.of("configuration.algorithm", "f\u0131xed"))).rootCause()
+                .hasMessage("algorithm must be one of vegas|aimd|gradient2|fixed: f\u0131xed");
+        assertThatThrownBy(() -> bind(Map.of("configuration.clock", "#nothere")))
+                .hasMessageContaining("clock=#nothere");
+        assertThatThrownBy(() -> camel.getEndpoint("adaptive:ledger?configuration.waitTimeout=abc")).rootCause()
+                .hasMessageStartingWith("waitTimeout must be a duration: ");
+        bind(Map.of("configuration.max-retry-after", "90s"));
+        assertThat(adaptive.getConfiguration().getMaxRetryAfter()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(adaptive.getConfiguration().options()).containsEntry("maxRetryAfter", "90s");
+    }
+
     @Test
     void aBadNamedPoolOptionFailsItsEndpointNamingIt() {
         bind(Map.of("pools.ledger.maxLimt", "5"));

@@ -68,6 +68,8 @@ class OptionFacesConformanceTest {
         CAMEL_URI(true),
         /** {@code camel.component.adaptive.option=text}, bound as Camel Main binds it. */
         CAMEL_COMPONENT(true),
+        /** {@code camel.component.adaptive.configuration.option=text}: the catalog's nested form. */
+        CAMEL_COMPONENT_NESTED(true),
         /** {@code camel.component.adaptive.pools.name.option=text}. */
         CAMEL_NAMED_POOL(true),
         /** {@code component.getConfiguration().set<Option>(typed)} in a Java DSL program. */
@@ -146,7 +148,8 @@ class OptionFacesConformanceTest {
             "fleetOutagePolicy");
 
     /** Where a Camel option is the component's default for every pool, not one pool's own. */
-    private static final Face[] COMPONENT_FACES = {Face.CAMEL_COMPONENT, Face.CAMEL_JAVA};
+    private static final Face[] COMPONENT_FACES = {Face.CAMEL_COMPONENT, Face.CAMEL_COMPONENT_NESTED,
+        Face.CAMEL_JAVA};
 
     private static final AtomicInteger POOLS = new AtomicInteger();
     private static DefaultCamelContext camel;
@@ -501,7 +504,8 @@ class OptionFacesConformanceTest {
         try {
             return new Answer(switch (face) {
                 case JAVA_BUILDER, JAVA_MAP -> java(face, row);
-                case CAMEL_URI, CAMEL_COMPONENT, CAMEL_NAMED_POOL, CAMEL_JAVA -> camel(face, row);
+                case CAMEL_URI, CAMEL_COMPONENT, CAMEL_COMPONENT_NESTED, CAMEL_NAMED_POOL, CAMEL_JAVA ->
+                        camel(face, row);
                 case VERTX_JSON_TEXT, VERTX_JSON, VERTX_SETTER -> vertx(face, row);
                 case FLEET_MEMBER -> fleetMember(row);
             }, null);
@@ -549,6 +553,8 @@ class OptionFacesConformanceTest {
                         .append(s.text.startsWith("#") ? s.text : "RAW(" + s.text + ")");
                 // Camel Main camel-cases the keys of camel.component.adaptive.* before it binds them
                 case CAMEL_COMPONENT -> properties.put(StringHelper.dashToCamelCase(s.option), s.text);
+                case CAMEL_COMPONENT_NESTED -> properties.put("configuration." + StringHelper.dashToCamelCase(s.option),
+                        s.text);
                 case CAMEL_NAMED_POOL -> properties.put("pools." + pool + "." + StringHelper.dashToCamelCase(s.option),
                         s.text);
                 default -> invoke(setter(face, s), defaults, s.typed);
