@@ -186,7 +186,8 @@ record PoolConfig(AdaptiveConfig core, Set<Integer> rateLimitStatusCodes, Exchan
                         + raw);
             }
             Set<Integer> codes = new TreeSet<>();
-            for (String part : raw.split(",")) {
+            // -1: keeps a trailing empty element, refused as a leading or inner one is ("429,").
+            for (String part : raw.split(",", -1)) {
                 String s = part.trim();
                 if (!Ascii.isDigits(s) || s.length() > 3) {
                     throw new IllegalArgumentException("rateLimitStatusCodes must be comma-separated status codes; '"

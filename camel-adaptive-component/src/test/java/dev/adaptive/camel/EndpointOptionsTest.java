@@ -52,6 +52,8 @@ class EndpointOptionsTest extends CamelTestSupport {
         "maxQueueSize=-1                  | maxQueueSize must be >= 0: -1",
         "rateLimitStatusCodes=429,soon    | rateLimitStatusCodes must be comma-separated status codes; 'soon' is not one",
         "rateLimitStatusCodes=429,700     | rateLimitStatusCodes must hold status codes within [100, 599]; 700 is not",
+        // An empty element is refused wherever it stands, the last one too.
+        "rateLimitStatusCodes=429,        | rateLimitStatusCodes must be comma-separated status codes; '' is not one: 429,",
         "timeout=PT-1S                    | timeout must be a duration >= 0: PT-1S",
         "fleetKey=payments                | fleetKey has no meaning without coordinator: payments",
         "coordinator=#fleet               | fleetNodeId must be set when coordinator is",

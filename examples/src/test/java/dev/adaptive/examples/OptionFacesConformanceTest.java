@@ -829,6 +829,7 @@ class OptionFacesConformanceTest {
                 new Statuses("429;503", null, null),
                 new Statuses("429,,503", array(429, null, 503), null),
                 new Statuses(",429", null, null),
+                new Statuses("429,", null, null),
                 new Statuses("-429", array(-429), null));
     }
 
