@@ -197,6 +197,8 @@ class OptionFacesConformanceTest {
         rows.add(ok("maxRateLimitRetries", "0", 0, 0));
         rows.add(bad("maxRateLimitRetries", "-1", -1));
         rows.add(ok("maxQueueSize", "0", 0, 0));
+        rows.add(ok("maxQueueSize", "-0", null, 0));
+        rows.add(ok("maxQueueSize", "2147483647", Integer.MAX_VALUE, Integer.MAX_VALUE));
         rows.add(bad("maxQueueSize", "-1", -1));
         // rules between options
         rows.add(row("min > max", List.of(set("minLimit", "10", 10), set("maxLimit", "5", 5)), new Refuses("maxLimit")));
@@ -232,6 +234,8 @@ class OptionFacesConformanceTest {
         rows.add(bad("jitter", ".5", null));
         rows.add(bad("jitter", "5e-1", null));
         rows.add(bad("jitter", "0,5", null));
+        rows.add(bad("jitter", "+0.5", null));
+        rows.add(ok("jitter", " 0.5 ", null, 0.5));
         rows.add(bad("jitter", "", null));
         rows.add(ok("retryBudgetRatio", "0", 0.0, 0.0));
         rows.add(bad("retryBudgetRatio", "-0.5", -0.5));
@@ -252,6 +256,8 @@ class OptionFacesConformanceTest {
         rows.add(ok("algorithm", "GRADIENT2", null, Algorithm.GRADIENT2));
         rows.add(ok("algorithm", "Vegas", null, Algorithm.VEGAS));
         rows.add(ok("algorithm", "gradient-2", null, Algorithm.GRADIENT2));
+        rows.add(ok("algorithm", " aimd ", null, Algorithm.AIMD));
+        rows.add(bad("algorithm", "ai md", null));
         rows.add(bad("algorithm", "cubic", null));
         rows.add(bad("algorithm", "f\u0131xed", null));
         rows.add(bad("algorithm", "", null));
@@ -303,6 +309,7 @@ class OptionFacesConformanceTest {
         rows.add(fleet(set("fleetHeartbeat", "365d1ms", Duration.ofDays(365).plusMillis(1)),
                 new Refuses("fleetHeartbeat")));
         rows.add(fleet(set("fleetHeartbeat", "0", Duration.ZERO), new Refuses("fleetHeartbeat")));
+        rows.add(fleet(set("fleetHeartbeat", "P366D", Duration.ofDays(366)), new Refuses("fleetHeartbeat")));
         rows.add(fleet(set("fleetOutagePolicy", "LOCAL_ONLY", OutagePolicy.LOCAL_ONLY), accepts("fleetOutagePolicy",
                 OutagePolicy.LOCAL_ONLY)));
         rows.add(fleet(set("fleetOutagePolicy", "local-only", null), accepts("fleetOutagePolicy",
@@ -324,9 +331,11 @@ class OptionFacesConformanceTest {
                         COMPONENT_FACES));
         // names
         rows.add(row("an unknown name", List.of(set("maxLimt", "7", 7)), new Refuses("maxLimt", false)));
-        rows.add(row("a relaxed name", List.of(set("max-limit", "7", null)), accepts("maxLimit", 7))
-                .differs("JSON keys are exact, as Vert.x data objects' are: a relaxed spelling is an unknown key"
-                        + " (vertx.md)", new Refuses("max-limit", false), Face.VERTX_JSON_TEXT));
+        for (String relaxed : List.of("max-limit", "MAXLIMIT")) {
+            rows.add(row("a relaxed name: " + relaxed, List.of(set(relaxed, "7", null)), accepts("maxLimit", 7))
+                    .differs("JSON keys are exact, as Vert.x data objects' are: a relaxed spelling is an unknown"
+                            + " key (vertx.md)", new Refuses(relaxed, false), Face.VERTX_JSON_TEXT));
+        }
         return rows.stream();
     }
 
@@ -370,6 +379,7 @@ class OptionFacesConformanceTest {
     record Answer(Reading reading, Throwable refusal) {
     }
 
+    /** Every face that can carry the row accepts it with the same values in force, or refuses it naming them. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void everyFaceGivesTheSameAnswer(Row row) {
