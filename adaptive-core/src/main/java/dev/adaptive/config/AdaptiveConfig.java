@@ -22,6 +22,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The options a limiter, its retries and its fleet membership share in every face: the one
@@ -33,6 +34,7 @@ import java.util.Objects;
  * AdaptiveConfig config = AdaptiveConfig.builder().setAll(Map.of("maxLimit", "50", "maxDelay", "5s")).build();
  * Limiter limiter = config.limiterBuilder().name("orders").build();
  * AdaptiveExecutor executor = config.executorBuilder(limiter).build();
+ * Optional<FleetMember> member = config.fleetMemberBuilder(limiter, "orders").map(FleetMember.Builder::join);
  * }</pre>
  *
  * <p>Options and defaults: see {@link ConfigOption} (its {@link ConfigOption#markdownTable()}
@@ -220,6 +222,27 @@ public final class AdaptiveConfig {
     public AdaptiveExecutor.Builder executorBuilder(Limiter limiter) {
         return AdaptiveExecutor.builder(limiter).retryPolicy(retryPolicy()).taskTimeout(taskTimeout.isZero() ? null
                 : taskTimeout);
+    }
+
+    /**
+     * The fleet membership these options describe, as every face applies it: without it a
+     * program that set {@code coordinator} and {@code fleetNodeId} would get a limiter that runs
+     * alone. Join it once the limiter is built (and close the member on shutdown).
+     *
+     * @param limiter the limiter that joins the fleet
+     * @param name    the face's name for it, the fleet key unless {@code fleetKey} is set
+     * @return a member builder with the coordinator, key, node id, heartbeat and outage policy of
+     *         these options (time and clock are the caller's); empty without a coordinator
+     */
+    public Optional<FleetMember.Builder> fleetMemberBuilder(Limiter limiter, String name) {
+        if (coordinator == null) {
+            return Optional.empty();
+        }
+        return Optional.of(FleetMember.builder(limiter, coordinator)
+                .key(fleetKey != null ? fleetKey : name)
+                .nodeId(fleetNodeId)
+                .heartbeat(fleetHeartbeat)
+                .outagePolicy(fleetOutagePolicy));
     }
 
     // ---- the options ----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.adaptive.config;
 
 import dev.adaptive.Limiter;
+import dev.adaptive.fleet.FleetMember;
 import dev.adaptive.fleet.InMemoryCoordinator;
 import dev.adaptive.fleet.OutagePolicy;
 import dev.adaptive.internal.DurationText;
@@ -144,6 +145,30 @@ class AdaptiveConfigTest {
                 .hasMessageStartingWith("fleetNodeId must be set when coordinator is");
         assertThat(AdaptiveConfig.builder().set("coordinator", coordinator).set("fleetNodeId", "n1").build()
                 .coordinator()).isSameAs(coordinator);
+    }
+
+    /** The fleet options make the limiter's fleet member, as the Camel pool's; none without a coordinator. */
+    @Test
+    void theFleetOptionsMakeTheFleetMember() {
+        InMemoryCoordinator fleet = InMemoryCoordinator.create();
+        Limiter limiter = Limiter.builder().build();
+        assertThat(AdaptiveConfig.defaults().fleetMemberBuilder(limiter, "orders")).isEmpty();
+        AdaptiveConfig config = AdaptiveConfig.builder().coordinator(fleet).fleetNodeId("n1")
+                .set("fleetHeartbeat", "250ms").set("fleetOutagePolicy", "local-only").build();
+        FleetMember member = config.fleetMemberBuilder(limiter, "orders").orElseThrow().join();
+        try {
+            assertThat(member.limiter()).isSameAs(limiter);
+            assertThat(member.key()).as("the face's name, fleetKey unset").isEqualTo("orders");
+            assertThat(member.nodeId()).isEqualTo("n1");
+            assertThat(member.heartbeat()).isEqualTo(Duration.ofMillis(250));
+            assertThat(member.outagePolicy()).isEqualTo(OutagePolicy.LOCAL_ONLY);
+        } finally {
+            member.close();
+        }
+        FleetMember keyed = config.toBuilder().fleetKey("orders-backend").build()
+                .fleetMemberBuilder(limiter, "orders").orElseThrow().join();
+        keyed.close();
+        assertThat(keyed.key()).isEqualTo("orders-backend");
     }
 
     @Test

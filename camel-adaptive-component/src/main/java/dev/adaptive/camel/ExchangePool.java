@@ -168,17 +168,11 @@ final class ExchangePool {
                 .ticker(ticker)
                 .scheduler(scheduler)
                 .build();
-        FleetMember fleet = null;
-        if (config.coordinator() != null) {
-            // Joining sets the limiter's ceiling to 0 until the fleet grants a share.
-            fleet = FleetMember.builder(limiter, config.coordinator())
-                    .key(config.fleetKey() != null ? config.fleetKey() : name)
-                    .nodeId(config.fleetNodeId())
-                    .heartbeat(config.fleetHeartbeat())
-                    .outagePolicy(config.fleetOutagePolicy())
-                    .clock(clock)
-                    .join();
-        }
+        // The fleet options as every face applies them; joining sets the limiter's ceiling to 0
+        // until the fleet grants a share.
+        FleetMember fleet = config.core().fleetMemberBuilder(limiter, name)
+                .map(member -> member.clock(clock).join())
+                .orElse(null);
         ExchangeClassifier defaults = new HttpStatusClassifier(config.rateLimitStatusCodes(), config.maxRetryAfter(),
                 clock, config.core().quotaHeaders());
         AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)

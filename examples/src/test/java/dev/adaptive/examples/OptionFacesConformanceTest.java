@@ -60,7 +60,7 @@ class OptionFacesConformanceTest {
 
     /** Every way a program or a configuration file hands an option over. */
     enum Face {
-        /** {@code AdaptiveConfig.builder().<option>(typed)}, then its limiter and executor. */
+        /** {@code AdaptiveConfig.builder().<option>(typed)}, then its limiter, executor and fleet member. */
         JAVA_BUILDER(false),
         /** {@code AdaptiveConfig.of(Map.of(option, text))}: a properties file in plain Java. */
         JAVA_MAP(true),
@@ -464,18 +464,24 @@ class OptionFacesConformanceTest {
                 .fleetOutagePolicy(AdaptiveConfig.DEFAULT_FLEET_OUTAGE_POLICY).build();
     }
 
+    /** An option's value in force: the fleet member's where the face built one, else the options'. */
     private static Object inForce(Face face, Reading reading, String option) {
-        String key = ConfigOption.find(option).orElseThrow().key();
-        if (face == Face.FLEET_MEMBER && FLEET_OPTIONS.contains(key)) {
-            return switch (key) {
-                case "fleetKey" -> reading.member.key();
-                case "fleetNodeId" -> reading.member.nodeId();
-                case "fleetHeartbeat" -> reading.member.heartbeat();
-                case "fleetOutagePolicy" -> reading.member.outagePolicy();
-                default -> reading.member;
-            };
+        ConfigOption o = ConfigOption.find(option).orElseThrow();
+        if (reading.member != null) {
+            switch (o) {
+                case FLEET_KEY:
+                    return reading.member.key();
+                case FLEET_NODE_ID:
+                    return reading.member.nodeId();
+                case FLEET_HEARTBEAT:
+                    return reading.member.heartbeat();
+                case FLEET_OUTAGE_POLICY:
+                    return reading.member.outagePolicy();
+                default:
+                    break;
+            }
         }
-        return reading.config.value(ConfigOption.find(key).orElseThrow());
+        return reading.config.value(o);
     }
 
     private static Setting setting(Row row, String option) {
@@ -541,12 +547,18 @@ class OptionFacesConformanceTest {
         }
         Limiter limiter = config.limiterBuilder().name("java").build();
         AdaptiveExecutor executor = config.executorBuilder(limiter).build();
+        // In a fleet, the member these options make, as the Camel pool joins with them.
+        FleetMember member = config.fleetMemberBuilder(limiter, "java").map(FleetMember.Builder::join).orElse(null);
+        if (member != null) {
+            member.close();
+            assertThat(member.limiter()).isSameAs(limiter);
+        }
         // What the engine runs with is what the options say.
         assertThat(limiter.algorithm().toString()).isEqualTo(config.limit().toString());
         assertThat(limiter.retryBudget()).isEqualTo(config.retryBudgetValue());
         assertThat(executor.retryPolicy().toString()).isEqualTo(config.retryPolicy().toString());
         assertThat(executor.taskTimeout()).isEqualTo(config.taskTimeout().isZero() ? null : config.taskTimeout());
-        return new Reading(config, limiter.limit(), null);
+        return new Reading(config, limiter.limit(), member);
     }
 
     private static Reading camel(Face face, Row row) {
