@@ -594,13 +594,16 @@ public class AdaptiveOptions extends JsonDataObject {
     }
 
     /**
-     * @param statsInterval the period of stats publication in ms, at least 0 (on change only)
+     * @param statsInterval the period of stats publication in ms, at least 0 (on change only) and
+     *                      at most about 292 years
      * @return this
      */
     public AdaptiveOptions setStatsInterval(long statsInterval) {
         if (statsInterval < 0) {
             throw new IllegalArgumentException("statsInterval must be >= 0: " + statsInterval);
         }
+        // At most what the JSON constructor reads (about 292 years), so that toJson() reads back.
+        ConfigText.duration("statsInterval", statsInterval);
         this.statsInterval = statsInterval;
         return this;
     }

@@ -1,5 +1,6 @@
 package dev.adaptive.vertx;
 
+import dev.adaptive.internal.ConfigText;
 import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -123,14 +124,16 @@ public class AdaptiveProxyOptions extends JsonDataObject {
     }
 
     /**
-     * @param requestTimeout the timeout of one forwarded attempt in ms, at least 1; a timeout is
-     *                       a drop and is retried
+     * @param requestTimeout the timeout of one forwarded attempt in ms, at least 1 and at most
+     *                       about 292 years; a timeout is a drop and is retried
      * @return this
      */
     public AdaptiveProxyOptions setRequestTimeout(long requestTimeout) {
         if (requestTimeout < 1) {
             throw new IllegalArgumentException("requestTimeout must be >= 1: " + requestTimeout);
         }
+        // At most what the JSON constructor reads (about 292 years), so that toJson() reads back.
+        ConfigText.duration("requestTimeout", requestTimeout);
         this.requestTimeout = requestTimeout;
         return this;
     }

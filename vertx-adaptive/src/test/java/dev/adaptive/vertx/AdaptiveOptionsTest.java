@@ -120,6 +120,28 @@ class AdaptiveOptionsTest {
                 .hasMessage("algorithm must be one of vegas|aimd|gradient2|fixed: f\u0131xed");
     }
 
+    /**
+     * A setter takes what the JSON constructor takes, so that every options object reads back
+     * from its own JSON: a duration of the face's own past about 292 years is refused by both.
+     */
+    @Test
+    void theOwnDurationsSettersRefuseWhatTheirJsonRefuses() {
+        String rule = " must be at most PT2562047H47M16.854775807S (about 292 years): 9223372036854775807";
+        assertThatThrownBy(() -> new AdaptiveOptions(new JsonObject().put("statsInterval", Long.MAX_VALUE)))
+                .hasMessage("statsInterval" + rule);
+        assertThatThrownBy(() -> new AdaptiveOptions().setStatsInterval(Long.MAX_VALUE))
+                .hasMessage("statsInterval" + rule);
+        assertThatThrownBy(() -> new AdaptiveProxyOptions(new JsonObject().put("requestTimeout", Long.MAX_VALUE)))
+                .hasMessage("requestTimeout" + rule);
+        assertThatThrownBy(() -> new AdaptiveProxyOptions().setRequestTimeout(Long.MAX_VALUE))
+                .hasMessage("requestTimeout" + rule);
+        long most = 9_223_372_036_854L;
+        assertThat(new AdaptiveOptions(new AdaptiveOptions().setStatsInterval(most).toJson()).getStatsInterval())
+                .isEqualTo(most);
+        assertThat(new AdaptiveProxyOptions(new AdaptiveProxyOptions().setRequestTimeout(most).toJson())
+                .getRequestTimeout()).isEqualTo(most);
+    }
+
     @Test
     void fixedMeansMaxLimitAsInEveryFace() {
         AdaptiveOptions o = new AdaptiveOptions().setAlgorithm("fixed").setMaxLimit(7);
