@@ -186,7 +186,7 @@ public final class FleetMember implements AutoCloseable {
                 listenerFailures);
         this.schedulerFailures = new CallbackFailures(LOG, limiter.name(), "fleet member's scheduler", listenerFailures);
         this.pauses = new PauseRelay(limiter, coordinator, key, nodeId, clock, this::emit, () -> resumeStaggerNanos,
-                b.learn);
+                b.learn, tickerFailures, clockFailures, schedulerFailures);
     }
 
     private static Duration defaultSync(Duration heartbeat) {

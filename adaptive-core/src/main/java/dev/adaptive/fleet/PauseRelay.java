@@ -1,6 +1,7 @@
 package dev.adaptive.fleet;
 
 import dev.adaptive.Limiter;
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Ticker;
 import dev.adaptive.trace.TraceEvent;
@@ -18,6 +19,11 @@ import java.util.function.LongSupplier;
  * limiter's ticker. A pause that only echoes one received from the fleet (this node's own,
  * coming back, included) is not published again, or two nodes would bounce it forever.
  *
+ * <p>The ticker, the wall clock and the scheduler are user code. One that throws or refuses is
+ * counted (in the member's {@code listenerFailures}, logged once) and never thrown into the
+ * coordinator's delivery or the limiter's pause listeners; a fleet pause is still honoured
+ * whenever it can be placed on this node's time at all.
+ *
  * <p>Thread-safe. Takes only its own small lock, never while calling out: these paths run
  * inside other members' pause deliveries.
  */
@@ -33,6 +39,16 @@ final class PauseRelay {
     private final LongSupplier resumeStagger;
     private final boolean foldOthers;
     private final Consumer<TraceEvent.RatePause> hook = this::onLocalPause;
+    private final CallbackFailures tickerFailures;
+    private final CallbackFailures clockFailures;
+    private final CallbackFailures schedulerFailures;
+    /**
+     * Set on the thread that applies a fleet pause through {@link Limiter#pauseFor} (the ticker
+     * threw): the limiter tells the hook of that pause on this thread, before its end is known
+     * here, and it is an echo, not news. Holds the limiter's own reading of the time, if it
+     * opened one.
+     */
+    private final ThreadLocal<long[]> applyingBlind = new ThreadLocal<>();
 
     private final Object lock = new Object();
     private boolean remoteApplied;
@@ -45,7 +61,8 @@ final class PauseRelay {
     private final LongAdder failures = new LongAdder();
 
     PauseRelay(Limiter limiter, Coordinator coordinator, String key, String nodeId, Clock clock,
-               Consumer<FleetEvent> emit, LongSupplier resumeStagger, boolean foldOthers) {
+               Consumer<FleetEvent> emit, LongSupplier resumeStagger, boolean foldOthers,
+               CallbackFailures tickerFailures, CallbackFailures clockFailures, CallbackFailures schedulerFailures) {
         this.limiter = limiter;
         this.coordinator = coordinator;
         this.key = key;
@@ -55,6 +72,9 @@ final class PauseRelay {
         this.emit = emit;
         this.resumeStagger = resumeStagger;
         this.foldOthers = foldOthers;
+        this.tickerFailures = tickerFailures;
+        this.clockFailures = clockFailures;
+        this.schedulerFailures = schedulerFailures;
     }
 
     /** Hooks the limiter and subscribes; undoes the hook if the subscription throws. */
@@ -100,13 +120,30 @@ final class PauseRelay {
         if (closed) {
             return;
         }
+        long[] blind = applyingBlind.get();
+        if (blind != null) {
+            blind[0] = 1;
+            blind[1] = pause.timeNanos();
+            return; // the fleet's own pause, being applied on this thread
+        }
         synchronized (lock) {
             if (remoteApplied && pause.untilNanos() - appliedRemoteUntil <= 0 || pause.untilNanos() == staggeredUntil) {
                 return;
             }
         }
-        long now = ticker.nanoTime();
-        FleetPause p = new FleetPause(nodeId, clock.instant().plusNanos(Nanos.between(now, pause.untilNanos())));
+        // The limiter's own reading, made as it opened the pause on this thread: reading the
+        // ticker again here would add nothing, and a ticker that threw would lose the pause
+        // for the whole fleet.
+        long now = pause.timeNanos();
+        FleetPause p;
+        try {
+            p = new FleetPause(nodeId, clock.instant().plusNanos(Nanos.between(now, pause.untilNanos())));
+        } catch (Throwable e) {
+            // No wall-clock end to tell the fleet: the local pause stands, the fleet learns from
+            // its own calls.
+            clockFailures.failed(e);
+            return;
+        }
         published.increment();
         emit.accept(new FleetEvent.PausePublished(now, p));
         try {
@@ -131,9 +168,24 @@ final class PauseRelay {
         if (closed) {
             return;
         }
-        long now = ticker.nanoTime();
-        long delta = Nanos.of(Duration.between(clock.instant(), pause.until()));
+        long delta;
+        try {
+            delta = Nanos.of(Duration.between(clock.instant(), pause.until()));
+        } catch (Throwable e) {
+            // Without the wall clock the pause's end cannot be placed on this node at all; not
+            // thrown into the coordinator's delivery, which would gain nothing from it.
+            clockFailures.failed(e);
+            return;
+        }
         if (delta <= 0) {
+            return;
+        }
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable e) {
+            tickerFailures.failed(e);
+            applyBlind(pause, delta);
             return;
         }
         // Saturated; the limiter caps it at maxRetryAfter anyway.
@@ -149,7 +201,15 @@ final class PauseRelay {
             }
             remoteApplied = true;
         }
-        limiter.pauseUntil(until);
+        try {
+            limiter.pauseUntil(until);
+        } catch (Throwable e) {
+            // Its reading for "now" threw (nothing was opened): the pause is still honoured, by
+            // its length.
+            tickerFailures.failed(e);
+            applyBlind(pause, delta);
+            return;
+        }
         long actual = limiter.pausedUntilNanos();
         synchronized (lock) {
             // Capped by maxRetryAfter: a longer local pause later is news for the fleet.
@@ -163,12 +223,53 @@ final class PauseRelay {
     }
 
     /**
+     * Applies a fleet pause this node could not time with its ticker, through the limiter's own
+     * {@link Limiter#pauseFor}, by its length on the wall clock: a pause the fleet asked for is
+     * not dropped because one reading failed (the work would go straight to a server that asked
+     * the fleet to wait). Without a reading of this relay's own, the resume is not staggered:
+     * this member resumes at the announced end. Its {@link FleetEvent.PauseReceived} carries the
+     * limiter's reading, and is not emitted when an open pause already covered the window (no
+     * reading was made public then); the pause is counted received either way.
+     */
+    private void applyBlind(FleetPause pause, long delta) {
+        if (foldOthers && !pause.originNodeId().equals(nodeId) && !limiter.isRatePaused()) {
+            limiter.rateLimitedElsewhere(Duration.ofNanos(delta));
+        }
+        long[] reading = new long[2];
+        applyingBlind.set(reading);
+        try {
+            limiter.pauseFor(Duration.ofNanos(delta));
+        } catch (Throwable e) {
+            // A ticker that throws again: nothing more can time this pause.
+            tickerFailures.failed(e);
+            return;
+        } finally {
+            applyingBlind.remove();
+        }
+        long actual = limiter.pausedUntilNanos();
+        synchronized (lock) {
+            // What the limiter holds now echoes this pause: not news for the fleet.
+            if (actual != 0 && (!remoteApplied || actual - appliedRemoteUntil > 0)) {
+                appliedRemoteUntil = actual;
+                remoteApplied = true;
+            }
+        }
+        received.increment();
+        if (reading[0] != 0) {
+            emit.accept(new FleetEvent.PauseReceived(reading[1], pause, Nanos.plus(reading[1], delta)));
+        }
+    }
+
+    /**
      * Each member resumes a little after the announced end, by its place in the fleet, so that
      * the fleet does not refire at one instant. The pause is extended only just before it
      * would end, not now: until then a later refusal whose window ends after this one still
      * extends the limiter's pause, and so is still published to the others. The extension
      * itself is not news for the fleet and is not published. A member whose maxRetryAfter cut
      * the window short resumed at its own cap and is not paused again at the window's end.
+     * A scheduler that refuses the timer, or a ticker that throws as it fires, leaves the
+     * member resuming at the announced end, unstaggered: the pause itself ends on the
+     * limiter's own timer, never held for good.
      */
     private void staggerResume(long until, long now) {
         long stagger = resumeStagger.getAsLong();
@@ -176,17 +277,25 @@ final class PauseRelay {
             return;
         }
         long staggered = Nanos.plus(until, stagger);
-        limiter.scheduler().schedule(() -> {
-            // Only the pause that ends at this fleet window's end is extended: a later one took
-            // over and staggers itself; none (or an earlier end) means this limiter's own
-            // maxRetryAfter cut the window short, and it has been admitting since then.
-            if (closed || limiter.pausedUntilNanos() != until) {
-                return;
-            }
-            synchronized (lock) {
-                staggeredUntil = staggered;
-            }
-            limiter.pauseUntil(staggered);
-        }, until - now - 1);
+        try {
+            limiter.scheduler().schedule(() -> {
+                // Only the pause that ends at this fleet window's end is extended: a later one
+                // took over and staggers itself; none (or an earlier end) means this limiter's
+                // own maxRetryAfter cut the window short, and it has been admitting since then.
+                if (closed || limiter.pausedUntilNanos() != until) {
+                    return;
+                }
+                synchronized (lock) {
+                    staggeredUntil = staggered;
+                }
+                try {
+                    limiter.pauseUntil(staggered);
+                } catch (Throwable e) {
+                    tickerFailures.failed(e); // not extended: resumes at the announced end
+                }
+            }, until - now - 1);
+        } catch (Throwable e) {
+            schedulerFailures.failed(e);
+        }
     }
 }

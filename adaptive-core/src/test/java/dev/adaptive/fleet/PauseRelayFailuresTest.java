@@ -1,0 +1,172 @@
+package dev.adaptive.fleet;
+
+import dev.adaptive.Limiter;
+import dev.adaptive.limit.FixedLimit;
+import dev.adaptive.time.Cancellable;
+import dev.adaptive.time.Scheduler;
+import dev.adaptive.time.TrapTicker;
+import dev.adaptive.time.VirtualTime;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A fleet member's pause sharing reads the limiter's ticker, the wall clock and the limiter's
+ * scheduler, all user code. One that throws or refuses there must not lose a pause the fleet
+ * asked for, nor throw into the coordinator's delivery, nor hold a pause for good: it is
+ * counted in {@link FleetStats#listenerFailures()}.
+ */
+class PauseRelayFailuresTest {
+
+    private static final Duration BEAT = FleetMember.DEFAULT_HEARTBEAT;
+
+    private final VirtualTime time = new VirtualTime();
+    private final Clock clock = time.clock(Instant.parse("2030-01-01T00:00:00Z"));
+    private final InMemoryCoordinator store = new InMemoryCoordinator(time);
+    private final IllegalStateException broken = new IllegalStateException("broken time");
+
+    @AfterEach
+    void nothingEscapedToTheScheduler() {
+        assertThat(time.uncaught()).isEmpty();
+    }
+
+    private FleetMember join(Limiter limiter, String node, Clock clock) {
+        return FleetMember.builder(limiter, store).key("backend").nodeId(node).clock(clock).join();
+    }
+
+    @Test
+    void aTickerThrowingAsAFleetPauseArrivesStillPausesTheNode() {
+        TrapTicker ticker = new TrapTicker(time, "onFleetPause");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
+        FleetMember m = join(limiter, "a", clock);
+        time.advance(BEAT);
+
+        ticker.arm(() -> {
+            throw broken;
+        });
+        store.publishPause("backend", new FleetPause("b", clock.instant().plusSeconds(5)));
+
+        assertThat(ticker.sprung()).isTrue();
+        assertThat(limiter.isRatePaused()).as("paused by the fleet").isTrue();
+        assertThat(m.stats().pausesReceived()).as("received").isEqualTo(1);
+        assertThat(m.stats().pausesPublished()).as("the echo not published").isZero();
+        assertThat(m.stats().listenerFailures()).as("counted").isEqualTo(1);
+        assertThat(store.listenerFailures()).as("thrown into the coordinator").isZero();
+        time.advance(Duration.ofSeconds(5));
+        assertThat(limiter.isRatePaused()).as("paused after its end").isFalse();
+    }
+
+    @Test
+    void aTickerThrowingAsTheLimitersOwnPauseIsToldStillPublishesIt() {
+        TrapTicker ticker = new TrapTicker(time, "onLocalPause");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
+        FleetMember m = join(limiter, "a", clock);
+        time.advance(BEAT);
+        List<FleetPause> relayed = new CopyOnWriteArrayList<>();
+        store.subscribePauses("backend", relayed::add);
+
+        ticker.arm(() -> {
+            throw broken;
+        });
+        limiter.pauseFor(Duration.ofSeconds(5));
+
+        assertThat(relayed).as("published to the fleet")
+                .containsExactly(new FleetPause("a", clock.instant().plusSeconds(5)));
+        assertThat(m.stats().pausesPublished()).as("published").isEqualTo(1);
+        assertThat(limiter.stats().listenerFailures()).as("thrown into the limiter's listeners").isZero();
+    }
+
+    @Test
+    void aClockThrowingAsAFleetPauseArrivesIsCountedNotThrownIntoTheDelivery() {
+        ThrowingClock wall = new ThrowingClock(clock);
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(time).scheduler(time).build();
+        FleetMember m = join(limiter, "a", wall);
+        time.advance(BEAT);
+
+        wall.throwOnce = true;
+        store.publishPause("backend", new FleetPause("b", clock.instant().plusSeconds(5)));
+
+        assertThat(wall.throwOnce).isFalse();
+        assertThat(m.stats().listenerFailures()).as("counted").isEqualTo(1);
+        assertThat(store.listenerFailures()).as("thrown into the coordinator").isZero();
+    }
+
+    @Test
+    void aSchedulerRefusingTheStaggeredResumeResumesAtTheAnnouncedEnd() {
+        RefusingStagger scheduler = new RefusingStagger(time);
+        Limiter a = Limiter.builder().name("a").limit(FixedLimit.of(8)).ticker(time).scheduler(scheduler).build();
+        Limiter b = Limiter.builder().name("b").limit(FixedLimit.of(8)).ticker(time).scheduler(scheduler).build();
+        FleetMember ma = join(a, "a", clock);
+        FleetMember mb = join(b, "b", clock);
+        time.advance(BEAT.multipliedBy(2));
+
+        store.publishPause("backend", new FleetPause("z", clock.instant().plusSeconds(5)));
+
+        assertThat(scheduler.refused).as("a stagger refused").isPositive();
+        assertThat(a.isRatePaused() && b.isRatePaused()).as("both paused").isTrue();
+        assertThat(ma.stats().pausesReceived() + mb.stats().pausesReceived()).as("received").isEqualTo(2);
+        assertThat(ma.stats().listenerFailures() + mb.stats().listenerFailures()).as("counted")
+                .isEqualTo(scheduler.refused);
+        assertThat(store.listenerFailures()).as("thrown into the coordinator").isZero();
+        time.advance(Duration.ofSeconds(5));
+        assertThat(a.isRatePaused() || b.isRatePaused()).as("paused after the announced end").isFalse();
+    }
+
+    /** Refuses the timers asked for from inside the relay's staggered resume, and only those. */
+    private static final class RefusingStagger implements Scheduler {
+        private final VirtualTime time;
+        int refused;
+
+        RefusingStagger(VirtualTime time) {
+            this.time = time;
+        }
+
+        @Override
+        public Cancellable schedule(Runnable task, long delayNanos) {
+            if (StackWalker.getInstance().walk(s -> s.anyMatch(f -> f.getMethodName().equals("staggerResume")))) {
+                refused++;
+                throw new RejectedExecutionException("scheduler shut down");
+            }
+            return time.schedule(task, delayNanos);
+        }
+    }
+
+    /** A wall clock that throws at its next reading once armed. */
+    private final class ThrowingClock extends Clock {
+        private final Clock delegate;
+        volatile boolean throwOnce;
+
+        ThrowingClock(Clock delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            if (throwOnce) {
+                throwOnce = false;
+                throw broken;
+            }
+            return delegate.instant();
+        }
+    }
+}
