@@ -355,25 +355,36 @@ public final class HazelcastCoordinator implements Coordinator {
 
     // ---- bounded stages ---------------------------------------------------------------------
 
-    /** @param what the operation, for the timeout's message */
+    /**
+     * Runs {@code call} with its answer bounded by the operation timeout. The timer is armed
+     * before Hazelcast is called: a scheduler that refuses it (a shut-down executor) then fails
+     * the returned stage with the refusal and nothing is sent. Armed after, a refusal could only
+     * be thrown once Hazelcast had taken the operation, whose write might then land while the
+     * caller counted it failed; or the operation would go unbounded, which a fleet member's
+     * heartbeat cannot tell from an outage.
+     *
+     * @param what the operation, for the timeout's message
+     */
     private <T> CompletableFuture<T> bounded(String what, Supplier<CompletionStage<T>> call) {
         CompletableFuture<T> out = new CompletableFuture<>();
+        Cancellable timer;
+        try {
+            timer = scheduler.schedule(() -> out.completeExceptionally(new TimeoutException(
+                    what + " not answered within " + operationTimeout)), timeoutNanos);
+        } catch (Throwable refused) {
+            out.completeExceptionally(refused); // not sent: the failure says what Hazelcast did
+            return out;
+        }
         CompletionStage<T> stage;
         try {
             stage = call.get();
         } catch (RuntimeException e) {
+            cancel(timer);
             out.completeExceptionally(e); // the instance is shutting down, say
             return out;
         }
-        Cancellable timer = scheduler.schedule(() -> out.completeExceptionally(new TimeoutException(
-                what + " not answered within " + operationTimeout)), timeoutNanos);
         stage.whenComplete((value, error) -> {
-            try {
-                timer.cancel();
-            } catch (Throwable ignored) {
-                // The scheduler is user code: the answer still completes the stage, and the
-                // timer, if it fires, finds it complete.
-            }
+            cancel(timer);
             if (error != null) {
                 out.completeExceptionally(error instanceof CompletionException && error.getCause() != null
                         ? error.getCause() : error);
@@ -382,6 +393,15 @@ public final class HazelcastCoordinator implements Coordinator {
             }
         });
         return out;
+    }
+
+    private static void cancel(Cancellable timer) {
+        try {
+            timer.cancel();
+        } catch (Throwable ignored) {
+            // The scheduler is user code: the answer still completes the stage, and the timer,
+            // if it fires, finds it complete.
+        }
     }
 
     private static long saturatedMillis(Duration d) {

@@ -9,6 +9,7 @@ import dev.adaptive.fleet.FleetPause;
 import dev.adaptive.internal.Listeners;
 
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -74,7 +75,30 @@ final class PauseSubscription implements AutoCloseable, EntryAddedListener<Strin
             deregister(id);
             return;
         }
-        owner.pausesMap().getAsync(key).whenComplete((json, error) -> {
+        CompletionStage<String> read;
+        try {
+            read = owner.pausesMap().getAsync(key);
+        } catch (RuntimeException e) {
+            // The instance stopped (or failed) between the registration and the read: a listener
+            // with no read behind it could miss a pause stored before it, so it is removed (if
+            // the instance still answers) and the registration tried again if it still runs.
+            // Nothing goes to the thread that ran this, which a direct executor makes the caller
+            // of subscribePauses.
+            owner.subscriptionFailed();
+            boolean mine;
+            synchronized (this) {
+                mine = registration == id;
+                if (mine) {
+                    registration = null;
+                }
+            }
+            if (mine) {
+                deregister(id); // close() has not taken it: remove it here
+            }
+            retryLater();
+            return;
+        }
+        read.whenComplete((json, error) -> {
             if (json != null) {
                 deliver(json, true);
             }

@@ -266,6 +266,88 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
         assertThat(time.uncaught()).isEmpty();
     }
 
+    /**
+     * A scheduler that refuses (a shut-down executor) leaves no timeout for an operation: the
+     * operation is then not sent, and its stage fails with the refusal instead of the call
+     * throwing after Hazelcast already took the write (which could land while the caller counted
+     * it failed).
+     */
+    @Test
+    void anOperationWhoseTimeoutTheSchedulerRefusesIsNotSentAndFailsItsStage() {
+        VirtualTime time = new VirtualTime();
+        Clock clock = time.clock(EPOCH);
+        String prefix = prefix();
+        java.util.concurrent.atomic.AtomicBoolean refusing = new java.util.concurrent.atomic.AtomicBoolean();
+        Scheduler shutsDown = (task, delayNanos) -> {
+            if (refusing.get()) {
+                throw new java.util.concurrent.RejectedExecutionException("scheduler shut down");
+            }
+            return time.schedule(task, delayNanos);
+        };
+        HazelcastCoordinator c = HazelcastCoordinator.builder(hz).prefix(prefix).clock(clock).scheduler(shutsDown).build();
+        assertThat(await(c.heartbeat("api", report("a", "a1", 5, clock), TTL))).hasSize(1);
+        refusing.set(true);
+        CompletionStage<List<NodeReport>> beat = c.heartbeat("api", report("b", "b1", 5, clock), TTL);
+        assertThat(beat.toCompletableFuture()).as("a heartbeat whose timer is refused").failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        CompletionStage<Void> published = c.publishPause("api", new FleetPause("b", clock.instant().plusSeconds(30)));
+        assertThat(published.toCompletableFuture()).as("a publication whose timer is refused").failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        CompletionStage<Void> left = c.leave("api", "a");
+        assertThat(left.toCompletableFuture()).as("a leave whose timer is refused").failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+        // What the stages said is what Hazelcast did: none of the three reached the store.
+        assertThat(hz.getMap(prefix + "pauses").containsKey("api")).as("the refused pause stored").isFalse();
+        refusing.set(false);
+        assertThat(await(c.heartbeat("api", report("a", "a1", 5, clock), TTL)))
+                .as("the refused heartbeat's report absent, the refused leave's leaver still there")
+                .extracting(NodeReport::nodeId).containsExactly("a");
+        assertThat(time.uncaught()).isEmpty();
+    }
+
+    /**
+     * An instance that stops between the subscription's listener registration and the read that
+     * follows it: with a direct executor the read's failure went out of {@code subscribePauses}.
+     * The stop is forced at that point by a map that terminates the member once it has added the
+     * listener.
+     */
+    @Test
+    void anInstanceThatStopsBetweenTheRegistrationAndTheReadThrowsNothingToTheSubscriber() throws Exception {
+        try (TestCluster alone = TestCluster.start(1)) {
+            HazelcastInstance member = alone.member(0);
+            IMap<?, ?> realPauses = member.getMap("stops.pauses");
+            IMap<?, ?> stopsAfterAdding = (IMap<?, ?>) java.lang.reflect.Proxy.newProxyInstance(IMap.class.getClassLoader(),
+                    new Class<?>[]{IMap.class}, (proxy, method, args) -> {
+                        Object result = invoke(realPauses, method, args);
+                        if (method.getName().equals("addEntryListener")) {
+                            member.getLifecycleService().terminate();
+                        }
+                        return result;
+                    });
+            HazelcastInstance instance = (HazelcastInstance) java.lang.reflect.Proxy.newProxyInstance(
+                    HazelcastInstance.class.getClassLoader(), new Class<?>[]{HazelcastInstance.class}, (proxy, method, args) ->
+                            method.getName().equals("getMap") && "stops.pauses".equals(args[0])
+                                    ? stopsAfterAdding : invoke(member, method, args));
+            HazelcastCoordinator c = HazelcastCoordinator.builder(instance).prefix("stops.").checkMapConfiguration(false)
+                    .executor(Runnable::run).build();
+            AutoCloseable sub = c.subscribePauses("api", p -> { });
+            assertThat(member.getLifecycleService().isRunning()).as("the member stopped after the registration").isFalse();
+            assertThat(c.subscriptionFailures()).as("the failed read counted").isGreaterThanOrEqualTo(1);
+            sub.close();
+        }
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
     @Test
     void aListenerThatThrowsAnythingIsCountedAndTheOthersStillHear() {
         VirtualTime time = new VirtualTime();
