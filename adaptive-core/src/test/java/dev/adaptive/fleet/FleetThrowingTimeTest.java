@@ -10,8 +10,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -118,7 +116,7 @@ class FleetThrowingTimeTest {
     void aClockThrowingWhileAHeartbeatIsPreparedIsNoOutage() {
         TrapTicker ticker = new TrapTicker(time, "none");
         Limiter limiter = limiter(ticker);
-        ThrowingClock wall = new ThrowingClock(clock);
+        ThrowingClock wall = new ThrowingClock(clock, broken);
         FleetMember m = join(limiter, wall);
         time.advance(BEAT.multipliedBy(3));
 
@@ -167,34 +165,5 @@ class FleetThrowingTimeTest {
         assertThat(m.stats().pausesPublished()).as("pauses published after close").isZero();
         time.advance(Duration.ofSeconds(10));
         assertThat(time.pendingTasks()).as("no timer of the member left").isZero();
-    }
-
-    /** A wall clock that throws at its next reading once armed. */
-    private final class ThrowingClock extends Clock {
-        private final Clock delegate;
-        volatile boolean throwOnce;
-
-        ThrowingClock(Clock delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            if (throwOnce) {
-                throwOnce = false;
-                throw broken;
-            }
-            return delegate.instant();
-        }
     }
 }

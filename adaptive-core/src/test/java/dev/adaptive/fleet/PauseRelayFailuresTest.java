@@ -12,8 +12,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
@@ -88,7 +86,7 @@ class PauseRelayFailuresTest {
 
     @Test
     void aClockThrowingAsAFleetPauseArrivesIsCountedNotThrownIntoTheDelivery() {
-        ThrowingClock wall = new ThrowingClock(clock);
+        ThrowingClock wall = new ThrowingClock(clock, broken);
         Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(time).scheduler(time).build();
         FleetMember m = join(limiter, "a", wall);
         time.advance(BEAT);
@@ -138,35 +136,6 @@ class PauseRelayFailuresTest {
                 throw new RejectedExecutionException("scheduler shut down");
             }
             return time.schedule(task, delayNanos);
-        }
-    }
-
-    /** A wall clock that throws at its next reading once armed. */
-    private final class ThrowingClock extends Clock {
-        private final Clock delegate;
-        volatile boolean throwOnce;
-
-        ThrowingClock(Clock delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            if (throwOnce) {
-                throwOnce = false;
-                throw broken;
-            }
-            return delegate.instant();
         }
     }
 }
