@@ -129,7 +129,7 @@ final class ExecutionImpl<R> implements Execution<R> {
     private void onResultDone() {
         Cancellable t = retryTimer;
         if (t != null) {
-            cancelTimer(t);
+            core.cancelTimer(t);
         }
         Retry r = retry;
         if (r != null) {
@@ -228,21 +228,6 @@ final class ExecutionImpl<R> implements Execution<R> {
             // Thrown on, it would unwind an attempt's end before its lease is released, or a
             // retry's acquisition after its hold is taken: a slot or the execution lost for good.
             return false;
-        }
-    }
-
-    /**
-     * Cancels a timer: an attempt's task timeout (the user's scheduler's handle) or the runner's
-     * wait for a retry. One whose cancel throws (anything) is ignored: what it would run finds
-     * its work done when it comes (the attempt settled, the retry dropped).
-     */
-    private static void cancelTimer(Cancellable timer) {
-        try {
-            timer.cancel();
-        } catch (Throwable brokenTimer) {
-            // Thrown on, it would unwind the settlement of an attempt before its lease is
-            // released, or reach whoever completed the result (a cancel's caller) and skip the
-            // withdrawal of what the execution still has queued: a slot or the end lost.
         }
     }
 
@@ -559,7 +544,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             // Ended before or as the wait was armed (here, or by a cancel on another thread that
             // may have found the retry not yet set): the wait and the retry are not wanted.
             if (t != null) {
-                cancelTimer(t);
+                core.cancelTimer(t);
             }
             r.drop();
         }
@@ -727,7 +712,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         void stopTimer() {
             Cancellable t = timer;
             if (t != null) {
-                cancelTimer(t);
+                core.cancelTimer(t);
             }
         }
 

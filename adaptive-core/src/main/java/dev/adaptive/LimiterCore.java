@@ -632,12 +632,14 @@ final class LimiterCore {
 
     /**
      * Cancels one of the limiter's timers: a queued acquisition's wait timeout, the gate's
-     * wake-up. The handle is the user's scheduler's; one whose cancel throws is counted and
+     * wake-up, an executor's. The handle is the user's scheduler's; one whose cancel throws is counted and
      * what called it goes on (a grant, a withdrawal, an abort, a drain), since the timer that
      * then fires finds nothing to do: the acquisition has ended (its completion with a
-     * timeout fails), the wake-up only drains once more.
+     * timeout fails), the wake-up only drains once more. The executor's timers go through it
+     * too (an attempt's task timeout, a runner's wait for a retry): what they would run finds
+     * its work done when it comes (the attempt settled, the retry dropped).
      */
-    private void cancelTimer(Cancellable timer) {
+    void cancelTimer(Cancellable timer) {
         if (timer != null) {
             try {
                 timer.cancel();

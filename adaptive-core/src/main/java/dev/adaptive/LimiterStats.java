@@ -30,8 +30,9 @@ import java.time.Duration;
  *                            fired (its window closed), as a ceiling was set (it applied all
  *                            the same), as a fleet's rate limit was folded (that sample
  *                            dropped) or as the stats were read with a pause open (its whole
- *                            length shown as what remains), and cancels of its timers (a wait timeout, a gate's
- *                            wake-up) that threw
+ *                            length shown as what remains), and cancels of its timers (a wait
+ *                            timeout, a gate's wake-up, an executor attempt's task timeout, a
+ *                            runner's wait for a retry) that threw
  * @param successes           attempts released as {@link Outcome.Success}
  * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included
  * @param errorRetries        retries decided after an attempt that failed (not by timeout or

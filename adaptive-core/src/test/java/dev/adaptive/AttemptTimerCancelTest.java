@@ -50,6 +50,7 @@ class AttemptTimerCancelTest {
         assertThat(result).isCompletedWithValue("ok");
         assertThat(limiter.inflight()).isZero();
         assertThat(limiter.stats().successes()).isEqualTo(1);
+        assertThat(limiter.stats().limitFailures()).as("the cancel that threw, counted").isEqualTo(1);
         time.runUntilIdle(); // the timeout's timer, not cancelled, fires
         assertThat(limiter.stats().congestionEvents()).as("the late timer finds the attempt settled").isZero();
     }
@@ -66,6 +67,7 @@ class AttemptTimerCancelTest {
         assertThat(e.result()).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
                 .havingCause().isSameAs(stopped);
         assertThat(limiter.inflight()).isZero();
+        assertThat(limiter.stats().limitFailures()).as("the cancel that threw, counted").isEqualTo(1);
         time.runUntilIdle();
         assertThat(limiter.stats().congestionEvents()).as("the late timer finds the attempt settled").isZero();
     }
