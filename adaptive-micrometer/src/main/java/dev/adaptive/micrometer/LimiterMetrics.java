@@ -18,8 +18,12 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
@@ -71,9 +75,12 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Thread-safe. {@link #bindTo(MeterRegistry)} may be called for several registries (again
  * for one already bound, it does nothing); {@link #close()} removes every meter it registered
- * and the trace listener. One registry holds the meters of one limiter per name and tags: a
- * registry that already has them (another limiter of the same name, or a composite this binding
- * already feeds) is refused with an {@link IllegalStateException} naming the limiter, since
+ * and the trace listener. The binds and the close of one binding run one at a time: a bind into
+ * a registry this binding is being bound to on another thread waits for that bind, then does
+ * nothing (or binds, if that one failed). One registry holds the meters of one limiter per name
+ * and tags: a registry that already has them (another limiter of the same name, or a composite
+ * this binding already feeds), or that another binding of the name and tags is being bound to
+ * at that moment, is refused with an {@link IllegalStateException} naming the limiter, since
  * Micrometer would hand back the other limiter's meters, and closing either binding would then
  * remove the meters of both. A registry is user configuration, and its filters and listeners
  * may throw: a bind that fails leaves none of its meters in the registry (and may be tried
@@ -90,7 +97,15 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
     private final Tags tags;
     private final FleetMember fleet;
     private final boolean attemptTimer;
+    /** The registries this binding is bound to; its lock is held by each bind and close. */
     private final List<Bound> bound = new ArrayList<>();
+
+    /**
+     * The name and tags of each binding bound (or binding) to a registry, from the start of its
+     * bind to its close; see {@link #claim}. Weak keys: a registry dropped with bindings never
+     * closed goes away all the same. Guarded by itself, held for no user code.
+     */
+    private static final Map<MeterRegistry, Set<Tags>> CLAIMED = new WeakHashMap<>();
 
     private record Bound(MeterRegistry registry, List<Meter> meters, TraceListener listener) {
     }
@@ -128,43 +143,74 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
      *
      * @param registry where the meters go
      * @throws IllegalStateException if the registry already has the meters of a limiter of this
-     *                               name and tags
+     *                               name and tags, or another binding of them is being bound to it
      * @throws RuntimeException      what the registry threw as it registered a meter (an
      *                               {@code Error} too); none of this bind's meters is left in it
      */
     @Override
     public void bindTo(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
+        // Held throughout: a second bind of this binding into the registry waits for the first and
+        // then does nothing, instead of passing the checks beside it and adding a second timer
+        // listener, which would count each attempt twice.
         synchronized (bound) {
             for (Bound b : bound) {
                 if (b.registry() == registry) {
-                    return; // once per registry: a second timer listener would count each attempt twice
+                    return;
                 }
             }
-        }
-        if (registry.find(LIMITER + ".limit").tags(tags).meter() != null) {
-            throw new IllegalStateException("the registry already has the meters of a limiter named '"
-                    + limiter.name() + "' " + tags + ": two limiters share that name (give each its own), or the"
-                    + " registry is in a composite this binding already feeds");
-        }
-        List<Meter> meters = new ArrayList<>();
-        TraceListener listener = null;
-        try {
-            registerAll(registry, meters);
-            if (attemptTimer) {
-                AttemptTimers timers = new AttemptTimers(registry, meters, LIMITER + ".attempt.rtt", tags);
-                listener = timers;
-                limiter.addTraceListener(listener);
+            claim(registry);
+            List<Meter> meters = new ArrayList<>();
+            TraceListener listener = null;
+            try {
+                if (registry.find(LIMITER + ".limit").tags(tags).meter() != null) {
+                    throw nameTaken();
+                }
+                registerAll(registry, meters);
+                if (attemptTimer) {
+                    AttemptTimers timers = new AttemptTimers(registry, meters, LIMITER + ".attempt.rtt", tags);
+                    listener = timers;
+                    limiter.addTraceListener(listener);
+                }
+            } catch (Throwable failed) {
+                // Half a binding would stay for good: nothing could close it, and its limit gauge
+                // would refuse every later bind of this limiter as a second limiter of its name.
+                removeAll(registry, meters, failed);
+                unclaim(registry);
+                throw failed;
             }
-        } catch (Throwable failed) {
-            // Half a binding would stay for good: nothing could close it, and its limit gauge
-            // would refuse every later bind of this limiter as a second limiter of its name.
-            removeAll(registry, meters, failed);
-            throw failed;
-        }
-        synchronized (bound) {
             bound.add(new Bound(registry, meters, listener));
         }
+    }
+
+    /**
+     * Claims this binding's name and tags in {@code registry} until {@link #close()}. The check
+     * for the meters of another limiter of the name and their registration are two steps, and
+     * Micrometer hands back the meter it has for an id: another limiter's bind between the two
+     * would pass the check too, and the two bindings would share (and each close) one set of
+     * meters. The claim makes the check and the taking of the name one step.
+     */
+    private void claim(MeterRegistry registry) {
+        synchronized (CLAIMED) {
+            if (!CLAIMED.computeIfAbsent(registry, r -> new HashSet<>()).add(tags)) {
+                throw nameTaken();
+            }
+        }
+    }
+
+    private void unclaim(MeterRegistry registry) {
+        synchronized (CLAIMED) {
+            Set<Tags> claimed = CLAIMED.get(registry);
+            if (claimed != null && claimed.remove(tags) && claimed.isEmpty()) {
+                CLAIMED.remove(registry);
+            }
+        }
+    }
+
+    private IllegalStateException nameTaken() {
+        return new IllegalStateException("the registry already has the meters of a limiter named '"
+                + limiter.name() + "' " + tags + ", or is being given them: two limiters share that name (give each"
+                + " its own), or the registry is in a composite this binding already feeds");
     }
 
     /** Registers every meter but the timers, each kept in {@code meters} as soon as it is. */
@@ -239,15 +285,26 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
-    /** Removes every meter of {@code meters}, each whatever the others do; failures go to {@code failure}. */
-    private static void removeAll(MeterRegistry registry, List<Meter> meters, Throwable failure) {
+    /**
+     * Removes every meter of {@code meters}, each whatever the others do.
+     *
+     * @return {@code failure}, with what the registry threw added to it as suppressed; with no
+     *         {@code failure}, the first thing the registry threw (the others suppressed in it), or
+     *         {@code null}
+     */
+    private static Throwable removeAll(MeterRegistry registry, List<Meter> meters, Throwable failure) {
         for (Meter m : meters) {
             try {
                 registry.remove(m);
             } catch (Throwable failed) {
-                failure.addSuppressed(failed);
+                if (failure == null) {
+                    failure = failed;
+                } else {
+                    failure.addSuppressed(failed);
+                }
             }
         }
+        return failure;
     }
 
     private void gauge(MeterRegistry registry, List<Meter> meters, String name, String description,
@@ -291,27 +348,16 @@ public final class LimiterMetrics implements MeterBinder, AutoCloseable {
      */
     @Override
     public void close() {
-        List<Bound> all;
-        synchronized (bound) {
-            all = List.copyOf(bound);
-            bound.clear();
-        }
         Throwable failure = null;
-        for (Bound b : all) {
-            if (b.listener() != null) {
-                limiter.removeTraceListener(b.listener());
-            }
-            for (Meter m : b.meters()) {
-                try {
-                    b.registry().remove(m);
-                } catch (Throwable failed) {
-                    if (failure == null) {
-                        failure = failed;
-                    } else {
-                        failure.addSuppressed(failed);
-                    }
+        synchronized (bound) {
+            for (Bound b : bound) {
+                if (b.listener() != null) {
+                    limiter.removeTraceListener(b.listener());
                 }
+                failure = removeAll(b.registry(), b.meters(), failure);
+                unclaim(b.registry());
             }
+            bound.clear();
         }
         if (failure instanceof RuntimeException r) {
             throw r;
