@@ -439,12 +439,27 @@ public class AdaptiveComponent extends DefaultComponent {
     /**
      * @param name a pool's name
      * @return the core options the pool runs with (its URIs over its named configuration over the
-     *         component's), once it has taken its first exchange
+     *         component's), once it has taken its first exchange; the component's own
+     *         {@code rateLimitStatusCodes} read back from {@link #rateLimitStatusCodes(String)}
      */
-    public synchronized Optional<AdaptiveConfig> options(String name) {
+    public Optional<AdaptiveConfig> options(String name) {
+        return running(name).map(PoolConfig::core);
+    }
+
+    /**
+     * @param name a pool's name
+     * @return the HTTP statuses the pool reads as rate limits ({@code rateLimitStatusCodes}: its
+     *         URIs over its named configuration over the component's; default 429 and 503), in
+     *         ascending order, once it has taken its first exchange
+     */
+    public Optional<Set<Integer>> rateLimitStatusCodes(String name) {
+        return running(name).map(PoolConfig::rateLimitStatusCodes);
+    }
+
+    /** @return the options a pool was fixed with at its first exchange, if it has taken one */
+    private synchronized Optional<PoolConfig> running(String name) {
         Slot slot = slots.get(name);
-        PoolConfig fixed = slot == null ? null : slot.frozen;
-        return Optional.ofNullable(fixed == null ? null : fixed.core());
+        return Optional.ofNullable(slot == null ? null : slot.frozen);
     }
 
     /** @return the names of the pools started so far, sorted */

@@ -14,6 +14,7 @@ import dev.adaptive.trace.TraceListener;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -185,7 +186,7 @@ record PoolConfig(AdaptiveConfig core, Set<Integer> rateLimitStatusCodes, Exchan
                 throw new IllegalArgumentException("rateLimitStatusCodes must list at least one HTTP status code: "
                         + raw);
             }
-            Set<Integer> codes = new TreeSet<>();
+            TreeSet<Integer> codes = new TreeSet<>();
             // -1: keeps a trailing empty element, refused as a leading or inner one is ("429,").
             for (String part : raw.split(",", -1)) {
                 String s = part.trim();
@@ -200,7 +201,8 @@ record PoolConfig(AdaptiveConfig core, Set<Integer> rateLimitStatusCodes, Exchan
                 }
                 codes.add(code);
             }
-            return Set.copyOf(codes);
+            // Sorted: read back (AdaptiveComponent.rateLimitStatusCodes) and named in conflicts in one order.
+            return Collections.unmodifiableSortedSet(codes);
         }
     }
 }

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -117,6 +118,52 @@ class PoolOptionSourcesTest {
         bind(Map.of("pools.audit.outage-probe", "2h"));
         assertThatThrownBy(() -> camel.getEndpoint("adaptive:audit")).rootCause()
                 .hasMessage("outageProbe must be at most 1h: 2h");
+    }
+
+    /**
+     * The component's own option rateLimitStatusCodes, like the core's options, comes from the
+     * nearest source and reads back once the pool has taken its first exchange: the statuses in
+     * force, in ascending order, whatever order and spacing they were given in.
+     */
+    @Test
+    void theRateLimitStatusCodesInForceReadBackPerPool() throws Exception {
+        try (CamelContext statuses = new DefaultCamelContext()) {
+            AdaptiveComponent component = statuses.getComponent("adaptive", AdaptiveComponent.class);
+            PropertyBindingSupport.build().withConfigurer(component.getComponentPropertyConfigurer())
+                    .withIgnoreCase(true).withMandatory(true).withRemoveParameters(false)
+                    .bind(statuses, component, new LinkedHashMap<>(Map.of("rate-limit-status-codes", "503, 429,420",
+                            "pools.orders.rate-limit-status-codes", "429")));
+            statuses.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("adaptive:orders").setBody(constant("ok"));
+                    from("adaptive:billing").setBody(constant("ok"));
+                    from("adaptive:ledger").setBody(constant("ok"));
+                }
+            });
+            statuses.start();
+            assertThat(component.rateLimitStatusCodes("orders")).as("before its first exchange").isEmpty();
+            for (String uri : List.of("adaptive:orders", "adaptive:billing", "adaptive:ledger?rateLimitStatusCodes=599,429")) {
+                assertThat(statuses.createProducerTemplate().requestBody(uri, "x")).isEqualTo("ok");
+            }
+            assertThat(component.rateLimitStatusCodes("orders")).as("the named pool").contains(Set.of(429));
+            assertThat(component.rateLimitStatusCodes("billing").orElseThrow()).as("the component")
+                    .containsExactly(420, 429, 503);
+            assertThat(component.rateLimitStatusCodes("ledger").orElseThrow()).as("the URI").containsExactly(429, 599);
+            assertThat(component.rateLimitStatusCodes("nowhere")).isEmpty();
+        }
+        try (CamelContext defaults = new DefaultCamelContext()) {
+            defaults.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("adaptive:orders").setBody(constant("ok"));
+                }
+            });
+            defaults.start();
+            assertThat(defaults.createProducerTemplate().requestBody("adaptive:orders", "x")).isEqualTo("ok");
+            assertThat(defaults.getComponent("adaptive", AdaptiveComponent.class).rateLimitStatusCodes("orders")
+                    .orElseThrow()).as("the default").containsExactly(429, 503);
+        }
     }
 
     /**
