@@ -91,7 +91,8 @@ public interface AdaptiveLimiter {
 
     /**
      * As {@link #execute(Supplier)}, for tasks that want their attempt number, index and
-     * cancellation (which fires on task timeout and on close).
+     * cancellation (which fires on task timeout, on the limiter's context, and on close, on the
+     * caller's context).
      *
      * @param task called once per attempt with its context
      * @param <T>  the result type
@@ -131,7 +132,13 @@ public interface AdaptiveLimiter {
      * verticle that created the limiter is undeployed: close it in the verticle's
      * {@code stop()}.
      *
-     * @return completes when closed: for every call, once the one shutdown is over
+     * <p>A call in flight is cancelled on its caller's context, where its task runs: its
+     * cancellation's callbacks run there, at once if the close runs on that context, else in a
+     * turn of it; the closing thread runs no other context's callbacks and waits for none, so a
+     * callback that blocks blocks only its own call's context.
+     *
+     * @return completes when closed: for every call, once the one shutdown is over and every
+     *         call it cancelled on another context has ended there
      */
     Future<Void> close();
 

@@ -205,8 +205,8 @@ class AdaptiveLimiterTest {
         }).completion().toCompletionStage().toCompletableFuture().join();
         AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, fast().setName("twice").setStatsAddress(address)
                 .setStatsInterval(0).setStatsOnChange(false));
-        // The in-flight call's cancel callback runs inside the first close's shutdown, on its
-        // thread: it holds that shutdown open while the second close is called.
+        // The first close ends the in-flight call on the call's context, and completes once it has
+        // ended there: its cancel callback holds that shutdown open while the second close is called.
         CountDownLatch inShutdown = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Promise<Void> running = Promise.promise();

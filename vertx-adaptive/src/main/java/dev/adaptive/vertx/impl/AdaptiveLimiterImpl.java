@@ -30,6 +30,7 @@ import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -57,7 +58,8 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     private final StatsPublisher publisher;
     /** The limiter's meters, or {@code null} without Micrometer metrics. */
     private final AutoCloseable meters;
-    private final LiveSet<Execution<?>, Throwable> live = new LiveSet<>(Execution::cancel);
+    /** The calls not yet ended; the close ends each on its own context (see {@link #cancel}). */
+    private final LiveSet<Call, Sweep> live = new LiveSet<>(AdaptiveLimiterImpl::cancel);
     private final List<LimitChangeListener> limitListeners = new CopyOnWriteArrayList<>();
     private final AtomicLong sequence = new AtomicLong();
     /**
@@ -160,7 +162,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         // One lambda per call: the adapting one is made only when the attempt must hop.
         AsyncTask<T> attempt = tc -> Vertx.currentContext() == caller ? invoke(task, tc)
                 : hop(caller, t -> invoke(task, t), tc);
-        Execution<T> e = track(exec.start(sequence.getAndIncrement(), attempt, null));
+        Execution<T> e = track(exec.start(sequence.getAndIncrement(), attempt, null), caller);
         return Future.fromCompletionStage(sameCloseError(e.result()), caller);
     }
 
@@ -249,16 +251,71 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      */
     public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller,
                                   ExecutionHooks hooks) {
-        return track(executor.start(index, tc -> callOn(caller, task, tc), firstLease, hooks));
+        return track(executor.start(index, tc -> callOn(caller, task, tc), firstLease, hooks), caller);
     }
 
-    private <T> Execution<T> track(Execution<T> e) {
+    private <T> Execution<T> track(Execution<T> e, Context caller) {
+        Call call = new Call(e, caller);
         // A close that swept the set before this add cancels the execution in the add.
-        live.add(e);
+        live.add(call);
         // handle, not whenComplete: the dropped stage of whenComplete would wrap every failure in
         // a new CompletionException, which a close failing thousands of calls pays per call.
-        e.result().handle((v, err) -> live.remove(e));
+        e.result().handle((v, err) -> live.remove(call));
         return e;
+    }
+
+    /** A call not yet ended, and the context its attempts run on and its future completes on. */
+    private record Call(Execution<?> execution, Context caller) {
+    }
+
+    /**
+     * What the close hands each call it ends: the failure, and the calls it sent to their own
+     * contexts to end there, so that the close completes once they have ended.
+     */
+    private static final class Sweep {
+        private final LimiterClosedException reason;
+        /** {@code null} once the close has taken them: a call added later is not waited for. */
+        private List<Future<Void>> sent = new ArrayList<>();
+
+        Sweep(LimiterClosedException reason) {
+            this.reason = reason;
+        }
+
+        synchronized void sent(Future<Void> ended) {
+            if (sent != null) {
+                sent.add(ended);
+            }
+        }
+
+        synchronized List<Future<Void>> takeSent() {
+            List<Future<Void>> all = sent;
+            sent = null;
+            return all;
+        }
+    }
+
+    /**
+     * Ends a call the close ends, on the call's own context: cancelling its running attempt runs
+     * the attempt's cancel callbacks, user code, which belongs where the task ran, not on the
+     * closing thread, and may block. The closing thread (an event loop, maybe, or the one closing
+     * the Vert.x instance) so runs none and waits for none; the close's future completes once
+     * each has run. At once when the close runs on that context already, as Vert.x emits.
+     */
+    private static void cancel(Call call, Sweep sweep) {
+        Execution<?> e = call.execution();
+        if (Vertx.currentContext() == call.caller()) {
+            e.cancel(sweep.reason);
+            return;
+        }
+        Promise<Void> ended = Promise.promise();
+        sweep.sent(ended.future());
+        call.caller().runOnContext(v -> {
+            try {
+                e.cancel(sweep.reason);
+            } finally {
+                ended.complete();
+            }
+        });
     }
 
     /**
@@ -382,19 +439,24 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
             // shutdown is over, not before.
             return earlier.future();
         }
+        Future<Void> callsEnded;
         try {
-            shutdown();
+            callsEnded = shutdown();
         } catch (Throwable t) {
             // Nothing here is meant to throw; if it does, later closes must not wait for good.
             done.fail(t);
             throw t;
         }
-        done.complete();
+        callsEnded.onComplete(done);
         return done.future();
     }
 
-    /** Run once, by the close that claimed {@link #closing}. */
-    private void shutdown() {
+    /**
+     * Run once, by the close that claimed {@link #closing}.
+     *
+     * @return completes once every call it ended on another context has ended there
+     */
+    private Future<Void> shutdown() {
         LimiterClosedException reason = closedException();
         closeReason = reason;
         if (vertx instanceof VertxInternal internal) {
@@ -404,7 +466,8 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         // hand that slot to a queued call, which could then run and succeed before its own
         // cancel arrives (seen in a clean-clone CI run).
         limiter.abort();
-        live.close(reason);
+        Sweep sweep = new Sweep(reason);
+        live.close(sweep);
         if (publisher != null) {
             publisher.stop();
         }
@@ -415,6 +478,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                 // LimiterMetrics.close() throws nothing checked.
             }
         }
+        return Future.all(sweep.takeSent()).mapEmpty();
     }
 
     @Override
