@@ -29,8 +29,10 @@ import java.util.TreeSet;
  *       When {@code false} they count as successes.</li>
  * </ul>
  * Every other status is a success and the response is returned. Statuses must be in
- * [100, 599]; setters throw {@link IllegalArgumentException} naming the option and value. Not
- * thread-safe.
+ * [100, 599]; setters throw {@link IllegalArgumentException} naming the option and value. In
+ * JSON each list is an array whose statuses are numbers or their ASCII digits as text
+ * ({@code ["429"]}), read as every whole number of the options is ({@code "maxLimit": "50"});
+ * anything else fails naming the list and the value. Not thread-safe.
  */
 @DataObject
 @JsonGen(publicConverter = false)

@@ -34,7 +34,7 @@ final class StrictJson {
         MILLIS,
         /** A JSON object, checked by the nested data object's own constructor. */
         OBJECT,
-        /** An array of whole numbers. */
+        /** An array of whole numbers, each a number or its digits as text. */
         INTEGERS
     }
 
@@ -103,9 +103,8 @@ final class StrictJson {
                 }
                 JsonArray ints = new JsonArray();
                 for (Object o : a) {
-                    if (o instanceof String) {
-                        throw new IllegalArgumentException(key + " must hold whole numbers: " + o);
-                    }
+                    // Each element as every whole number of the options is read ("maxLimit": "50"):
+                    // a number, or ASCII digits as text.
                     ints.add(ConfigText.integer(key, o));
                 }
                 yield ints;

@@ -30,6 +30,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -423,5 +424,36 @@ class AdaptiveWebClientTest {
                 new JsonArray().add("x")))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("x");
         assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject().put("statuses", 1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("statuses");
+    }
+
+    /**
+     * A status given as text is read as every whole number in the options is ({@code "maxLimit":
+     * "50"}): ASCII digits, nothing else; then held to [100, 599] as a number is.
+     */
+    @Test
+    void statusesGivenAsDigitsAreReadAsMaxLimitIsAndAnythingElseFailsNamingTheListAndTheValue() {
+        AdaptiveWebClientOptions o = new AdaptiveWebClientOptions(new JsonObject()
+                .put("rateLimitStatuses", new JsonArray().add("429").add(420))
+                .put("retryAfterStatuses", new JsonArray().add(" 503 "))
+                .put("errorStatuses", new JsonArray().add("500").add("502")));
+        assertThat(o.getRateLimitStatuses()).containsExactlyInAnyOrder(420, 429);
+        assertThat(o.getRetryAfterStatuses()).containsExactly(503);
+        assertThat(o.getErrorStatuses()).containsExactlyInAnyOrder(500, 502);
+        assertThat(new AdaptiveWebClientOptions(o.toJson())).as("written back as numbers").isEqualTo(o);
+        assertThat(new AdaptiveOptions(new JsonObject().put("maxLimit", "50")).getMaxLimit()).as("the rule it follows")
+                .isEqualTo(50);
+
+        Map<Object, String> refused = new LinkedHashMap<>();
+        refused.put("4x9", "rateLimitStatuses must be a whole number: 4x9");
+        refused.put("429.0", "rateLimitStatuses must be a whole number: 429.0");
+        refused.put("0x1AD", "rateLimitStatuses must be a whole number: 0x1AD");
+        refused.put("\u0664\u0662\u0669", "rateLimitStatuses must be a whole number: \u0664\u0662\u0669");
+        refused.put("", "rateLimitStatuses must be a whole number: ");
+        refused.put(true, "rateLimitStatuses must be a whole number: true");
+        refused.put("600", "rateLimitStatuses must hold statuses in [100, 599]: 600");
+        refused.put("-429", "rateLimitStatuses must hold statuses in [100, 599]: -429");
+        refused.forEach((value, message) -> assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject()
+                .put("rateLimitStatuses", new JsonArray().add(value))))
+                .as("%s", value).isInstanceOf(IllegalArgumentException.class).hasMessage(message));
     }
 }
