@@ -843,6 +843,7 @@ class OptionFacesConformanceTest {
                 new Statuses("100", array(100), Set.of(100)),
                 new Statuses("599", array(599), Set.of(599)),
                 new Statuses("429,503", array(429, 503), Set.of(429, 503)),
+                new Statuses("429,503", array("429", "503"), Set.of(429, 503)),
                 new Statuses(" 429 , 503 ", null, Set.of(429, 503)),
                 new Statuses("99", array(99), null),
                 new Statuses("600", array(600), null),
