@@ -17,7 +17,10 @@ import java.util.function.Function;
  *   <li>Backpressure: settled items wait for demand, and the pool accepts no new item while
  *       {@code maxPending} items are unsettled or waiting, so a slow subscriber slows intake
  *       instead of filling memory.</li>
- *   <li>One subscriber: a second one gets {@code onError(IllegalStateException)}.</li>
+ *   <li>One subscriber: a second one gets {@code onSubscribe}, then
+ *       {@code onError(IllegalStateException)}. {@code subscribe} returns normally whatever its
+ *       {@code onSubscribe} or {@code onError} throws (Reactive Streams 1.9), and one whose
+ *       {@code onSubscribe} threw gets no {@code onError} (2.13).</li>
  *   <li>The subscriber's {@code cancel()} cancels the run
  *       ({@link PoolAbortedException.Reason#CANCELLED}); nothing is published after it.</li>
  *   <li>{@code onComplete} follows the last item, whether the run processed its whole input or
@@ -54,16 +57,7 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
     public void subscribe(Flow.Subscriber<? super Settled<T, R>> subscriber) {
         Objects.requireNonNull(subscriber, "subscriber");
         if (!subscribed.compareAndSet(false, true)) {
-            subscriber.onSubscribe(new Flow.Subscription() {
-                @Override
-                public void request(long n) {
-                }
-
-                @Override
-                public void cancel() {
-                }
-            });
-            subscriber.onError(new IllegalStateException("a PoolPublisher runs once and takes one subscriber"));
+            refuse(subscriber, new IllegalStateException("a PoolPublisher runs once and takes one subscriber"));
             return;
         }
         SubscriberSink sink = new SubscriberSink(subscriber);
@@ -100,6 +94,33 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
             e.deliver();
         }
         e.start();
+    }
+
+    /**
+     * Refuses a subscriber that gets no run: {@code onSubscribe} with a subscription that does
+     * nothing, then {@code onError}. Whatever either throws stays here: {@code subscribe} must
+     * return normally (Reactive Streams 1.9), and one whose {@code onSubscribe} threw counts as
+     * cancelled (2.13) and hears nothing more.
+     */
+    private static void refuse(Flow.Subscriber<?> subscriber, Throwable why) {
+        try {
+            subscriber.onSubscribe(new Flow.Subscription() {
+                @Override
+                public void request(long n) {
+                }
+
+                @Override
+                public void cancel() {
+                }
+            });
+        } catch (Throwable brokenSubscriber) {
+            return;
+        }
+        try {
+            subscriber.onError(why);
+        } catch (Throwable brokenSubscriber) {
+            // A subscriber failing in its terminal signal has nothing left to lose.
+        }
     }
 
     /** @return the run's final stats, once it ended; completing the future does not affect the run */

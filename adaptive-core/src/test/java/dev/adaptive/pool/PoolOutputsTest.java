@@ -3,6 +3,7 @@ package dev.adaptive.pool;
 import dev.adaptive.TaskContext;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.retry.RetryPolicy;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.stream.IntStream;
 
 import static dev.adaptive.pool.VirtualPoolHarness.Reply;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** Collecting, listener and publisher outputs; onFinish; callbacks that throw. */
 class PoolOutputsTest {
@@ -254,6 +256,73 @@ class PoolOutputsTest {
                 .isEqualTo(PoolAbortedException.Reason.CANCELLED);
         assertThat(stats.succeeded() + stats.failed()).isEqualTo(stats.accepted());
         assertThat(h.contexts).filteredOn(ctx -> ctx.cancellation().isCancelled()).isNotEmpty();
+    }
+
+    /** A subscriber that records its signals and throws from the one named. */
+    private static final class Throwing implements Flow.Subscriber<Settled<Integer, Object>> {
+        final String throwsIn;
+        final List<String> signals = new CopyOnWriteArrayList<>();
+
+        Throwing(String throwsIn) {
+            this.throwsIn = throwsIn;
+        }
+
+        private void signal(String name) {
+            signals.add(name);
+            if (name.equals(throwsIn)) {
+                throw new StackOverflowError("subscriber broke in " + name);
+            }
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            signal("onSubscribe");
+        }
+
+        @Override
+        public void onNext(Settled<Integer, Object> item) {
+            signal("onNext");
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            signal("onError");
+        }
+
+        @Override
+        public void onComplete() {
+            signal("onComplete");
+        }
+    }
+
+    /**
+     * A second subscriber is refused with onSubscribe and onError; one whose onSubscribe or
+     * onError throws is refused all the same, and subscribe returns normally (Reactive Streams
+     * 1.9), with nothing signalled after an onSubscribe that threw (2.13). The run of the first
+     * goes on.
+     */
+    @Test
+    void aRefusedSubscriberWhoseSignalsThrowDoesNotMakeSubscribeThrow() {
+        PoolPublisher<Integer, Object> publisher = h.traced(ItemPool.of(items(5)))
+                .publish(h.scripted((item, attempt) -> Reply.ok(10, item)));
+        Collector first = new Collector();
+        publisher.subscribe(first);
+        Throwing brokenOnSubscribe = new Throwing("onSubscribe");
+        Throwing brokenOnError = new Throwing("onError");
+
+        Throwable fromOnSubscribe = catchThrowable(() -> publisher.subscribe(brokenOnSubscribe));
+        Throwable fromOnError = catchThrowable(() -> publisher.subscribe(brokenOnError));
+        first.request(Long.MAX_VALUE);
+        h.time.runUntilIdle();
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(fromOnSubscribe).as("subscribe() of one whose onSubscribe throws").isNull();
+            soft.assertThat(brokenOnSubscribe.signals).as("its signals").containsExactly("onSubscribe");
+            soft.assertThat(fromOnError).as("subscribe() of one whose onError throws").isNull();
+            soft.assertThat(brokenOnError.signals).as("its signals").containsExactly("onSubscribe", "onError");
+            soft.assertThat(first.items).as("the first subscriber's items").hasSize(5);
+            soft.assertThat(first.completions).as("its onComplete").hasValue(1);
+        });
     }
 
     @Test
