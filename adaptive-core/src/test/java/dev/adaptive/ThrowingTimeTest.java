@@ -5,7 +5,12 @@ import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.ItemPool;
+import dev.adaptive.pool.PoolEngine;
+import dev.adaptive.pool.PoolPublisher;
 import dev.adaptive.pool.PoolRun;
+import dev.adaptive.pool.Settled;
+import dev.adaptive.pool.Sink;
+import dev.adaptive.pool.Source;
 import dev.adaptive.queue.QueueAbortedException;
 import dev.adaptive.queue.QueueStatus;
 import dev.adaptive.queue.ThrottledQueue;
@@ -24,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -588,6 +594,91 @@ class ThrowingTimeTest {
         AdaptiveResult<Integer, Integer> r = started.get().join();
         assertThat(r.successes()).hasSize(2);
         assertThat(r.stats().elapsed()).as("measured from the run's build").isEqualTo(Duration.ofMillis(100));
+    }
+
+    /**
+     * The ticker throws at the first reading of a publisher's subscribe, the run's build: the
+     * run cannot begin without a start to measure from, and the subscriber hears so as
+     * Reactive Streams asks (1.9): {@code onSubscribe}, then {@code onError}, and
+     * {@code subscribe} returns normally.
+     */
+    @Test
+    void aPublisherWhoseTickerThrowsAsItIsSubscribedSignalsOnSubscribeThenOnError() {
+        TrapTicker ticker = new TrapTicker(time, "subscribe");
+        AtomicInteger processed = new AtomicInteger();
+        PoolPublisher<Integer, Integer> publisher = ItemPool.of(1, 2).withAlgorithm(FixedLimit.of(2))
+                .withTime(ticker, scheduler).publish((item, ctx) -> {
+                    processed.incrementAndGet();
+                    return in100ms(item);
+                });
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        List<String> signals = new ArrayList<>();
+        AtomicReference<Throwable> error = new AtomicReference<>();
+
+        Throwable thrown = catchThrowable(() -> publisher.subscribe(new Flow.Subscriber<Settled<Integer, Integer>>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                signals.add("onSubscribe");
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(Settled<Integer, Integer> item) {
+                signals.add("onNext");
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                signals.add("onError");
+                error.set(t);
+            }
+
+            @Override
+            public void onComplete() {
+                signals.add("onComplete");
+            }
+        }));
+        time.advance(Duration.ofSeconds(1));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the run was built").isTrue();
+            soft.assertThat(thrown).as("what subscribe() threw").isNull();
+            soft.assertThat(signals).as("the subscriber's signals").containsExactly("onSubscribe", "onError");
+            soft.assertThat(error.get()).as("onError's cause").isSameAs(brokenClock);
+            soft.assertThat(processed).as("items processed").hasValue(0);
+            soft.assertThat(publisher.stats().handle((s, e) -> e == null ? null : e.getCause()).getNow(null))
+                    .as("stats(), failed with it").isSameAs(brokenClock);
+        });
+    }
+
+    /**
+     * A run on a shared limiter follows its limit through a listener it registers as it is
+     * built; the ticker throws at the build's reading, after which nothing would unregister it.
+     */
+    @Test
+    void aRunWhoseTickerThrowsAsItIsBuiltLeavesNoListenerOnItsLimiter() {
+        TrapTicker ticker = new TrapTicker(time, "<init>");
+        Limiter shared = limiter(2).ticker(ticker).build();
+        List<LimitChangeListener> following = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> PoolEngine.<Integer>builder(shared, (index, task, lease, hooks) -> {
+            throw new AssertionError("nothing may start");
+        }).followLimit(listener -> {
+            following.add(listener);
+            return () -> following.remove(listener);
+        }).build(Source.of(List.of(1, 2)), Sink.collecting(result -> { }),
+                (item, ctx) -> CompletableFuture.completedFuture(item)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the run was built").isTrue();
+            soft.assertThat(thrown).as("what the build threw").isSameAs(brokenClock);
+            soft.assertThat(following).as("listeners left on the shared limiter").isEmpty();
+        });
     }
 
     @Test

@@ -334,6 +334,11 @@ public final class ItemPool<T> {
     }
 
     /**
+     * A ticker that throws at a run's first reading, as the run is built, leaves no run:
+     * {@code process()} and the other forms throw what it threw, and a publisher's subscriber
+     * gets {@code onSubscribe}, then {@code onError} with it. Later readings that throw are
+     * survived: the run goes on and completes.
+     *
      * @param ticker    the time source; default {@link Ticker#system()}
      * @param scheduler the waits; default {@link Scheduler#system()}
      * @return this

@@ -181,6 +181,11 @@ public final class PoolEngine<T, R> {
         this.limiter = b.limiter;
         this.starter = b.starter;
         this.ticker = limiter.ticker();
+        // First, before the run registers anything: a run stopped before start() (a subscriber
+        // that cancels in onSubscribe) finishes at once and its stats must measure from here,
+        // not from 0; and a ticker that throws here leaves no run to end, so it must leave
+        // nothing behind either (the limit follower below sits on a limiter that may be shared).
+        this.startNanos = ticker.nanoTime();
         this.scheduler = limiter.scheduler();
         this.maxPending = b.maxPending;
         this.deadline = b.deadline;
@@ -194,9 +199,6 @@ public final class PoolEngine<T, R> {
         this.feeder = new WorkLoop(executor, this::feedPass);
         this.delivery = new WorkLoop(executor, this::deliverPass);
         this.resumeFeeder = feeder::resume;
-        // A run stopped before start() (a subscriber that cancels in onSubscribe) finishes at
-        // once: its stats must measure from here, not from 0.
-        this.startNanos = ticker.nanoTime();
     }
 
     /**
@@ -873,6 +875,9 @@ public final class PoolEngine<T, R> {
          * @param processor the work per item
          * @param <T>       the item type
          * @return a run, not started
+         * @throws RuntimeException (anything, an {@code Error} too) what the limiter's ticker threw
+         *                          when read for the run's start: there is no run, and nothing
+         *                          was registered ({@link #followLimit} is not called)
          */
         public <T> PoolEngine<T, R> build(Source<T> source, Sink<T, R> sink, ItemProcessor<? super T, R> processor) {
             return new PoolEngine<>(this, source, sink, processor);

@@ -25,7 +25,10 @@ import java.util.function.Function;
  *       ({@link PoolAbortedException.Reason#CANCELLED}); nothing is published after it.</li>
  *   <li>{@code onComplete} follows the last item, whether the run processed its whole input or
  *       was stopped (see {@link #stats()}); {@code onError} is only for a broken subscription
- *       (a {@code request(n)} with {@code n <= 0}).</li>
+ *       (a {@code request(n)} with {@code n <= 0}) and for a run that cannot begin: if the
+ *       pool's ticker throws at the run's first reading, as it is built, the subscriber gets
+ *       {@code onSubscribe}, then {@code onError} with what it threw, nothing runs, and
+ *       {@link #stats()} fails with it.</li>
  *   <li>A subscriber method that throws is counted in {@link PoolStats#callbackFailures()} and
  *       otherwise ignored, but for {@code onSubscribe}: one that throws cancels the run, as the
  *       subscriber's {@code cancel()} would, with what it threw as the cause (nothing is
@@ -61,7 +64,19 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
             return;
         }
         SubscriberSink sink = new SubscriberSink(subscriber);
-        PoolEngine<T, R> e = runFactory.apply(sink);
+        PoolEngine<T, R> e;
+        try {
+            e = runFactory.apply(sink);
+        } catch (Throwable cannotStart) {
+            // No run (the ticker threw when read for its start): the subscriber hears it as
+            // onError after onSubscribe (Reactive Streams 1.9), and so does whoever waits for
+            // the stats; thrown from here, neither heard anything. Nothing of the run is left:
+            // it registers nothing before that reading, and what it was built on holds no
+            // thread and no timer yet.
+            stats.completeExceptionally(cannotStart);
+            refuse(subscriber, cannotStart);
+            return;
+        }
         sink.engine = e;
         engine = e;
         // A cancel() or a broken request(n) from onSubscribe takes effect once it returns: acted on
@@ -123,7 +138,10 @@ public final class PoolPublisher<T, R> implements Flow.Publisher<Settled<T, R>> 
         }
     }
 
-    /** @return the run's final stats, once it ended; completing the future does not affect the run */
+    /**
+     * @return the run's final stats, once it ended; failed with what the ticker threw if the run
+     *         could not begin; completing the future does not affect the run
+     */
     public CompletableFuture<PoolStats> stats() {
         return stats.copy();
     }
