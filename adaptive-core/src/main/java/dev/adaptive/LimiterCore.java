@@ -1376,11 +1376,15 @@ final class LimiterCore {
 
     LimiterStats stats() {
         Pause p = pause;
+        // Read first: a ticker that throws here is counted, and these stats must show it; read
+        // after the counts, it showed only in the next stats (a run taking its final counts
+        // from these never saw it).
+        Duration remaining = remaining(p);
         return new LimiterStats(limit(), inflight.get(), waiting.get(), maxLimitReached.get(),
                 congestionEvents.sum(), rateLimitEvents.sum(), p != null, state, listenerFailures.sum(),
                 limitFailures.sum(), successes.sum(), ignored.sum(), errorRetries.sum(), timeoutRetries.sum(),
                 rateLimitRetries.sum(), pausesOpened.sum(), limitIncreases.sum(), limitDecreases.sum(), shed.sum(),
-                remaining(p), Duration.ofNanos(lastRetryAfterNanos.get()),
+                remaining, Duration.ofNanos(lastRetryAfterNanos.get()),
                 classifierFailureCount.sum(), quotaHolds.sum(), retryAllowance == null ? 0 : retryAllowance.refused(),
                 outages.sum());
     }

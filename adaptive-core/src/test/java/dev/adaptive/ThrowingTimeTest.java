@@ -531,6 +531,8 @@ class ThrowingTimeTest {
             soft.assertThat(thrown).as("what stats() threw").isNull();
             soft.assertThat(stats.get() == null ? null : stats.get().remainingPause())
                     .as("the pause's remaining time, without a reading: its whole length").isEqualTo(Duration.ofSeconds(5));
+            soft.assertThat(stats.get() == null ? null : stats.get().limitFailures())
+                    .as("counted, in the stats that read it").isEqualTo(1L);
             soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
         });
     }
