@@ -566,6 +566,7 @@ class ThrowingTimeTest {
         AdaptiveResult<Integer, Integer> r = run.join();
         assertThat(r.errors()).singleElement().satisfies(e -> assertThat(e.error()).isInstanceOf(RateLimitedException.class));
         assertThat(r.stats().stopCause()).isPresent();
+        assertThat(r.stats().limitFailures()).as("the limiter's count, in the run's stats").isEqualTo(1);
         assertThat(run.limiter().inflight()).isZero();
     }
 
@@ -596,6 +597,7 @@ class ThrowingTimeTest {
         AdaptiveResult<Integer, Integer> r = started.get().join();
         assertThat(r.successes()).hasSize(2);
         assertThat(r.stats().elapsed()).as("measured from the run's build").isEqualTo(Duration.ofMillis(100));
+        assertThat(r.stats().limitFailures()).as("counted in the run's stats").isEqualTo(1);
     }
 
     /**
@@ -702,6 +704,7 @@ class ThrowingTimeTest {
         AdaptiveResult<Integer, Integer> r = run.join();
         assertThat(r.successes()).hasSize(2);
         assertThat(r.stats().elapsed()).as("without a reading at its end: measured to its start").isZero();
+        assertThat(r.stats().limitFailures()).as("counted in the run's stats").isEqualTo(1);
         assertThat(run.limiter().inflight()).isZero();
     }
 
@@ -722,6 +725,7 @@ class ThrowingTimeTest {
         AdaptiveResult<Integer, Integer> r = run.join();
         assertThat(r.successes()).hasSize(2);
         assertThat(r.stats().stopCause()).isEmpty();
+        assertThat(r.stats().limitFailures()).as("counted in the run's stats").isEqualTo(1);
     }
 
     /** A task that answers after 10 ms of virtual time. */

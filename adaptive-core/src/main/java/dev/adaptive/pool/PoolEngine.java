@@ -13,6 +13,7 @@ import dev.adaptive.limit.Outcome;
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.TaskContext;
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.internal.LiveSet;
 import dev.adaptive.internal.OptionChecks;
 import dev.adaptive.internal.SlotReturn;
@@ -103,6 +104,7 @@ public final class PoolEngine<T, R> {
     }
 
     private static final Runnable NOTHING = () -> { };
+    private static final System.Logger LOG = System.getLogger(PoolEngine.class.getName());
 
     private final Source<T> source;
     private final Sink<T, R> sink;
@@ -136,6 +138,13 @@ public final class PoolEngine<T, R> {
     private final LongAdder attempts = new LongAdder();
     private final LongAdder retries = new LongAdder();
     private final LongAdder callbackFailures = new LongAdder();
+    /**
+     * The run's own readings of its limiter's ticker and cancels of its timers that threw and
+     * were survived; {@link PoolStats#limitFailures()} adds them to the limiter's.
+     */
+    private final LongAdder timeFailures = new LongAdder();
+    private final CallbackFailures tickerFailures;
+    private final CallbackFailures cancelFailures;
     private final AtomicReference<Stop> stop = new AtomicReference<>();
     private volatile PoolAbortedException inputFailure;
 
@@ -187,6 +196,8 @@ public final class PoolEngine<T, R> {
         // nothing behind either (the limit follower below sits on a limiter that may be shared).
         this.startNanos = ticker.nanoTime();
         this.scheduler = limiter.scheduler();
+        this.tickerFailures = new CallbackFailures(LOG, limiter.name(), "pool run's ticker", timeFailures);
+        this.cancelFailures = new CallbackFailures(LOG, limiter.name(), "pool run's timer's cancel", timeFailures);
         this.maxPending = b.maxPending;
         this.deadline = b.deadline;
         this.cancellations = List.copyOf(b.cancellations);
@@ -231,6 +242,7 @@ public final class PoolEngine<T, R> {
             // Measured from its build, the reading the run already has. Thrown from here, it
             // would leave the run begun and never ended: a publisher's subscriber, told
             // onSubscribe, would never hear an end, nor a face's run future complete.
+            tickerFailures.failed(brokenTicker);
         }
         atStart = limiter.stats();
         performance.start(limiter.limit(), startNanos);
@@ -727,6 +739,7 @@ public final class PoolEngine<T, R> {
         try {
             end = ticker.nanoTime();
         } catch (Throwable brokenTicker) {
+            tickerFailures.failed(brokenTicker); // never throws
             end = startNanos;
         }
         Cancellable timer = deadlineTimer;
@@ -735,6 +748,7 @@ public final class PoolEngine<T, R> {
                 timer.cancel();
             } catch (Throwable brokenCancel) {
                 // As above: stop() does nothing once the run has finished.
+                cancelFailures.failed(brokenCancel);
             }
         }
         self.set(null);
@@ -760,6 +774,7 @@ public final class PoolEngine<T, R> {
                 ls.outages() - base.outages(), retries.sum(), attempts.sum(), accepted, succeeded.sum(), failed.sum(),
                 Duration.ofNanos(Math.max(0, nowNanos - startNanos)), performance.segments(nowNanos),
                 performance.truncated(nowNanos), performance.totals(nowNanos), callbackFailures.sum(),
+                ls.limitFailures() - base.limitFailures() + timeFailures.sum(),
                 Optional.ofNullable(s != null ? s.cause() : inputFailure));
     }
 

@@ -35,6 +35,16 @@ import java.util.TreeMap;
  * @param timeAtConcurrency        total time spent at each limit, by limit, ascending; never
  *                                 truncated
  * @param callbackFailures         exceptions thrown by the run's result listener and swallowed
+ * @param limitFailures            failures the run survived in what it runs on: its limiter's
+ *                                 {@link dev.adaptive.LimiterStats#limitFailures()} during the run
+ *                                 (its limit algorithm, admission gate, ticker and timers' cancels
+ *                                 that threw; a limiter shared with other callers counts theirs
+ *                                 too), and the run's own readings of that ticker and calls of
+ *                                 that scheduler that threw: as the run started (it is measured
+ *                                 from its build) or ended (its {@code elapsed} closes at its
+ *                                 start), and its deadline timer's cancel as it ended (the timer,
+ *                                 firing later, finds it ended). The run's own are logged, the
+ *                                 first at {@code WARNING}, as the limiter logs its own
  * @param stopCause                why the run ended before its input did; empty if it processed
  *                                 the whole input
  */
@@ -42,7 +52,7 @@ public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long co
                         long outages, long totalRetries, long totalAttempts, long accepted, long succeeded, long failed,
                         Duration elapsed, List<ConcurrencySegment> performanceData, boolean performanceDataTruncated,
                         SortedMap<Integer, Duration> timeAtConcurrency, long callbackFailures,
-                        Optional<PoolAbortedException> stopCause) {
+                        long limitFailures, Optional<PoolAbortedException> stopCause) {
 
     /**
      * The cap on {@link #performanceData()}: 10,000 stretches. It keeps a streaming run over an
@@ -68,6 +78,7 @@ public record PoolStats(int finalConcurrency, int maxConcurrencyReached, long co
      * @param performanceDataTruncated whether stretches were left out
      * @param timeAtConcurrency        total time at each limit
      * @param callbackFailures         listener exceptions swallowed
+     * @param limitFailures            failures of the limit and the time source survived
      * @param stopCause                why the run ended early, if it did
      */
     public PoolStats {
