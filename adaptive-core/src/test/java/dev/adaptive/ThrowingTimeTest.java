@@ -4,10 +4,12 @@ import dev.adaptive.internal.SlotReturn;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.pool.AdaptiveResult;
+import dev.adaptive.pool.ConcurrencySegment;
 import dev.adaptive.pool.ItemPool;
 import dev.adaptive.pool.PoolEngine;
 import dev.adaptive.pool.PoolPublisher;
 import dev.adaptive.pool.PoolRun;
+import dev.adaptive.pool.PoolStats;
 import dev.adaptive.pool.Settled;
 import dev.adaptive.pool.Sink;
 import dev.adaptive.pool.Source;
@@ -706,6 +708,38 @@ class ThrowingTimeTest {
         assertThat(r.stats().elapsed()).as("without a reading at its end: measured to its start").isZero();
         assertThat(r.stats().limitFailures()).as("counted in the run's stats").isEqualTo(1);
         assertThat(run.limiter().inflight()).isZero();
+    }
+
+    /**
+     * The only item's success raises the limit from 1 to 2, and the ticker throws as the run
+     * reads it to follow that change: the change must still count (the limit the run reached,
+     * the level of its last stretch), and the failure is the run's time source's, not a
+     * listener's of the limiter.
+     */
+    @Test
+    void aPoolRunWhoseTickerThrowsAsItFollowsALimitChangeKeepsTheChange() {
+        TrapTicker ticker = new TrapTicker(time, "onChange");
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(1).withAlgorithm(new StepLimit(1, 1))
+                .withTime(ticker, scheduler).process((item, ctx) -> in100ms(item));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        assertThat(thrown).as("what the limit change threw").isNull();
+        assertThat(run.isDone()).as("the run, complete").isTrue();
+        PoolStats stats = run.join().stats();
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the run followed the change").isTrue();
+            soft.assertThat(stats.finalConcurrency()).as("the final limit").isEqualTo(2);
+            soft.assertThat(stats.maxConcurrencyReached()).as("the highest limit the run reached").isEqualTo(2);
+            soft.assertThat(stats.performanceData()).as("its stretches, the last at the new limit")
+                    .extracting(ConcurrencySegment::concurrency).endsWith(2);
+            soft.assertThat(stats.limitFailures()).as("counted in the run's stats").isEqualTo(1);
+            soft.assertThat(run.limiter().stats().listenerFailures()).as("a listener's failure of the limiter")
+                    .isZero();
+        });
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.adaptive.pool;
 
 import dev.adaptive.LimitChangeListener;
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.time.Ticker;
 
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.TreeMap;
 final class PerformanceRecorder implements LimitChangeListener {
 
     private final Ticker ticker;
+    private final CallbackFailures tickerFailures;
     private final List<ConcurrencySegment> segments = new ArrayList<>();
     private final TreeMap<Integer, Long> totals = new TreeMap<>();
     private boolean truncated;
@@ -27,8 +29,13 @@ final class PerformanceRecorder implements LimitChangeListener {
     private int max;
     private long since;
 
-    PerformanceRecorder(Ticker ticker) {
+    /**
+     * @param ticker         the run's (its limiter's) ticker
+     * @param tickerFailures where a reading of it that throws is counted: the run's
+     */
+    PerformanceRecorder(Ticker ticker, CallbackFailures tickerFailures) {
         this.ticker = ticker;
+        this.tickerFailures = tickerFailures;
     }
 
     synchronized void start(int limit, long nowNanos) {
@@ -43,7 +50,19 @@ final class PerformanceRecorder implements LimitChangeListener {
         if (!started || finished) {
             return;
         }
-        long now = ticker.nanoTime();
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // Without a reading the stretch cannot be closed where the change fell, but the
+            // change is kept: the open stretch goes on at the new limit, and the highest limit
+            // counts it. Thrown to the limiter, it was lost (a run reported a highest limit below
+            // its final one) and counted as a listener's failure.
+            tickerFailures.failed(brokenTicker);
+            current = to;
+            max = Math.max(max, to);
+            return;
+        }
         close(now);
         current = to;
         max = Math.max(max, to);

@@ -205,7 +205,7 @@ public final class PoolEngine<T, R> {
         this.executor = orCallingThread(b.executor);
         this.later = b.later != null ? b.later : task -> scheduler.schedule(task, 0);
         this.yieldEvery = b.yieldEvery;
-        this.performance = new PerformanceRecorder(ticker);
+        this.performance = new PerformanceRecorder(ticker, tickerFailures);
         this.unfollow = b.follow != null ? b.follow.apply(performance) : NOTHING;
         this.feeder = new WorkLoop(executor, this::feedPass);
         this.delivery = new WorkLoop(executor, this::deliverPass);

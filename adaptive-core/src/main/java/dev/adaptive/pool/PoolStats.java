@@ -42,8 +42,10 @@ import java.util.TreeMap;
  *                                 too), and the run's own readings of that ticker and calls of
  *                                 that scheduler that threw: as the run started (it is measured
  *                                 from its build) or ended (its {@code elapsed} closes at its
- *                                 start), and its deadline timer's cancel as it ended (the timer,
- *                                 firing later, finds it ended). The run's own are logged, the
+ *                                 start), as it followed a change of the limit (the change is
+ *                                 kept: the open stretch goes on at the new limit), and its
+ *                                 deadline timer's cancel as it ended (the timer, firing later,
+ *                                 finds it ended). The run's own are logged, the
  *                                 first at {@code WARNING}, as the limiter logs its own
  * @param stopCause                why the run ended before its input did; empty if it processed
  *                                 the whole input

@@ -1,6 +1,7 @@
 package dev.adaptive.pool;
 
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.limit.Aimd;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.LongAdder;
 
 import static dev.adaptive.pool.VirtualPoolHarness.Reply;
 import static dev.adaptive.pool.VirtualPoolHarness.ms;
@@ -105,7 +107,8 @@ class PoolStatsAndTraceTest {
 
     @Test
     void performanceDataIsCappedButTimeAtConcurrencyStaysComplete() {
-        PerformanceRecorder rec = new PerformanceRecorder(h.time);
+        PerformanceRecorder rec = new PerformanceRecorder(h.time,
+                new CallbackFailures(System.getLogger("test"), "pool", "ticker", new LongAdder()));
         rec.start(1, 0);
         int changes = PoolStats.MAX_PERFORMANCE_SEGMENTS + 50;
         for (int i = 0; i < changes; i++) {
