@@ -863,6 +863,7 @@ class ThrowingTimeTest {
             soft.assertThat(jobs).as("every job").allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
             soft.assertThat(q.state().rateIncreases()).as("rate increases, one per clean interval").isEqualTo(4);
             soft.assertThat(q.rate()).as("the rate").isEqualTo(9);
+            soft.assertThat(q.state().limitFailures()).as("counted in the queue's state").isEqualTo(1);
         });
     }
 
@@ -892,6 +893,11 @@ class ThrowingTimeTest {
             soft.assertThat(running.handle((v, e) -> e).getNow(null)).as("the running job's failure")
                     .isInstanceOf(QueueAbortedException.class);
             soft.assertThat(q.awaitIdle()).as("awaitIdle").isDone();
+            soft.assertThat(q.limiter().stats().limitFailures()).as("counted by its limiter: the pacing wake-up's")
+                    .isEqualTo(1);
+            soft.assertThat(q.state().limitFailures())
+                    .as("counted in the queue's state: those and the queue's own, the window's and the retry's")
+                    .isEqualTo(3);
         });
         scheduler.cancelThrows = null;
         time.advance(Duration.ofMinutes(2)); // the timers fire, and find nothing to do

@@ -1,5 +1,6 @@
 package dev.adaptive.queue;
 
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
@@ -38,10 +39,19 @@ final class DelayedRetries {
     /** Called by the scheduler, without the lock, with the wait and the token of its timer. */
     private final BiConsumer<Wait, Object> onDue;
     private final Set<Wait> waits = new LinkedHashSet<>();
+    private final CallbackFailures refusals;
+    private final CallbackFailures cancelFailures;
 
-    DelayedRetries(Scheduler scheduler, BiConsumer<Wait, Object> onDue) {
+    /**
+     * @param refusals       where a wait the scheduler refuses to arm again on a thaw is counted
+     * @param cancelFailures where a cancel of a wait's timer that throws is counted
+     */
+    DelayedRetries(Scheduler scheduler, BiConsumer<Wait, Object> onDue, CallbackFailures refusals,
+                   CallbackFailures cancelFailures) {
         this.scheduler = scheduler;
         this.onDue = onDue;
+        this.refusals = refusals;
+        this.cancelFailures = cancelFailures;
     }
 
     /**
@@ -102,6 +112,7 @@ final class DelayedRetries {
                 } catch (Throwable rejected) {
                     // Its wait cannot be timed (a scheduler that rejects): better early than never,
                     // and the thaw goes on for the others.
+                    refusals.failed(rejected);
                     w.timer = null;
                     w.timerToken = null;
                 }
@@ -114,7 +125,7 @@ final class DelayedRetries {
 
     /** Disarms and forgets every wait: their executions are being cancelled. */
     void clear() {
-        waits.forEach(DelayedRetries::disarm);
+        waits.forEach(this::disarm);
         waits.clear();
     }
 
@@ -132,9 +143,9 @@ final class DelayedRetries {
     /**
      * A cancel that throws (the user's scheduler) is ignored: the timer, firing later, no longer
      * holds the wait's token and does nothing, while a throw here would unwind a freeze, a
-     * withdrawal or an abort half-done.
+     * withdrawal or an abort half-done. It is counted.
      */
-    private static void disarm(Wait w) {
+    private void disarm(Wait w) {
         if (w.timer != null) {
             Cancellable timer = w.timer;
             w.timer = null;
@@ -143,6 +154,7 @@ final class DelayedRetries {
                 timer.cancel();
             } catch (Throwable brokenCancel) {
                 // As above.
+                cancelFailures.failed(brokenCancel);
             }
         }
     }

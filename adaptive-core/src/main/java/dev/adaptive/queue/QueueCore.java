@@ -5,6 +5,7 @@ import dev.adaptive.AsyncTask;
 import dev.adaptive.Limiter;
 import dev.adaptive.RejectedException;
 import dev.adaptive.StopPoolException;
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Ticker;
@@ -44,10 +45,23 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class QueueCore {
 
+    private static final System.Logger LOG = System.getLogger(ThrottledQueue.class.getName());
+
     final Object lock = new Object();
     final Outbox outbox = new Outbox();
     /** Rate-change listeners' failures; the trace listeners' are the limiter's. */
     final LongAdder listenerFailures = new LongAdder();
+    /**
+     * The queue's own readings of its ticker and calls of its scheduler that threw and were
+     * survived (its limiter counts its own); {@link QueueState#limitFailures()} adds the two.
+     */
+    private final LongAdder timeFailures = new LongAdder();
+    /** A reading of the ticker that threw where the queue goes on without it. */
+    final CallbackFailures tickerFailures;
+    /** A timer the scheduler refused where the queue goes on without it. */
+    final CallbackFailures schedulerFailures;
+    /** A cancel of one of the queue's timers that threw: the timer, firing later, finds nothing to do. */
+    final CallbackFailures cancelFailures;
 
     private final QueueConfig cfg;
     private final String name;
@@ -73,7 +87,10 @@ final class QueueCore {
         this.cfg = cfg;
         this.name = cfg.name();
         this.ticker = cfg.ticker();
-        this.delayed = new DelayedRetries(cfg.scheduler(), this::onRetryDue);
+        this.tickerFailures = new CallbackFailures(LOG, name, "queue's ticker", timeFailures);
+        this.schedulerFailures = new CallbackFailures(LOG, name, "queue's scheduler", timeFailures);
+        this.cancelFailures = new CallbackFailures(LOG, name, "queue's timer's cancel", timeFailures);
+        this.delayed = new DelayedRetries(cfg.scheduler(), this::onRetryDue, schedulerFailures, cancelFailures);
         this.gate = new RateGate(this, cfg);
         boolean adaptive = cfg.concurrencyLimit() != null;
         Limiter.Builder b = Limiter.builder().name(name).ticker(ticker).scheduler(cfg.scheduler())
@@ -361,7 +378,8 @@ final class QueueCore {
                     gate.startedLocked(), gate.succeededLocked(), gate.failedLocked(), retried,
                     gate.increasesLocked(), gate.decreasesLocked(), limiter.limit(),
                     hold == now ? OptionalLong.empty() : OptionalLong.of(hold), haltCause,
-                    listenerFailures.sum() + limiter.stats().listenerFailures() + outbox.failures());
+                    listenerFailures.sum() + limiter.stats().listenerFailures() + outbox.failures(),
+                    limiter.stats().limitFailures() + timeFailures.sum());
         }
     }
 

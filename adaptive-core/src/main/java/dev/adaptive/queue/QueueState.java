@@ -34,11 +34,25 @@ import java.util.OptionalLong;
  * @param haltCause        the {@link RateStrategyException} that halted the queue, until a
  *                         restart; {@code null} otherwise
  * @param listenerFailures exceptions thrown by trace and rate-change listeners (swallowed)
+ * @param limitFailures    failures the queue survived in what it runs on, named as its
+ *                         limiter's: that limiter's {@link dev.adaptive.LimiterStats#limitFailures()}
+ *                         (an adaptive {@code concurrencyLimit}'s algorithm, the ticker as a start
+ *                         is granted or an attempt released, a pacing wake-up or a window's timer
+ *                         at a start that the scheduler refused, its timers' cancels that threw),
+ *                         plus the queue's own: a reading of the ticker that threw as an
+ *                         observation window's timer fired (the window ended at its end), a
+ *                         window's timer the scheduler refused as the next window opened (the next
+ *                         start opens one), a frozen retry's wait it refused as the queue resumed
+ *                         (the retry went at once), and cancels of the window's timer and the
+ *                         retries' waits that threw (each timer, firing later, finds nothing to
+ *                         do). The queue's own are logged, the first of each kind at
+ *                         {@code WARNING}, as the limiter logs its own. What a caller is told
+ *                         (a {@code pause()} that throws what the ticker threw) is not counted
  */
 public record QueueState(QueueStatus status, int rate, int pending, int active, int delayedRetries,
                          long started, long succeeded, long failed, long retried, long rateIncreases,
                          long rateDecreases, int concurrencyLimit, OptionalLong holdUntilNanos,
-                         Throwable haltCause, long listenerFailures) {
+                         Throwable haltCause, long listenerFailures, long limitFailures) {
 
     /** @return whether nothing is pending, running or waiting to retry */
     public boolean idle() {

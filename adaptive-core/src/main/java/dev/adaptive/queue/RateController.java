@@ -1,5 +1,6 @@
 package dev.adaptive.queue;
 
+import dev.adaptive.internal.CallbackFailures;
 import dev.adaptive.internal.Listeners;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
@@ -23,6 +24,7 @@ final class RateController {
     private final Pacer pacer;
     private final Outbox outbox;
     private final LongAdder listenerFailures;
+    private final CallbackFailures cancelFailures;
     private final long intervalNanos;
 
     private int rate;
@@ -31,14 +33,16 @@ final class RateController {
     private ObservationWindow window;
     private Cancellable windowTimer;
 
+    /** @param cancelFailures where a cancel of a window's timer that throws is counted */
     RateController(QueueConfig cfg, Scheduler scheduler, Consumer<ObservationWindow> onWindowEnd, Pacer pacer,
-                   Outbox outbox, LongAdder listenerFailures) {
+                   Outbox outbox, LongAdder listenerFailures, CallbackFailures cancelFailures) {
         this.cfg = cfg;
         this.scheduler = scheduler;
         this.onWindowEnd = onWindowEnd;
         this.pacer = pacer;
         this.outbox = outbox;
         this.listenerFailures = listenerFailures;
+        this.cancelFailures = cancelFailures;
         this.intervalNanos = cfg.intervalNanos();
         this.rate = cfg.initialRate();
     }
@@ -104,9 +108,9 @@ final class RateController {
 
     /**
      * @return the open window, which no longer is; its timer is cancelled, and a cancel that
-     *         throws (the user's scheduler) is ignored: the timer, firing later, finds that
-     *         window no longer open, while a throw here would unwind a pause, a halt or an
-     *         abort half-done (an abort would leave every job unfailed)
+     *         throws (the user's scheduler) is counted and otherwise ignored: the timer, firing
+     *         later, finds that window no longer open, while a throw here would unwind a pause,
+     *         a halt or an abort half-done (an abort would leave every job unfailed)
      */
     ObservationWindow close() {
         ObservationWindow w = window;
@@ -114,7 +118,7 @@ final class RateController {
             try {
                 windowTimer.cancel();
             } catch (Throwable brokenCancel) {
-                // As above.
+                cancelFailures.failed(brokenCancel); // as above
             }
             windowTimer = null;
         }

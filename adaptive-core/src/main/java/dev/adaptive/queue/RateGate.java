@@ -44,7 +44,7 @@ final class RateGate implements AdmissionGate {
         this.lock = queue.lock;
         this.pacer = new Pacer(cfg.intervalNanos(), cfg.evenlySpaced());
         this.rates = new RateController(cfg, cfg.scheduler(), this::onWindowEnd, pacer, queue.outbox,
-                queue.listenerFailures);
+                queue.listenerFailures, queue.cancelFailures);
     }
 
     // ---- the gate ------------------------------------------------------------------------
@@ -156,6 +156,7 @@ final class RateGate implements AdmissionGate {
                 // Without a reading, the window ends when its timer was due: at its end, as it
                 // would on time. Thrown to the scheduler, it would leave the window open with no
                 // timer, and the rate would never move again.
+                queue.tickerFailures.failed(brokenTicker);
                 now = w.endNanos;
             }
             if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {
@@ -169,6 +170,7 @@ final class RateGate implements AdmissionGate {
                     } catch (Throwable refused) {
                         // The scheduler refused its timer (shut down, say): no window is open, and
                         // the next start opens one, arming it again, as after an idle spell.
+                        queue.schedulerFailures.failed(refused);
                     }
                 }
             } else {

@@ -96,6 +96,10 @@ class QueueSchedulerRejectsTest {
         assertThat(q.state().status()).isEqualTo(QueueStatus.RUNNING);
         assertThat(r).as("resume() threw " + thrown + "; the job").isDone();
         assertThat(q.awaitIdle()).isDone();
+        assertThat(q.limiter().stats().limitFailures())
+                .as("counted by its limiter: the window's timer, refused at the retry's start").isEqualTo(1);
+        assertThat(q.state().limitFailures())
+                .as("counted in the queue's state: that and the queue's own, the refused wait").isEqualTo(2);
     }
 
     /**
@@ -223,6 +227,11 @@ class QueueSchedulerRejectsTest {
             soft.assertThat(q.state().rateIncreases()).as("rate increases").isEqualTo(4);
             soft.assertThat(q.rate()).isEqualTo(9);
             soft.assertThat(time.uncaught()).as("thrown into the scheduler").isEmpty();
+            soft.assertThat(q.limiter().stats().limitFailures())
+                    .as("counted by its limiter: a pacing wake-up and a window's timer at a start, refused").isEqualTo(2);
+            soft.assertThat(q.state().limitFailures())
+                    .as("counted in the queue's state: those and the queue's own, the next window's timer")
+                    .isEqualTo(3);
         });
     }
 }
