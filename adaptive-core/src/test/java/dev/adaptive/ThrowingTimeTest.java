@@ -13,8 +13,11 @@ import dev.adaptive.pool.PoolStats;
 import dev.adaptive.pool.Settled;
 import dev.adaptive.pool.Sink;
 import dev.adaptive.pool.Source;
+import dev.adaptive.queue.AdjustmentTiming;
 import dev.adaptive.queue.QueueAbortedException;
 import dev.adaptive.queue.QueueStatus;
+import dev.adaptive.queue.RateObservation;
+import dev.adaptive.queue.RateStrategy;
 import dev.adaptive.queue.ThrottledQueue;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.retry.Backoff;
@@ -22,6 +25,7 @@ import dev.adaptive.retry.Quota;
 import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.TrapTicker;
 import dev.adaptive.time.VirtualTime;
+import dev.adaptive.trace.TraceEvent;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +45,7 @@ import java.util.function.LongUnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The user's {@code Ticker}, and the {@code Cancellable}s of the user's {@code Scheduler}, throw
@@ -864,6 +869,57 @@ class ThrowingTimeTest {
             soft.assertThat(q.state().rateIncreases()).as("rate increases, one per clean interval").isEqualTo(4);
             soft.assertThat(q.rate()).as("the rate").isEqualTo(9);
             soft.assertThat(q.state().limitFailures()).as("counted in the queue's state").isEqualTo(1);
+        });
+    }
+
+    /**
+     * With {@code SETTLED} timing, a window's decision waits for its last attempt. Here that
+     * attempt's start does not happen: a job's first attempt fails, its retry (no backoff) is
+     * granted a slot in the same window as the first attempt's slot is freed, and the job is
+     * withdrawn before the retry runs, after the window's interval is over (as another thread
+     * could; here from the {@code Retry} trace event, between the grant and the runner's call).
+     * The retry's slot goes back unused, which leaves the window's decision due there, and the
+     * ticker throws as it is read for it.
+     */
+    @Test
+    void aTickerThrowingAsAnUnusedStartLeavesTheLastOfAWindowStillDecidesIt() {
+        TrapTicker ticker = new TrapTicker(time, "unused");
+        List<RateObservation> decided = new ArrayList<>();
+        AtomicReference<CompletableFuture<Object>> job = new AtomicReference<>();
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1000).maxRate(2000).interval(Duration.ofSeconds(1))
+                .adjustmentTiming(AdjustmentTiming.SETTLED).retries(1).retryBackoff(Backoff.constant(Duration.ZERO))
+                .rateStrategy(o -> {
+                    decided.add(o);
+                    return RateStrategy.linear().decide(o);
+                })
+                .traceListener(event -> {
+                    if (event instanceof TraceEvent.Retry) {
+                        time.advance(Duration.ofSeconds(1)); // the window's interval is over
+                        ticker.arm(() -> {
+                            throw brokenClock;
+                        });
+                        job.get().cancel(false);
+                    }
+                })
+                .ticker(ticker).scheduler(scheduler).build();
+        job.set(q.submit(ctx -> {
+            CompletableFuture<Object> f = new CompletableFuture<>();
+            time.schedule(() -> f.completeExceptionally(new IllegalStateException("down")), Duration.ofMillis(10));
+            return f;
+        }));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofMillis(10)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the unused start was given back").isTrue();
+            soft.assertThat(thrown).as("what the attempt's end threw").isNull();
+            soft.assertThat(job.get()).as("the withdrawn job").isCancelled();
+            soft.assertThat(decided).as("the window's decision (starts, failures, when), at its end without a reading")
+                    .extracting(RateObservation::started, RateObservation::failed, RateObservation::windowEndNanos)
+                    .containsExactly(tuple(1, 1, Duration.ofSeconds(1).toNanos()));
+            soft.assertThat(q.state().limitFailures()).as("counted in the queue's state").isEqualTo(1);
+            soft.assertThat(q.limiter().stats().limitFailures()).as("counted as the limiter's gate's").isZero();
+            soft.assertThat(q.limiter().inflight()).as("in flight").isZero();
         });
     }
 

@@ -40,7 +40,8 @@ import java.util.OptionalLong;
  *                         is granted or an attempt released, a pacing wake-up or a window's timer
  *                         at a start that the scheduler refused, its timers' cancels that threw),
  *                         plus the queue's own: a reading of the ticker that threw as an
- *                         observation window's timer fired (the window ended at its end), a
+ *                         observation window's timer fired, or as a {@code SETTLED} window's
+ *                         last start went unused (the window was decided at its end), a
  *                         window's timer the scheduler refused as the next window opened (the next
  *                         start opens one), a frozen retry's wait it refused as the queue resumed
  *                         (the retry went at once), and cancels of the window's timer and the

@@ -127,8 +127,9 @@ final class RateGate implements AdmissionGate {
             }
             started--;
             active--;
-            if (rates.unstarted((ObservationWindow) ticket) && queue.runningLocked()) {
-                decideLocked(rates.close(), cfg.ticker().nanoTime());
+            ObservationWindow w = (ObservationWindow) ticket;
+            if (rates.unstarted(w) && queue.runningLocked()) {
+                decideLocked(rates.close(), nowOrEndOf(w));
             }
             return 0;
         });
@@ -144,21 +145,29 @@ final class RateGate implements AdmissionGate {
 
     // ---- observation windows and decisions --------------------------------------------------
 
+    /**
+     * The time to end {@code w} at, read before anything changes. Without a reading (the ticker
+     * threw, counted), the window ends at its own end, as it would on time: each caller is past
+     * that end (its timer fired, or a {@link AdjustmentTiming#SETTLED} window closed for starts
+     * saw its last attempt go). Thrown instead, the decision was lost: on the scheduler's
+     * thread the window stayed open with no timer, and the rate never moved again; as an unused
+     * start was given back, the window had already been closed when the ticker was read.
+     */
+    private long nowOrEndOf(ObservationWindow w) {
+        try {
+            return cfg.ticker().nanoTime();
+        } catch (Throwable brokenTicker) {
+            queue.tickerFailures.failed(brokenTicker);
+            return w.endNanos;
+        }
+    }
+
     private void onWindowEnd(ObservationWindow w) {
         queue.locked(() -> {
             if (!rates.isOpen(w) || !queue.runningLocked()) {
                 return;
             }
-            long now;
-            try {
-                now = cfg.ticker().nanoTime();
-            } catch (Throwable brokenTicker) {
-                // Without a reading, the window ends when its timer was due: at its end, as it
-                // would on time. Thrown to the scheduler, it would leave the window open with no
-                // timer, and the rate would never move again.
-                queue.tickerFailures.failed(brokenTicker);
-                now = w.endNanos;
-            }
+            long now = nowOrEndOf(w);
             if (cfg.adjustmentTiming() == AdjustmentTiming.INTERVAL) {
                 rates.close();
                 if (!decideLocked(w, now)) {
