@@ -329,7 +329,7 @@ public final class GuardGradient implements Limit {
             return new State(s.estimate, s.limit, s.rttNoLoadNanos, rtt, s.gradient, null, more, s.nextProbeNanos,
                     false, s.probes, 0, s.lastDropNanos, s.dropped, s.lastDecreaseNanos, s.decreased);
         }
-        int probes = s.probes + 1;
+        long probes = s.probes + 1;
         return new State(s.estimate, floor(s.estimate), more.median(), rtt, s.gradient, null, null,
                 end + recalibration.delayNanos(probes), true, probes, 0, s.lastDropNanos, s.dropped,
                 s.lastDecreaseNanos, s.decreased);
@@ -367,7 +367,7 @@ public final class GuardGradient implements Limit {
         private final Probe probe;
         private final long nextProbeNanos;
         private final boolean probeScheduled;
-        private final int probes;
+        private final long probes;
         private final long pinnedSamples;
         private final long lastDropNanos;
         private final boolean dropped;
@@ -375,7 +375,7 @@ public final class GuardGradient implements Limit {
         private final boolean decreased;
 
         State(double estimate, int limit, long rttNoLoadNanos, long lastRttNanos, double gradient, RollingMin window,
-              Probe probe, long nextProbeNanos, boolean probeScheduled, int probes, long pinnedSamples,
+              Probe probe, long nextProbeNanos, boolean probeScheduled, long probes, long pinnedSamples,
               long lastDropNanos, boolean dropped, long lastDecreaseNanos, boolean decreased) {
             this.estimate = estimate;
             this.limit = limit;
@@ -431,7 +431,7 @@ public final class GuardGradient implements Limit {
         }
 
         /** @return the probes completed so far */
-        public int probes() {
+        public long probes() {
             return probes;
         }
 

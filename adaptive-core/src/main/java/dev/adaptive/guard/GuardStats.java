@@ -16,5 +16,5 @@ import java.time.Duration;
  * @param probing        whether a recalibration probe is running
  */
 public record GuardStats(int limit, int inflight, Duration rttNoLoad, Duration lastRtt, long admitted, long shed,
-                         int recalibrations, boolean probing) {
+                         long recalibrations, boolean probing) {
 }

@@ -13,15 +13,15 @@ final class ProbeCohort {
     /** The cohort of no probe: before the first probe a guard sees. */
     static final ProbeCohort NONE = new ProbeCohort(-1);
 
-    private final int probe;
+    private final long probe;
     private final AtomicInteger inflight = new AtomicInteger();
 
     /** @param probe the probes completed before this one: names the probe, numbers only grow */
-    ProbeCohort(int probe) {
+    ProbeCohort(long probe) {
         this.probe = probe;
     }
 
-    int probe() {
+    long probe() {
         return probe;
     }
 

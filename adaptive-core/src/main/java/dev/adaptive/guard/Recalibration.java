@@ -101,7 +101,7 @@ public final class Recalibration {
      * @return the wait before that probe, in nanoseconds: the interval plus its jitter, a pure
      *         function of the seed and the number, as a {@link dev.adaptive.limit.Limit} requires
      */
-    long delayNanos(int probe) {
+    long delayNanos(long probe) {
         long base = interval.toNanos();
         double u = (mix(seed + probe * 0x9E3779B97F4A7C15L) >>> 11) * 0x1.0p-53;
         return base + (long) (u * jitter * base);

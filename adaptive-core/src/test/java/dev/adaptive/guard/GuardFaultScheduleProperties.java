@@ -75,8 +75,9 @@ class GuardFaultScheduleProperties {
         int[] acquisitions = new int[1];
         // Counted here, apart from the guard: the requests admitted during each probe (by the
         // probes completed before it) and not yet released, and the limit last seen in it.
-        Map<Integer, List<GuardLease>> probeRequests = new HashMap<>();
-        int[] lastProbeLimit = {-1, 0};
+        Map<Long, List<GuardLease>> probeRequests = new HashMap<>();
+        long[] lastProbe = {-1};
+        int[] lastProbeLimit = {0};
         for (int i = 0; i < requests; i++) {
             time.schedule(() -> {
                 acquisitions[0]++;
@@ -84,12 +85,12 @@ class GuardFaultScheduleProperties {
                 int limitBefore = guard.limit();
                 int inflightBefore = guard.inflight();
                 if (state.probing()) {
-                    if (lastProbeLimit[0] == state.probes()) {
+                    if (lastProbe[0] == state.probes()) {
                         assertThat(limitBefore).as("a probe's limit never grows")
-                                .isLessThanOrEqualTo(lastProbeLimit[1]);
+                                .isLessThanOrEqualTo(lastProbeLimit[0]);
                     }
-                    lastProbeLimit[0] = state.probes();
-                    lastProbeLimit[1] = limitBefore;
+                    lastProbe[0] = state.probes();
+                    lastProbeLimit[0] = limitBefore;
                 }
                 GuardLease lease = guard.acquire();
                 assertThat(guard.limit()).isBetween(min, max);

@@ -251,6 +251,20 @@ class GuardGradientTest {
         assertThat(s.nextProbeNanos()).isEqualTo(30 * MS + Duration.ofSeconds(60).toNanos());
     }
 
+    /** A guard that probes often and long enough completes more probes than an int holds. */
+    @Test
+    void theProbeCountGoesOnPastTheLargestInt() {
+        GuardGradient g = GuardGradient.builder().initialLimit(20)
+                .recalibration(Recalibration.builder().probeSamples(3).jitter(0).seed(1).build()).build();
+        GuardGradient.State s = new GuardGradient.State(20, 4, 10 * MS, 10 * MS, 1.0, null, Probe.atStartup(), 0, false,
+                Integer.MAX_VALUE, 0, 0, false, 0, false);
+        for (int i = 0; i < 3; i++) {
+            s = g.update(s, success(0, 10, 1));
+        }
+        assertThat(s.probing()).isFalse();
+        assertThat(s.probes()).as("probes completed").isEqualTo(Integer.MAX_VALUE + 1L);
+    }
+
     @Test
     void inAGuardAProbeBoundsOnlyItsOwnRequestsAndDiscardsThoseLoadedByOlderOnes() {
         GuardGradient plain = GuardGradient.builder().initialLimit(20)
