@@ -36,6 +36,7 @@ public class AdaptivePoolStats extends JsonDataObject {
     private boolean performanceDataTruncated;
     private Map<String, Long> timeAtConcurrencyMs;
     private long callbackFailures;
+    private long limitFailures;
     private String stopReason;
     private String stopCause;
 
@@ -72,7 +73,7 @@ public class AdaptivePoolStats extends JsonDataObject {
                 .setTotalAttempts(stats.totalAttempts()).setAccepted(stats.accepted()).setSucceeded(stats.succeeded())
                 .setFailed(stats.failed()).setElapsedMs(stats.elapsed().toMillis()).setPerformanceData(segments)
                 .setPerformanceDataTruncated(stats.performanceDataTruncated()).setTimeAtConcurrencyMs(atLimit)
-                .setCallbackFailures(stats.callbackFailures());
+                .setCallbackFailures(stats.callbackFailures()).setLimitFailures(stats.limitFailures());
         stats.stopCause().ifPresent(stop -> out.setStopReason(stop.reason().name())
                 .setStopCause(String.valueOf(stop.getMessage())));
         return out;
@@ -285,6 +286,24 @@ public class AdaptivePoolStats extends JsonDataObject {
      */
     public AdaptivePoolStats setCallbackFailures(long callbackFailures) {
         this.callbackFailures = callbackFailures;
+        return this;
+    }
+
+    /**
+     * @return failures the run survived in its limit and its time source: the limiter's
+     *         {@code limitFailures} during the run and the run's own (see
+     *         {@link PoolStats#limitFailures()})
+     */
+    public long getLimitFailures() {
+        return limitFailures;
+    }
+
+    /**
+     * @param limitFailures failures the run survived in its limit and its time source
+     * @return this
+     */
+    public AdaptivePoolStats setLimitFailures(long limitFailures) {
+        this.limitFailures = limitFailures;
         return this;
     }
 

@@ -248,9 +248,21 @@ class AdaptivePoolTest {
         assertThat(json.getJsonArray("performanceData")).hasSize(stats.performanceData().size());
         assertThat(json.getLong("succeeded")).isEqualTo(399);
         assertThat(json.fieldNames()).contains("finalConcurrency", "maxConcurrencyReached", "congestionEvents",
-                "rateLimitEvents", "outages", "totalRetries", "totalAttempts", "elapsedMs", "timeAtConcurrencyMs")
+                "rateLimitEvents", "outages", "totalRetries", "totalAttempts", "elapsedMs", "timeAtConcurrencyMs",
+                "callbackFailures", "limitFailures")
                 .doesNotContain("stopReason");
         assertThat(new JsonObject(json.encode())).isEqualTo(json);
+    }
+
+    /** The core's count of what the run survived in its limit and its time source reaches the JSON. */
+    @Test
+    void theStatsCarryTheRunsLimitFailures() {
+        PoolStats stats = new PoolStats(4, 4, 0, 0, 0, 0, 2, 2, 2, 0, Duration.ofMillis(20), List.of(), false,
+                new java.util.TreeMap<>(), 0, 3, java.util.Optional.empty());
+        JsonObject json = AdaptivePoolStats.of(stats).toJson();
+        assertThat(json.getLong("limitFailures")).as("limitFailures in " + json).isEqualTo(3);
+        assertThat(new AdaptivePoolStats(json).getLimitFailures()).isEqualTo(3);
+        assertThat(new AdaptivePoolStats(json).toJson()).isEqualTo(json);
     }
 
     @Test
