@@ -138,6 +138,9 @@ public final class FleetMember implements AutoCloseable {
     // Read by the pause relay inside other members' deliveries, so not under the lock.
     private volatile long resumeStaggerNanos;
     private Cancellable tickTask;
+    // The scheduler refused the next tick, so none is armed; the next activity that reaches the
+    // member (a reply, a call that waits, a move of the local limit) tries again.
+    private boolean tickRefused;
     private Cancellable expiryTask;
     // leaving: close() was called, nothing more is admitted; closed: the report is gone too.
     private volatile boolean leaving;
@@ -154,7 +157,8 @@ public final class FleetMember implements AutoCloseable {
     private final CallbackFailures clockFailures;
     private final CallbackFailures ceilingFailures;
     private final CallbackFailures schedulerFailures;
-    // Hints from the limiter that this node has news for the fleet (learnCapacity only).
+    // Hints from the limiter that this node has news for the fleet (learnCapacity only), and, with
+    // either rule set, activity that arms the heartbeat again after the scheduler refused it.
     private final LimitChangeListener limitMoved = (from, to) -> reportSoon();
     private final Runnable callsWait = this::demandGrew;
 
@@ -215,10 +219,8 @@ public final class FleetMember implements AutoCloseable {
             setCeiling(before);
             throw e;
         }
-        if (learn) {
-            limiter.addLocalLimitListener(limitMoved);
-            limiter.addQueueListener(callsWait);
-        }
+        limiter.addLocalLimitListener(limitMoved);
+        limiter.addQueueListener(callsWait);
         Beat first;
         try {
             synchronized (lock) {
@@ -304,19 +306,22 @@ public final class FleetMember implements AutoCloseable {
     }
 
     /**
-     * Under the lock: arms the next tick. A scheduler that refuses it (shut down) leaves no
-     * heartbeat to come, so the report will expire: the member acts at once as at its expiry
-     * (under {@code LOCAL_ONLY}, runs on the local limit), rather than keep a share nobody
-     * renews. It does not recover; {@link #close()} still leaves.
+     * Under the lock: arms the next tick. A scheduler that refuses it (shut down, or saturated
+     * for a while) leaves no heartbeat to come, so the report will expire: the member acts at
+     * once as at its expiry (under {@code LOCAL_ONLY}, runs on the local limit), rather than keep
+     * a share nobody renews. The next activity that reaches the member tries again
+     * ({@link #rearmTick}); {@link #close()} still leaves.
      *
      * @return whether the tick is armed
      */
     private boolean armTick(long delayNanos, long now) {
         try {
             tickTask = scheduler.schedule(this::tick, delayNanos);
+            tickRefused = false;
             return true;
         } catch (Throwable e) {
             schedulerFailures.failed(e);
+            tickRefused = true;
             if (policy == OutagePolicy.FAIL_CLOSED) {
                 expireNow(now);
             } else {
@@ -327,13 +332,28 @@ public final class FleetMember implements AutoCloseable {
     }
 
     /**
+     * Under the lock: arms the tick again if the scheduler refused it, so that a scheduler that
+     * accepts again (an executor that was saturated) has the member rejoin by the normal path:
+     * the heartbeats go on from that tick, and a share comes back only as the heartbeats grant
+     * it (under {@code FAIL_CLOSED} the refusal dropped it to 0, and it is raised, as a joining
+     * node's, only to a claim published and found to fit). Called by what reaches the member
+     * without a timer: a heartbeat's reply, a call that begins to wait, a move of the local
+     * limit. A refusal again acts as the first one did.
+     */
+    private void rearmTick(long delayNanos, long now) {
+        if (tickRefused && !closed) {
+            armTick(delayNanos, now);
+        }
+    }
+
+    /**
      * Calls began to wait: news for the fleet if the last report said this node needed no more
      * than it had (an idle node holding its one slot, a node whose work had shrunk).
      */
     private void demandGrew() {
         synchronized (lock) {
             NodeReport last = lastReport;
-            if (last == null || last.demand() == NodeReport.UNBOUNDED_DEMAND) {
+            if (!tickRefused && (last == null || last.demand() == NodeReport.UNBOUNDED_DEMAND)) {
                 return;
             }
         }
@@ -347,11 +367,16 @@ public final class FleetMember implements AutoCloseable {
      * limiter's fold or admission that told us. At most one early report between two regular
      * syncs, and never while a report is outstanding (the next sync carries the news): however
      * often the limit moves (an AIMD limit moves on every sample), a busy node's reports at
-     * most double.
+     * most double. If the scheduler refused the heartbeat, arms it again instead: its tick, at
+     * once, carries the news.
      */
     private void reportSoon() {
         synchronized (lock) {
-            if (closed || leaving || beating || earlyReportSent) {
+            if (tickRefused) {
+                rearmTick(0, readingForEvent());
+                return;
+            }
+            if (!learn || closed || leaving || beating || earlyReportSent) {
                 return;
             }
             earlyReportSent = true;
@@ -399,6 +424,19 @@ public final class FleetMember implements AutoCloseable {
 
     private int demandNow(int inflight) {
         return !learn || limiter.waiting() > 0 ? NodeReport.UNBOUNDED_DEMAND : leaving ? 0 : inflight;
+    }
+
+    /**
+     * Under the lock: a reading of the ticker for an event's time only, or, if the ticker throws
+     * (counted), the time the last heartbeat left: what the reading was for goes on without it.
+     */
+    private long readingForEvent() {
+        try {
+            return ticker.nanoTime();
+        } catch (Throwable e) {
+            tickerFailures.failed(e);
+            return beatSentNanos;
+        }
     }
 
     /** Under the lock: {@link #prepareBeat(long)} now, or {@code null} if the ticker throws (counted). */
@@ -474,6 +512,7 @@ public final class FleetMember implements AutoCloseable {
             }
             if (error != null) {
                 onOutage(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error, now);
+                rearmTick(syncNanos, now);
                 return;
             }
             FleetShares view = reports == null ? null : FleetShares.of(reports);
@@ -481,6 +520,7 @@ public final class FleetMember implements AutoCloseable {
             if (share < 0) {
                 onOutage(new IllegalStateException(
                         "coordinator did not return this node's report (key=" + key + ", nodeId=" + nodeId + ")"), now);
+                rearmTick(syncNanos, now);
                 return;
             }
             heartbeats++;
@@ -536,6 +576,10 @@ public final class FleetMember implements AutoCloseable {
             localOnly = false;
             granted = newGranted;
             applyCeiling(from, now);
+            // A reply reaches the member even when the scheduler refused its heartbeat: the
+            // heartbeats go on from here. After the share is applied, so that a refusal again
+            // acts on it as the first one did.
+            rearmTick(syncNanos, now);
             int nextClaim = Math.max(Math.max(granted, target), limiter.inflight());
             if (leaving && nextClaim == 0) {
                 done = true;
@@ -704,15 +748,8 @@ public final class FleetMember implements AutoCloseable {
             target = 0;
             setCeiling(0);
             if (from != 0) {
-                long at;
-                try {
-                    at = ticker.nanoTime();
-                } catch (Throwable e) {
-                    // Only the event's time: the leave goes on (the hooks, the pauses, the report).
-                    tickerFailures.failed(e);
-                    at = beatSentNanos;
-                }
-                emit(new FleetEvent.ShareChanged(at, from, 0, globalCeiling, liveNodes, "closed"));
+                // Only the event's time: the leave goes on (the hooks, the pauses, the report).
+                emit(new FleetEvent.ShareChanged(readingForEvent(), from, 0, globalCeiling, liveNodes, "closed"));
             }
             now = !beating && limiter.inflight() == 0;
         }

@@ -1,5 +1,6 @@
 package dev.adaptive.fleet;
 
+import dev.adaptive.Lease;
 import dev.adaptive.Limiter;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.time.RejectingScheduler;
@@ -12,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -24,7 +26,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * shut-down executor). One that refuses the member's first timer fails {@code join()}, and a join
  * that fails leaves nothing behind: the limiter as it was, no report in the store, no pause
  * subscription, no pause hook. One that refuses the timer of a report's trusted life, or the
- * next heartbeat, never leaves the node admitting after its report may have expired.
+ * next heartbeat, never leaves the node admitting after its report may have expired. One that
+ * refuses for a while (a saturated executor) costs the member its share for that while only: the
+ * next activity that reaches the member (a call that waits, a reply) arms the heartbeat again,
+ * and the member rejoins by the normal path.
  */
 class FleetSchedulerRejectsTest {
 
@@ -100,6 +105,86 @@ class FleetSchedulerRejectsTest {
         m.close();
         assertThat(m.hasLeft()).isTrue();
         assertThat(store.liveReports("backend")).isEmpty();
+    }
+
+    @Test
+    void aMemberWhoseHeartbeatWasRefusedRejoinsOnceTheSchedulerAcceptsAgain() {
+        Limiter other = Limiter.builder().name("b").limit(FixedLimit.of(8)).time(time).build();
+        FleetMember a = FleetMember.builder(limiter, store).key("backend").nodeId("a").clock(clock).join();
+        FleetMember b = FleetMember.builder(other, store).key("backend").nodeId("b").clock(clock).join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        assertThat(a.share()).isPositive();
+
+        scheduler.refuseNext(2); // saturated: the next heartbeat's timer, then the first try again
+        time.advance(a.syncInterval());
+        assertThat(a.share()).as("share once no heartbeat can follow").isZero();
+        time.advance(a.ttl().multipliedBy(2));
+        assertThat(store.liveReports("backend")).extracting(NodeReport::nodeId).as("live reports").containsExactly("b");
+
+        CompletableFuture<Lease> first = limiter.acquire(); // waits: the member tries again, refused
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        assertThat(first).as("admitted while the scheduler still refused").isNotDone();
+        first.cancel(true); // its caller gave up
+        CompletableFuture<Lease> second = limiter.acquire(); // the scheduler accepts again
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(scheduler.refused()).as("timers refused").isEqualTo(2);
+            soft.assertThat(second).as("admitted once the scheduler accepts again").isCompleted();
+            soft.assertThat(a.share()).as("a's share").isPositive();
+            soft.assertThat(a.share() + b.share()).as("shares together").isLessThanOrEqualTo(8);
+            soft.assertThat(store.liveReports("backend")).extracting(NodeReport::nodeId).as("live reports")
+                    .containsExactlyInAnyOrder("a", "b");
+            soft.assertThat(a.stats().listenerFailures()).as("refusals counted").isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aMemberWhoseSchedulerKeepsRefusingAdmitsNothingAndStillLeaves() {
+        FleetMember m = FleetMember.builder(limiter, store).key("backend").nodeId("a").clock(clock).join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        assertThat(m.share()).isPositive();
+
+        scheduler.rejecting = true; // shut down for good
+        time.advance(m.syncInterval());
+        CompletableFuture<Lease> call = limiter.acquire(); // the member tries again, refused
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(m.share()).as("share").isZero();
+            soft.assertThat(call).as("admitted").isNotDone();
+            soft.assertThat(m.stats().listenerFailures()).as("refusals counted").isEqualTo(2);
+        });
+        call.cancel(true);
+        m.close();
+        assertThat(m.hasLeft()).isTrue();
+        assertThat(store.liveReports("backend")).isEmpty();
+    }
+
+    @Test
+    void aLocalOnlyMemberWhoseHeartbeatWasRefusedIsKeptInTheFleetByTheNextReply() {
+        Limiter other = Limiter.builder().name("b").limit(FixedLimit.of(8)).time(time).build();
+        FleetMember a = FleetMember.builder(limiter, line).key("backend").nodeId("a").clock(clock)
+                .learnCapacity(false).outagePolicy(OutagePolicy.LOCAL_ONLY).join();
+        FleetMember b = FleetMember.builder(other, store).key("backend").nodeId("b").clock(clock)
+                .learnCapacity(false).join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        assertThat(a.share()).isEqualTo(4);
+
+        line.hold();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // a heartbeat goes; its reply is on its way
+        scheduler.refuseNext(1);
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // the next one's timer is refused
+        assertThat(a.share()).as("share once no heartbeat can follow").isEqualTo(Integer.MAX_VALUE);
+        line.release(); // the reply arrives; the scheduler accepts again
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(store.liveReports("backend")).extracting(NodeReport::nodeId).as("live reports")
+                    .containsExactlyInAnyOrder("a", "b");
+            soft.assertThat(a.share() + b.share()).as("shares together").isLessThanOrEqualTo(8);
+            soft.assertThat(a.share()).as("a's share").isEqualTo(4);
+        });
     }
 
     @Test
