@@ -368,7 +368,7 @@ public final class FleetMember implements AutoCloseable {
      * syncs, and never while a report is outstanding (the next sync carries the news): however
      * often the limit moves (an AIMD limit moves on every sample), a busy node's reports at
      * most double. If the scheduler refused the heartbeat, arms it again instead: its tick, at
-     * once, carries the news.
+     * once, carries the news. A refused early report leaves the news to the next sync.
      */
     private void reportSoon() {
         synchronized (lock) {
@@ -381,7 +381,13 @@ public final class FleetMember implements AutoCloseable {
             }
             earlyReportSent = true;
         }
-        scheduler.schedule(this::sendEarlyReport, 0);
+        try {
+            scheduler.schedule(this::sendEarlyReport, 0);
+        } catch (Throwable e) {
+            // Counted here, not thrown into the limiter's listener that told us: the next sync,
+            // already armed, carries the news.
+            schedulerFailures.failed(e);
+        }
     }
 
     private void sendEarlyReport() {

@@ -162,6 +162,28 @@ class FleetSchedulerRejectsTest {
     }
 
     @Test
+    void aRefusedEarlyReportIsCountedByTheMemberAndTheNextSyncCarriesTheNews() {
+        FleetMember m = FleetMember.builder(limiter, store).key("backend").nodeId("a").clock(clock).join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        int heartbeatsBefore = (int) m.stats().heartbeats();
+
+        scheduler.refuseNext(1);
+        CompletableFuture<Lease> call = limiter.acquire(); // admitted on the idle node's one slot
+        CompletableFuture<Lease> waits = limiter.acquire(); // news: its early report is refused
+        time.advance(m.syncInterval());
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(scheduler.refused()).as("timers refused").isEqualTo(1);
+            soft.assertThat(m.stats().listenerFailures()).as("counted by the member").isEqualTo(1);
+            soft.assertThat(limiter.stats().listenerFailures()).as("thrown into the limiter's listeners").isZero();
+            soft.assertThat(m.stats().heartbeats()).as("heartbeats").isGreaterThan(heartbeatsBefore);
+            soft.assertThat(waits).as("the waiting call, after the next sync").isCompleted();
+        });
+        call.join().release();
+        waits.join().release();
+    }
+
+    @Test
     void aLocalOnlyMemberWhoseHeartbeatWasRefusedIsKeptInTheFleetByTheNextReply() {
         Limiter other = Limiter.builder().name("b").limit(FixedLimit.of(8)).time(time).build();
         FleetMember a = FleetMember.builder(limiter, line).key("backend").nodeId("a").clock(clock)
