@@ -154,6 +154,25 @@ public final class Limiter {
     }
 
     /**
+     * Opens a Retry-After pause from now, as {@link #pauseFor(Duration)} does, for a caller that
+     * must not lose it (a fleet member applying a pause another node announced). If the
+     * {@link Ticker} throws when read for "now" (anything, an {@code Error} too), the pause is
+     * opened all the same, and nothing is thrown: the throw is counted in
+     * {@link LimiterStats#limitFailures()}, and the pause is held by the {@link Scheduler}, by
+     * delay from this call, for its whole length (capped by {@code maxRetryAfter}), whatever the
+     * pause already open; one opened later does not cut it short. {@code lastReadingNanos} then
+     * stands for now in its recorded end, so {@link #pausedUntilNanos()} reads early by that
+     * reading's age.
+     *
+     * @param retryAfter       the wait; capped by {@code maxRetryAfter}; zero or negative does nothing
+     * @param lastReadingNanos the caller's latest reading of this limiter's ticker, made no later
+     *                         than this call; {@link Long#MIN_VALUE} if it has none
+     */
+    public void pauseFor(Duration retryAfter, long lastReadingNanos) {
+        core.pauseFor(retryAfter, lastReadingNanos);
+    }
+
+    /**
      * Opens (or extends) a Retry-After pause until an absolute ticker reading. If the
      * {@link Ticker} throws when read for "now" (anything, an {@code Error} too), this throws it
      * and nothing is changed: no pause is opened, nothing is counted.

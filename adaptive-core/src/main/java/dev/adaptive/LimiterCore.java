@@ -760,7 +760,7 @@ final class LimiterCore {
                 if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
                     // Open the pause before the slot is freed, so the drain below cannot dispatch
                     // into the window the server just announced.
-                    pauseFor(r.retryAfter(), now);
+                    pauseFor(r.retryAfter(), now, !timed);
                 }
                 if (timed) {
                     fold(lease, outcome, now, rtt);
@@ -1157,13 +1157,35 @@ final class LimiterCore {
         if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
             return;
         }
-        pauseFor(retryAfter, ticker.nanoTime());
+        pauseFor(retryAfter, ticker.nanoTime(), false);
     }
 
-    private void pauseFor(Duration retryAfter, long now) {
+    /**
+     * A pause asked for from outside by a caller that must not lose it (a fleet's relay): a
+     * ticker that throws is counted, and the pause is opened all the same, blind, with the
+     * caller's last reading standing for now.
+     */
+    void pauseFor(Duration retryAfter, long lastReadingNanos) {
+        if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
+            return;
+        }
+        long now;
+        boolean blind = false;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            tickerFailures.failed(brokenTicker);
+            now = lastReadingNanos;
+            blind = true;
+        }
+        pauseFor(retryAfter, now, blind);
+    }
+
+    /** @param blind whether {@code now} stands in for a reading that could not be made, see {@link #openPause} */
+    private void pauseFor(Duration retryAfter, long now, boolean blind) {
         long asked = Nanos.of(retryAfter);
         lastRetryAfterNanos.set(asked);
-        openPause(now, Nanos.plus(now, Math.min(asked, maxRetryAfterNanos)), asked);
+        openPause(now, Nanos.plus(now, Math.min(asked, maxRetryAfterNanos)), asked, blind);
     }
 
     void pauseUntil(long untilNanos) {
@@ -1174,20 +1196,41 @@ final class LimiterCore {
             return;
         }
         lastRetryAfterNanos.set(wait);
-        openPause(now, Nanos.plus(now, Math.min(wait, maxRetryAfterNanos)), wait);
+        openPause(now, Nanos.plus(now, Math.min(wait, maxRetryAfterNanos)), wait, false);
     }
 
-    /** @param askedNanos the wait asked for, before the cap, for the log line */
-    private void openPause(long now, long until, long askedNanos) {
+    /**
+     * Opens a pause from {@code now} to {@code until}, or extends the open one.
+     *
+     * <p>A blind pause is one whose {@code now} stands in for a reading that could not be made
+     * (the ticker threw): an earlier reading, the lease's start or the caller's. Its timer, by
+     * delay from this call, holds dispatch its whole length; its recorded end is early by the
+     * age of the reading that stood in, so it is never found covered by an open pause (it may
+     * end later than the open one's recorded end says), and a pause opened later never cuts it
+     * short: it is merged into the open pause, whose recorded end is the later of the two, and
+     * the pause ends only once the timers of all the blind pauses merged into it have fired
+     * (the last one ends it, or times the rest of a later recorded end).
+     *
+     * @param askedNanos the wait asked for, before the cap, for the log line
+     * @param blind      whether {@code now} stands in for a reading that could not be made
+     */
+    private void openPause(long now, long until, long askedNanos, boolean blind) {
         Pause opened = null;
         Pause current;
         for (;;) {
             current = pause;
-            if (current != null && Nanos.between(until, current.untilNanos) >= 0) {
+            boolean later = current == null || Nanos.between(current.untilNanos, until) > 0;
+            if (!later && !blind) {
                 return; // an open pause already covers it
             }
             // An extension keeps the opening time, for the line that says how long dispatch was held.
-            opened = new Pause(current == null ? now : current.openedNanos, until);
+            long opening = current == null ? now : current.openedNanos;
+            long end = later ? until : current.untilNanos;
+            Object lineage = current == null ? null : current.lineage;
+            if (blind && lineage == null) {
+                lineage = new Object();
+            }
+            opened = new Pause(opening, end, (current == null ? 0 : current.blindTimers) + (blind ? 1 : 0), lineage);
             if (PAUSE.compareAndSet(this, current, opened)) {
                 break;
             }
@@ -1204,7 +1247,11 @@ final class LimiterCore {
         }
         Pause mine = opened;
         try {
-            scheduler.schedule(() -> maybeEndPause(mine), wait);
+            if (blind) {
+                scheduler.schedule(() -> blindTimerFired(mine.lineage), wait);
+            } else {
+                scheduler.schedule(() -> maybeEndPause(mine), wait);
+            }
         } catch (Throwable rejected) {
             // No timer will end this pause (a scheduler that rejects, shut down say): put back what
             // was open (whose own timer ends it) rather than hold dispatch for good. Not rethrown:
@@ -1212,6 +1259,32 @@ final class LimiterCore {
             if (PAUSE.compareAndSet(this, mine, current)) {
                 logUntimed("the timer of a Retry-After pause of " + Duration.ofNanos(wait), rejected);
                 drain();
+            } else if (blind) {
+                // Merged into a pause opened since: its timer is counted there, and none will
+                // fire. As fired now, so that the pause is not held for good.
+                logUntimed("the timer of a Retry-After pause of " + Duration.ofNanos(wait), rejected);
+                blindTimerFired(mine.lineage);
+            }
+        }
+    }
+
+    /**
+     * The timer of a blind pause (see {@link #openPause}) has fired: its whole length has
+     * passed. The last such timer of the open pause ends it as the pause's own timer would, or
+     * times the rest of a later recorded end.
+     */
+    private void blindTimerFired(Object lineage) {
+        for (;;) {
+            Pause p = pause;
+            if (p == null || p.lineage != lineage) {
+                return; // not reached: a pause holding a blind pause's timer does not end before it fires
+            }
+            Pause rest = new Pause(p.openedNanos, p.untilNanos, p.blindTimers - 1, lineage);
+            if (PAUSE.compareAndSet(this, p, rest)) {
+                if (rest.blindTimers == 0) {
+                    maybeEndPause(rest);
+                }
+                return;
             }
         }
     }
@@ -1249,6 +1322,9 @@ final class LimiterCore {
                 // refuses is not held. Not rethrown: the scheduler's thread is no place for it.
                 logUntimed("the timer of the last " + Duration.ofNanos(left) + " of a Retry-After pause", rejected);
             }
+        }
+        if (mine.blindTimers > 0) {
+            return; // a blind pause merged into it holds it until its own timer fires, which ends it
         }
         // Fails only if a later pause replaced this one meanwhile; that one stays.
         if (PAUSE.compareAndSet(this, mine, null)) {
@@ -1505,8 +1581,15 @@ final class LimiterCore {
         return kinds;
     }
 
-    /** An open Retry-After pause, from and until a ticker reading. Replaced, never changed. */
-    private record Pause(long openedNanos, long untilNanos) {
+    /**
+     * An open Retry-After pause, from and until a ticker reading. Replaced, never changed.
+     *
+     * @param blindTimers the timers of the blind pauses merged into it that have not fired yet
+     *                    ({@link #openPause}): it does not end before they have
+     * @param lineage     what those timers find it by, across the pauses that replace it until
+     *                    it ends; {@code null} while no blind pause was merged into it
+     */
+    private record Pause(long openedNanos, long untilNanos, int blindTimers, Object lineage) {
     }
 
     /** The drain's wake-up for a gate that answered "not before {@code atNanos}". */

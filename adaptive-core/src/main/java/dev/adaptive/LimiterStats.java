@@ -29,7 +29,8 @@ import java.time.Duration;
  *                            timer fired (the pause ended), as an announced quota's renewal
  *                            fired (its window closed), as a ceiling was set (it applied all
  *                            the same), as a fleet's rate limit was folded (that sample
- *                            dropped) or as the stats were read with a pause open (its whole
+ *                            dropped), as {@link Limiter#pauseFor(Duration, long)} was called
+ *                            (the pause opened all the same) or as the stats were read with a pause open (its whole
  *                            length shown as what remains), and cancels of its timers (a wait
  *                            timeout, a gate's wake-up, an executor attempt's task timeout, a
  *                            runner's wait for a retry) that threw

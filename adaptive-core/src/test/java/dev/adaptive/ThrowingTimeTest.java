@@ -313,6 +313,61 @@ class ThrowingTimeTest {
                 });
     }
 
+    /**
+     * The ticker throws as a call that took a second is released with a 429 asking for 5 s: its
+     * pause, measured from the lease's start, is recorded as ending a second early, while the
+     * server asked for 5 s from the release. A pause already open whose end lies between the two
+     * does not cover it: dispatch is held until 5 s after the release.
+     */
+    @Test
+    void aPauseOpenedWithoutAReadingIsHeldPastAnOpenPauseThatEndsBeforeIt() {
+        TrapTicker ticker = new TrapTicker(time, "onRelease");
+        Limiter limiter = limiter(2).ticker(ticker).build();
+        long start = time.nanoTime();
+        Lease slow = limiter.tryAcquire().orElseThrow();
+        Lease fast = limiter.tryAcquire().orElseThrow();
+        time.advance(Duration.ofSeconds(1));
+        fast.release(Outcome.rateLimited(Duration.ofMillis(4_500))); // open until 5.5 s
+        CompletableFuture<Lease> queued = limiter.acquire();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        slow.release(Outcome.rateLimited(Duration.ofSeconds(5))); // until 6 s, recorded as 5 s
+
+        assertThat(ticker.sprung()).as("the ticker threw at the release").isTrue();
+        time.advanceTo(start + Duration.ofMillis(5_999).toNanos());
+        assertThat(queued).as("granted before 5 s after the release").isNotDone();
+        time.advanceTo(start + Duration.ofSeconds(6).toNanos());
+        assertThat(queued).as("granted 5 s after the release").isCompleted();
+    }
+
+    /**
+     * As above, the other way round: the pause opened without a reading comes first, and a
+     * later 429 whose end lies between its recorded end and its real one does not cut it short.
+     */
+    @Test
+    void aPauseOpenedWithoutAReadingIsNotCutShortByALaterOneThatEndsBeforeIt() {
+        TrapTicker ticker = new TrapTicker(time, "onRelease");
+        Limiter limiter = limiter(2).ticker(ticker).build();
+        long start = time.nanoTime();
+        Lease slow = limiter.tryAcquire().orElseThrow();
+        Lease fast = limiter.tryAcquire().orElseThrow();
+        time.advance(Duration.ofSeconds(1));
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        slow.release(Outcome.rateLimited(Duration.ofSeconds(5))); // until 6 s, recorded as 5 s
+        assertThat(ticker.sprung()).as("the ticker threw at the release").isTrue();
+        time.advance(Duration.ofSeconds(1));
+        fast.release(Outcome.rateLimited(Duration.ofMillis(3_500))); // until 5.5 s
+        CompletableFuture<Lease> queued = limiter.acquire();
+
+        time.advanceTo(start + Duration.ofMillis(5_999).toNanos());
+        assertThat(queued).as("granted before 5 s after the first release").isNotDone();
+        time.advanceTo(start + Duration.ofSeconds(6).toNanos());
+        assertThat(queued).as("granted 5 s after the first release").isCompleted();
+    }
+
     @Test
     void aTickerThrowingWhenARetryAfterPauseIsDueEndsThePause() {
         TrapTicker ticker = new TrapTicker(time, "maybeEndPause");
@@ -495,6 +550,39 @@ class ThrowingTimeTest {
         aTickerThrowingAsAPauseIsAskedFor("pauseFor", limiter -> limiter.pauseFor(Duration.ofSeconds(5)));
         aTickerThrowingAsAPauseIsAskedFor("pauseUntil",
                 limiter -> limiter.pauseUntil(time.nanoTime() + Duration.ofSeconds(5).toNanos()));
+    }
+
+    /**
+     * A pause asked for by a caller that must not lose it ({@code pauseFor} with its last
+     * reading: a fleet's relay) is opened even by a ticker that always throws: counted, not
+     * thrown, recorded from the caller's reading, held by the scheduler for its whole length
+     * from the call, and ended by its timer (whose reading throws too).
+     */
+    @Test
+    void aPauseAskedForWithTheCallersLastReadingIsHeldItsWholeLengthByATickerThatAlwaysThrows() {
+        TrapTicker ticker = new TrapTicker(time, "none");
+        Limiter limiter = limiter(1).ticker(ticker).build();
+        long lastReading = time.nanoTime();
+        time.advance(Duration.ofSeconds(1));
+        ticker.broken = brokenClock;
+
+        Throwable thrown = catchThrowable(() -> limiter.pauseFor(Duration.ofSeconds(5), lastReading));
+        LimiterStats stats = limiter.stats(); // counts its own reading after this snapshot's count
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what pauseFor threw").isNull();
+            soft.assertThat(limiter.isRatePaused()).as("paused").isTrue();
+            soft.assertThat(limiter.pausedUntilNanos()).as("its end, as recorded: from the caller's reading")
+                    .isEqualTo(lastReading + Duration.ofSeconds(5).toNanos());
+            soft.assertThat(stats.pausesOpened()).as("pauses opened").isEqualTo(1);
+            soft.assertThat(stats.limitFailures()).as("counted").isEqualTo(1);
+        });
+        time.advance(Duration.ofMillis(4_999));
+        assertThat(limiter.isRatePaused()).as("paused just before 5 s from the call").isTrue();
+        time.advance(Duration.ofMillis(1));
+        assertThat(limiter.isRatePaused()).as("paused 5 s from the call").isFalse();
+        ticker.broken = null;
+        assertThat(limiter.tryAcquire()).as("admitted once the ticker works").isPresent();
     }
 
     @Test

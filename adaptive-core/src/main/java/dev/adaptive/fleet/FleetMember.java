@@ -137,6 +137,9 @@ public final class FleetMember implements AutoCloseable {
     private NodeReport lastReport;
     // Read by the pause relay inside other members' deliveries, so not under the lock.
     private volatile long resumeStaggerNanos;
+    // The latest reading of the ticker, for a fleet pause that arrives when it throws to stand
+    // in for now (see PauseRelay); none yet: Long.MIN_VALUE, long past.
+    private volatile long lastReadingNanos = Long.MIN_VALUE;
     private Cancellable tickTask;
     // The scheduler refused the next tick, so none is armed; the next activity that reaches the
     // member (a reply, a call that waits, a move of the local limit) tries again.
@@ -190,7 +193,7 @@ public final class FleetMember implements AutoCloseable {
                 listenerFailures);
         this.schedulerFailures = new CallbackFailures(LOG, limiter.name(), "fleet member's scheduler", listenerFailures);
         this.pauses = new PauseRelay(limiter, coordinator, key, nodeId, clock, this::emit, () -> resumeStaggerNanos,
-                b.learn, tickerFailures, clockFailures, schedulerFailures);
+                () -> lastReadingNanos, b.learn, tickerFailures, clockFailures, schedulerFailures);
     }
 
     private static Duration defaultSync(Duration heartbeat) {
@@ -255,7 +258,7 @@ public final class FleetMember implements AutoCloseable {
             }
             long now;
             try {
-                now = ticker.nanoTime();
+                now = read();
             } catch (Throwable e) {
                 // Without the time this tick can judge nothing; it is skipped, not the heartbeats.
                 tickerFailures.failed(e);
@@ -432,13 +435,20 @@ public final class FleetMember implements AutoCloseable {
         return !learn || limiter.waiting() > 0 ? NodeReport.UNBOUNDED_DEMAND : leaving ? 0 : inflight;
     }
 
+    /** Reads the ticker (it may throw anything) and keeps the reading as the latest. */
+    private long read() {
+        long now = ticker.nanoTime();
+        lastReadingNanos = now;
+        return now;
+    }
+
     /**
      * Under the lock: a reading of the ticker for an event's time only, or, if the ticker throws
      * (counted), the time the last heartbeat left: what the reading was for goes on without it.
      */
     private long readingForEvent() {
         try {
-            return ticker.nanoTime();
+            return read();
         } catch (Throwable e) {
             tickerFailures.failed(e);
             return beatSentNanos;
@@ -449,7 +459,7 @@ public final class FleetMember implements AutoCloseable {
     private Beat beatNow() {
         long now;
         try {
-            now = ticker.nanoTime();
+            now = read();
         } catch (Throwable e) {
             tickerFailures.failed(e);
             return null;
@@ -510,7 +520,7 @@ public final class FleetMember implements AutoCloseable {
             boolean timed = true;
             long now;
             try {
-                now = ticker.nanoTime();
+                now = read();
             } catch (Throwable e) {
                 tickerFailures.failed(e);
                 timed = false;
@@ -663,7 +673,7 @@ public final class FleetMember implements AutoCloseable {
             }
             long now;
             try {
-                now = ticker.nanoTime();
+                now = read();
             } catch (Throwable e) {
                 // The expiry needs no reading to be applied: a node that cannot tell the time
                 // must stop admitting all the more. Its event says when it was due.

@@ -37,6 +37,7 @@ final class PauseRelay {
     private final Ticker ticker;
     private final Consumer<FleetEvent> emit;
     private final LongSupplier resumeStagger;
+    private final LongSupplier lastReading;
     private final boolean foldOthers;
     private final Consumer<TraceEvent.RatePause> hook = this::onLocalPause;
     private final CallbackFailures tickerFailures;
@@ -61,7 +62,7 @@ final class PauseRelay {
     private final LongAdder failures = new LongAdder();
 
     PauseRelay(Limiter limiter, Coordinator coordinator, String key, String nodeId, Clock clock,
-               Consumer<FleetEvent> emit, LongSupplier resumeStagger, boolean foldOthers,
+               Consumer<FleetEvent> emit, LongSupplier resumeStagger, LongSupplier lastReading, boolean foldOthers,
                CallbackFailures tickerFailures, CallbackFailures clockFailures, CallbackFailures schedulerFailures) {
         this.limiter = limiter;
         this.coordinator = coordinator;
@@ -71,6 +72,7 @@ final class PauseRelay {
         this.ticker = limiter.ticker();
         this.emit = emit;
         this.resumeStagger = resumeStagger;
+        this.lastReading = lastReading;
         this.foldOthers = foldOthers;
         this.tickerFailures = tickerFailures;
         this.clockFailures = clockFailures;
@@ -185,7 +187,7 @@ final class PauseRelay {
             now = ticker.nanoTime();
         } catch (Throwable e) {
             tickerFailures.failed(e);
-            applyBlind(pause, delta);
+            applyBlind(pause, delta, lastReading.getAsLong());
             return;
         }
         // Saturated; the limiter caps it at maxRetryAfter anyway.
@@ -205,9 +207,9 @@ final class PauseRelay {
             limiter.pauseUntil(until);
         } catch (Throwable e) {
             // Its reading for "now" threw (nothing was opened): the pause is still honoured, by
-            // its length.
+            // its length, from ours.
             tickerFailures.failed(e);
-            applyBlind(pause, delta);
+            applyBlind(pause, delta, now);
             return;
         }
         long actual = limiter.pausedUntilNanos();
@@ -223,26 +225,27 @@ final class PauseRelay {
     }
 
     /**
-     * Applies a fleet pause this node could not time with its ticker, through the limiter's own
-     * {@link Limiter#pauseFor}, by its length on the wall clock: a pause the fleet asked for is
-     * not dropped because one reading failed (the work would go straight to a server that asked
-     * the fleet to wait). Without a reading of this relay's own, the resume is not staggered:
-     * this member resumes at the announced end. Its {@link FleetEvent.PauseReceived} carries the
-     * limiter's reading, and is not emitted when an open pause already covered the window (no
-     * reading was made public then); the pause is counted received either way.
+     * Applies a fleet pause this node could not time with its ticker, through the limiter's
+     * {@link Limiter#pauseFor(Duration, long)}, by its length on the wall clock: a pause the
+     * fleet asked for is not dropped because a reading failed (the work would go straight to a
+     * server that asked the fleet to wait). If the limiter cannot read the ticker either (one
+     * broken for a while, or for good), the pause is held by the limiter's scheduler, by delay,
+     * for its whole length, {@code standIn} standing for now in its recorded end. Without a
+     * reading of this relay's own, the resume is not staggered: this member resumes at the
+     * announced end. Its {@link FleetEvent.PauseReceived} carries the limiter's reading (or the
+     * stand-in), and is not emitted when an open pause already covered the window (no reading
+     * was made public then); the pause is counted received either way.
+     *
+     * @param standIn the latest reading of the ticker this member made, no later than now
      */
-    private void applyBlind(FleetPause pause, long delta) {
+    private void applyBlind(FleetPause pause, long delta, long standIn) {
         if (foldOthers && !pause.originNodeId().equals(nodeId) && !limiter.isRatePaused()) {
             limiter.rateLimitedElsewhere(Duration.ofNanos(delta));
         }
         long[] reading = new long[2];
         applyingBlind.set(reading);
         try {
-            limiter.pauseFor(Duration.ofNanos(delta));
-        } catch (Throwable e) {
-            // A ticker that throws again: nothing more can time this pause.
-            tickerFailures.failed(e);
-            return;
+            limiter.pauseFor(Duration.ofNanos(delta), standIn);
         } finally {
             applyingBlind.remove();
         }

@@ -6,6 +6,7 @@ import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.TrapTicker;
 import dev.adaptive.time.VirtualTime;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +63,48 @@ class PauseRelayFailuresTest {
         assertThat(store.listenerFailures()).as("thrown into the coordinator").isZero();
         time.advance(Duration.ofSeconds(5));
         assertThat(limiter.isRatePaused()).as("paused after its end").isFalse();
+    }
+
+    @Test
+    void aTickerThatAlwaysThrowsStillHoldsAFleetPauseForItsWholeLength() {
+        TrapTicker ticker = new TrapTicker(time, "none");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
+        FleetMember m = join(limiter, "a", clock);
+        time.advance(BEAT);
+
+        ticker.broken = new AssertionError("ticker broken for good");
+        store.publishPause("backend", new FleetPause("b", clock.instant().plusSeconds(5)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(limiter.isRatePaused()).as("paused by the fleet").isTrue();
+            soft.assertThat(m.stats().pausesReceived()).as("received").isEqualTo(1);
+            soft.assertThat(m.stats().pausesPublished()).as("the echo not published").isZero();
+            soft.assertThat(store.listenerFailures()).as("thrown into the coordinator").isZero();
+        });
+        time.advance(Duration.ofMillis(4_999));
+        assertThat(limiter.isRatePaused()).as("paused before the announced end").isTrue();
+        time.advance(Duration.ofMillis(1));
+        assertThat(limiter.isRatePaused()).as("paused after the announced end").isFalse();
+    }
+
+    @Test
+    void aTickerBrokenAsAFleetPauseArrivesAdmitsNothingInsideItOnceItWorksAgain() {
+        TrapTicker ticker = new TrapTicker(time, "none");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
+        FleetMember m = join(limiter, "a", clock);
+        time.advance(BEAT);
+        assertThat(m.share()).isPositive();
+
+        ticker.broken = new AssertionError("ticker broken for a while");
+        store.publishPause("backend", new FleetPause("b", clock.instant().plusSeconds(5)));
+        time.advance(Duration.ofMillis(200));
+        ticker.broken = null;
+
+        assertThat(limiter.tryAcquire()).as("admitted inside the fleet's pause").isEmpty();
+        time.advance(Duration.ofMillis(4_799));
+        assertThat(limiter.tryAcquire()).as("admitted just before its announced end").isEmpty();
+        time.advance(Duration.ofMillis(1));
+        assertThat(limiter.tryAcquire()).as("admitted at its announced end").isPresent();
     }
 
     @Test

@@ -9,13 +9,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * another thread acting at that instant (a cancel landing while the limiter grants a slot, or
  * while an attempt starts). The engine reads its ticker at known points (the limiter's grant to
  * a queued acquisition reads it once, after taking the acquisition and counting its slot, to
- * stamp the lease), so the method names the instant.
+ * stamp the lease), so the method names the instant. While {@link #broken} is set, every
+ * reading, from anywhere, throws it instead: a ticker broken for a while, or for good.
  */
 public final class TrapTicker implements Ticker {
 
     private final VirtualTime time;
     private final String method;
     private final AtomicReference<Runnable> armed = new AtomicReference<>();
+    /**
+     * While set, every reading throws it. An {@code Error}: the hardest case, which a
+     * {@code catch (Exception e)} lets through.
+     */
+    public volatile Error broken;
 
     /**
      * @param time   the virtual time it reads
@@ -38,6 +44,10 @@ public final class TrapTicker implements Ticker {
 
     @Override
     public long nanoTime() {
+        Error failing = broken;
+        if (failing != null) {
+            throw failing;
+        }
         if (armed.get() != null && inMethod()) {
             Runnable action = armed.getAndSet(null);
             if (action != null) {
