@@ -44,17 +44,17 @@ final class PauseRelay {
     private final CallbackFailures clockFailures;
     private final CallbackFailures schedulerFailures;
     /**
-     * Set on the thread that applies a fleet pause through {@link Limiter#pauseFor} (the ticker
-     * threw): the limiter tells the hook of that pause on this thread, before its end is known
-     * here, and it is an echo, not news. Holds the limiter's own reading of the time, if it
-     * opened one.
+     * Set on the thread that applies a fleet pause, or its staggered end, through
+     * {@link Limiter#pauseFor}: the limiter tells the hook of that pause on this thread, before
+     * its end is known here, and it is an echo, not news. Holds, if the limiter opened or
+     * extended its pause, the limiter's reading of the time (or what stood in for it) and that
+     * pause's own end.
      */
     private final ThreadLocal<long[]> applyingBlind = new ThreadLocal<>();
 
     private final Object lock = new Object();
     private boolean remoteApplied;
     private long appliedRemoteUntil;
-    private long staggeredUntil;
     private volatile boolean closed;
     private AutoCloseable subscription;
     private final LongAdder published = new LongAdder();
@@ -126,10 +126,11 @@ final class PauseRelay {
         if (blind != null) {
             blind[0] = 1;
             blind[1] = pause.timeNanos();
-            return; // the fleet's own pause, being applied on this thread
+            blind[2] = pause.untilNanos();
+            return; // the fleet's own pause, or its staggered end, being applied on this thread
         }
         synchronized (lock) {
-            if (remoteApplied && pause.untilNanos() - appliedRemoteUntil <= 0 || pause.untilNanos() == staggeredUntil) {
+            if (remoteApplied && pause.untilNanos() - appliedRemoteUntil <= 0) {
                 return;
             }
         }
@@ -219,7 +220,7 @@ final class PauseRelay {
                 appliedRemoteUntil = actual;
             }
         }
-        staggerResume(until, now);
+        staggerResume(until, delta);
         received.increment();
         emit.accept(new FleetEvent.PauseReceived(now, pause, until));
     }
@@ -231,10 +232,12 @@ final class PauseRelay {
      * server that asked the fleet to wait). If the limiter cannot read the ticker either (one
      * broken for a while, or for good), the pause is held by the limiter's scheduler, by delay,
      * for its whole length, {@code standIn} standing for now in its recorded end. Without a
-     * reading of this relay's own, the resume is not staggered: this member resumes at the
-     * announced end. Its {@link FleetEvent.PauseReceived} carries the limiter's reading (or the
-     * stand-in), and is not emitted when an open pause already covered the window (no reading
-     * was made public then); the pause is counted received either way.
+     * reading of this relay's own, the resume is staggered all the same, by delay from now (the
+     * pause is applied on this thread, as the fleet's delivery calls). Its
+     * {@link FleetEvent.PauseReceived} carries the limiter's reading (or the stand-in), and is
+     * not emitted when an open pause already covered the window (no reading was made public
+     * then, and that pause's end is not this window's to stagger); the pause is counted
+     * received either way.
      *
      * @param standIn the latest reading of the ticker this member made, no later than now
      */
@@ -242,13 +245,7 @@ final class PauseRelay {
         if (foldOthers && !pause.originNodeId().equals(nodeId) && !limiter.isRatePaused()) {
             limiter.rateLimitedElsewhere(Duration.ofNanos(delta));
         }
-        long[] reading = new long[2];
-        applyingBlind.set(reading);
-        try {
-            limiter.pauseFor(Duration.ofNanos(delta), standIn);
-        } finally {
-            applyingBlind.remove();
-        }
+        long[] reading = applyAsEcho(Duration.ofNanos(delta), standIn);
         long actual = limiter.pausedUntilNanos();
         synchronized (lock) {
             // What the limiter holds now echoes this pause: not news for the fleet.
@@ -259,6 +256,9 @@ final class PauseRelay {
         }
         received.increment();
         if (reading[0] != 0) {
+            if (actual == reading[2]) {
+                staggerResume(actual, delta);
+            }
             emit.accept(new FleetEvent.PauseReceived(reading[1], pause, Nanos.plus(reading[1], delta)));
         }
     }
@@ -270,35 +270,54 @@ final class PauseRelay {
      * extends the limiter's pause, and so is still published to the others. The extension
      * itself is not news for the fleet and is not published. A member whose maxRetryAfter cut
      * the window short resumed at its own cap and is not paused again at the window's end.
-     * A scheduler that refuses the timer, or a ticker that throws as it fires, leaves the
-     * member resuming at the announced end, unstaggered: the pause itself ends on the
+     *
+     * <p>Timed by delay from the window's application, which is now, and extended by the
+     * stagger from the window's last nanosecond, so that a window applied without a reading
+     * (whose recorded end is early by the age of the reading that stood in) staggers as one
+     * applied with one does, and a ticker that throws as the extension is made does not undo
+     * it ({@link Limiter#pauseFor(Duration, long)}). A scheduler that refuses the timer leaves
+     * the member resuming at the announced end, unstaggered: the pause itself ends on the
      * limiter's own timer, never held for good.
+     *
+     * @param end   the window's end as the limiter recorded it
+     * @param delta the window's length from now
      */
-    private void staggerResume(long until, long now) {
+    private void staggerResume(long end, long delta) {
         long stagger = resumeStagger.getAsLong();
-        if (stagger <= 0 || until - now <= 1) {
+        if (stagger <= 0 || delta <= 1) {
             return;
         }
-        long staggered = Nanos.plus(until, stagger);
         try {
             limiter.scheduler().schedule(() -> {
                 // Only the pause that ends at this fleet window's end is extended: a later one
                 // took over and staggers itself; none (or an earlier end) means this limiter's
                 // own maxRetryAfter cut the window short, and it has been admitting since then.
-                if (closed || limiter.pausedUntilNanos() != until) {
+                if (closed || limiter.pausedUntilNanos() != end) {
                     return;
                 }
-                synchronized (lock) {
-                    staggeredUntil = staggered;
-                }
-                try {
-                    limiter.pauseUntil(staggered);
-                } catch (Throwable e) {
-                    tickerFailures.failed(e); // not extended: resumes at the announced end
-                }
-            }, until - now - 1);
+                applyAsEcho(Duration.ofNanos(Nanos.plus(stagger, 1)), lastReading.getAsLong());
+            }, delta - 1);
         } catch (Throwable e) {
             schedulerFailures.failed(e);
         }
+    }
+
+    /**
+     * Opens a pause of {@code length} from now on the limiter, as the echo of the fleet's (the
+     * hook told of it on this thread does not publish it), even if the ticker throws.
+     *
+     * @param standIn the latest reading of the ticker this member made, no later than now
+     * @return {@code [1, the limiter's reading or the stand-in, the pause's own end]} if the
+     *         limiter opened or extended its pause, {@code [0, 0, 0]} if an open pause covered it
+     */
+    private long[] applyAsEcho(Duration length, long standIn) {
+        long[] opened = new long[3];
+        applyingBlind.set(opened);
+        try {
+            limiter.pauseFor(length, standIn);
+        } finally {
+            applyingBlind.remove();
+        }
+        return opened;
     }
 }

@@ -107,6 +107,78 @@ class PauseRelayFailuresTest {
         assertThat(limiter.tryAcquire()).as("admitted at its announced end").isPresent();
     }
 
+    /**
+     * Two members; b's ticker fails as a fleet pause arrives ({@code breakIt}) and works again
+     * 200 ms later. b, second in order, resumes a half sync interval after the announced end, as
+     * it would with a working ticker; a, first, at the end.
+     */
+    private void aFleetPauseAppliedWithoutAReadingStaggers(TrapTicker ticker, Runnable breakIt, Runnable mendIt) {
+        Limiter a = Limiter.builder().name("a").limit(FixedLimit.of(8)).ticker(time).scheduler(time).build();
+        Limiter b = Limiter.builder().name("b").limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
+        FleetMember ma = join(a, "a", clock);
+        FleetMember mb = join(b, "b", clock);
+        time.advance(BEAT.multipliedBy(2));
+        long stagger = mb.syncInterval().toNanos() / 2; // b is second of two
+
+        breakIt.run();
+        store.publishPause("backend", new FleetPause("z", clock.instant().plusSeconds(5)));
+        long end = time.nanoTime() + Duration.ofSeconds(5).toNanos();
+        time.advance(Duration.ofMillis(200));
+        mendIt.run();
+
+        assertThat(b.isRatePaused()).as("b, paused by the fleet without a reading").isTrue();
+        assertThat(mb.stats().listenerFailures()).as("b's failures, counted").isPositive();
+        time.advanceTo(end);
+        assertThat(a.isRatePaused()).as("a, first in order, at the announced end").isFalse();
+        assertThat(b.isRatePaused()).as("b, second in order, at the announced end").isTrue();
+        time.advanceTo(end + stagger - 1);
+        assertThat(b.isRatePaused()).as("b, just before its staggered resume").isTrue();
+        time.advanceTo(end + stagger);
+        assertThat(b.isRatePaused()).as("b, at its staggered resume").isFalse();
+        assertThat(ma.stats().pausesPublished() + mb.stats().pausesPublished()).as("published").isZero();
+    }
+
+    @Test
+    void aFleetPauseWhoseArrivalTheTickerCannotTimeStillStaggersTheResume() {
+        TrapTicker ticker = new TrapTicker(time, "onFleetPause");
+        aFleetPauseAppliedWithoutAReadingStaggers(ticker, () -> ticker.arm(() -> {
+            throw broken;
+        }), () -> assertThat(ticker.sprung()).as("the ticker threw as the pause arrived").isTrue());
+    }
+
+    @Test
+    void aFleetPauseArrivingWhileTheTickerIsBrokenStillStaggersTheResume() {
+        TrapTicker ticker = new TrapTicker(time, "none");
+        aFleetPauseAppliedWithoutAReadingStaggers(ticker, () -> ticker.broken = new AssertionError("b's ticker broken"),
+                () -> ticker.broken = null);
+    }
+
+    @Test
+    void aTickerThrowingAsTheStaggeredResumeIsMadeStillStaggersIt() {
+        TrapTicker ticker = new TrapTicker(time, "none");
+        Limiter a = Limiter.builder().name("a").limit(FixedLimit.of(8)).ticker(time).scheduler(time).build();
+        Limiter b = Limiter.builder().name("b").limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
+        FleetMember ma = join(a, "a", clock);
+        FleetMember mb = join(b, "b", clock);
+        time.advance(BEAT.multipliedBy(2));
+        long stagger = mb.syncInterval().toNanos() / 2; // b is second of two
+        store.publishPause("backend", new FleetPause("z", clock.instant().plusSeconds(5)));
+        long end = time.nanoTime() + Duration.ofSeconds(5).toNanos();
+
+        time.advanceTo(end - 2);
+        ticker.broken = new AssertionError("b's ticker broken as its resume is staggered");
+        time.advanceTo(end - 1); // b's staggered resume is made at the window's last nanosecond
+        ticker.broken = null;
+
+        assertThat(mb.stats().listenerFailures() + b.stats().limitFailures()).as("b's failures, counted").isPositive();
+        time.advanceTo(end);
+        assertThat(a.isRatePaused()).as("a, first in order, at the announced end").isFalse();
+        assertThat(b.isRatePaused()).as("b, second in order, at the announced end").isTrue();
+        time.advanceTo(end + stagger);
+        assertThat(b.isRatePaused()).as("b, at its staggered resume").isFalse();
+        assertThat(ma.stats().pausesPublished() + mb.stats().pausesPublished()).as("published").isZero();
+    }
+
     @Test
     void aTickerThrowingAsTheLimitersOwnPauseIsToldStillPublishesIt() {
         TrapTicker ticker = new TrapTicker(time, "onLocalPause");
