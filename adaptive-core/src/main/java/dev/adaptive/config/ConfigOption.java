@@ -128,7 +128,8 @@ public enum ConfigOption {
     /** {@link AdaptiveConfig.Builder#fleetOutagePolicy}. */
     FLEET_OUTAGE_POLICY("fleetOutagePolicy", Kind.ENUM, "", null,
             "While the coordinator does not answer: `failClosed` keeps the last share until the report may have"
-                    + " expired, then admits nothing until it answers; `localOnly` runs on the own limit meanwhile.");
+                    + " expired, then admits nothing until it answers; `localOnly` runs on the own limit meanwhile,"
+                    + " and takes its share back, after, as a joining node does.");
 
     /** The kinds of value an option takes, and so how text is read into it. */
     public enum Kind {

@@ -61,7 +61,8 @@ import java.util.concurrent.atomic.LongAdder;
  * bound assumes nodes that cannot reach the coordinator stop admitting before their report
  * expires, which {@link OutagePolicy#FAIL_CLOSED} does; calls they still have in flight then are
  * the only excess, until they finish. {@link OutagePolicy#LOCAL_ONLY} gives the bound up during
- * an outage. docs/core-guard-fleet.md has the full argument.
+ * an outage; after it, the node raises its share again only as a joining node does.
+ * docs/core-guard-fleet.md has the full argument.
  *
  * <p><b>Joining.</b> The limiter admits nothing until the first raise is validated; with the
  * {@link InMemoryCoordinator} that happens inside {@code join()}.
@@ -563,7 +564,10 @@ public final class FleetMember implements AutoCloseable {
             // upward; nor does one whose trusted life cannot be timed (the scheduler refused the
             // expiry): the earlier expiry, still armed, stands.
             boolean fresh = now - beat.sentNanos < liveNanos && armExpiry(beat.sentNanos, now);
-            int newGranted = granted;
+            // Back from LOCAL_ONLY, the old share is no longer this node's to take: its report
+            // may have expired meanwhile and the others grown into its room. It is raised to
+            // again only as a joining node's share is, to a published claim the list found to fit.
+            int newGranted = localOnly ? 0 : granted;
             // A leaving node raises nothing: a reply to a beat sent before close() still carries
             // the share it wanted then, and raising to it would admit calls again, after the
             // leave too, outside the fleet that no longer counts this node.

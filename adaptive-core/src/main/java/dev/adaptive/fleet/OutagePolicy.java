@@ -18,9 +18,11 @@ public enum OutagePolicy {
 
     /**
      * Drop the fleet ceiling and run on the local adaptive limit alone until the coordinator
-     * answers again; then go back to the share (calls admitted meanwhile drain normally).
-     * Availability over the ceiling: during the outage the fleet may exceed it, by up to the
-     * sum of the nodes' local limits.
+     * answers again; then rejoin: admit nothing more until the share is raised back as a
+     * joining node's is, to a claim the coordinator's list finds to fit (the others may have
+     * taken this node's room while its report was expired; calls admitted meanwhile drain
+     * normally, and count in its claim). Availability over the ceiling: during the outage the
+     * fleet may exceed it, by up to the sum of the nodes' local limits.
      */
     LOCAL_ONLY
 }

@@ -290,11 +290,45 @@ class FleetMemberTest {
         assertThat(b.limit()).isEqualTo(30);
         a.line.set(SwitchableCoordinator.Line.UP);
         sim.advance(BEAT);
-        assertThat(a.limit()).isEqualTo(15);
+        // Back in the fleet, but b holds the whole ceiling: a's share comes back once the claims fit.
+        assertThat(a.limit()).isZero();
+        assertThat(a.events(FleetEvent.CoordinatorRestored.class)).hasSize(1);
         a.release(25);
         sim.advance(BEAT.multipliedBy(2));
         assertThat(List.of(a.limit(), b.limit())).containsExactly(15, 15);
         assertThat(a.events(FleetEvent.CoordinatorRestored.class)).hasSize(1);
+    }
+
+    /**
+     * A local-only node's report expired during its outage and the other node took the whole
+     * ceiling and filled it. When the coordinator answers again, the node's old share is no
+     * longer its to take: it admits only once the claims fit, as a joining node does.
+     */
+    @Test
+    void aLocalOnlyNodeBackFromAnOutageAdmitsNothingUntilTheClaimsFit() {
+        sim.ceiling = 30;
+        FleetSim.Node a = sim.node("a", 30, OutagePolicy.LOCAL_ONLY).join();
+        FleetSim.Node b = sim.node("b", 30, OutagePolicy.LOCAL_ONLY).join();
+        sim.advance(BEAT.multipliedBy(2));
+        assertThat(a.limit()).isEqualTo(15);
+        a.line.set(SwitchableCoordinator.Line.FAILING);
+        sim.advance(BEAT.multipliedBy(5)); // a's report expires; b takes the whole ceiling
+        assertThat(b.limit()).isEqualTo(30);
+        b.hold(30);
+        assertThat(b.limiter.inflight()).isEqualTo(30);
+
+        a.line.set(SwitchableCoordinator.Line.UP);
+        sim.advance(BEAT);
+        a.hold(15);
+        sim.advance(BEAT);
+        assertThat(sim.violations).as("admissions above the ceiling").isEmpty();
+        assertThat(a.limiter.inflight()).as("a's calls while b still holds the whole ceiling").isZero();
+
+        b.release(30);
+        sim.advance(BEAT.multipliedBy(3));
+        assertThat(List.of(a.limit(), b.limit())).containsExactly(15, 15);
+        assertThat(a.limiter.inflight()).as("a's calls once the claims fit").isEqualTo(15);
+        assertThat(sim.maxTotal).isEqualTo(30);
     }
 
     @Test
