@@ -205,7 +205,7 @@ public class PoolConfiguration implements Cloneable {
     @UriParam(label = "fleet",
             defaultValue = "failClosed",
             enums = "failClosed,localOnly",
-            description = "What the pool does while the coordinator does not answer: failClosed keeps its last share until its report may have expired, then admits nothing until the coordinator answers, so the fleet stays under its ceiling; localOnly runs on its own limit meanwhile.")
+            description = "What the pool does while the coordinator does not answer: failClosed keeps its last share until its report may have expired, then admits nothing until the coordinator answers, so the fleet stays under its ceiling; localOnly runs on its own limit meanwhile (the fleet may exceed its ceiling), and takes its share back, after, as a joining node does.")
     private OutagePolicy fleetOutagePolicy = OutagePolicy.FAIL_CLOSED;
 
     /** @return the option algorithm (as set, or its default) */
