@@ -836,6 +836,44 @@ class ThrowingTimeTest {
         });
     }
 
+    /**
+     * A live snapshot reads the ticker for its "now"; it throws there. The snapshot answers as
+     * of the run's last reading: the first item's success raised the limit from 1 to 2 at
+     * 100 ms, so the stats end there, 50 ms before the snapshot, with the stretch at limit 1
+     * closed and none open yet.
+     */
+    @Test
+    void aPoolRunsSnapshotWhoseTickerThrowsAnswersAsOfTheRunsLastReading() {
+        TrapTicker ticker = new TrapTicker(time, "snapshot");
+        PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(1, 2, 3).withAlgorithm(new StepLimit(1, 1))
+                .withTime(ticker, scheduler).process((item, ctx) -> in100ms(item));
+        time.advance(Duration.ofMillis(150)); // the limit went to 2 at 100 ms; items 2 and 3 run
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        AtomicReference<PoolStats> snapshot = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> snapshot.set(run.snapshot()));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the snapshot was taken").isTrue();
+            soft.assertThat(thrown).as("what snapshot() threw").isNull();
+            PoolStats s = snapshot.get();
+            soft.assertThat(s == null ? null : s.elapsed()).as("elapsed, to the limit's change at 100 ms")
+                    .isEqualTo(Duration.ofMillis(100));
+            soft.assertThat(s == null ? null : s.performanceData()).as("the stretches, to that change")
+                    .containsExactly(new ConcurrencySegment(1, Duration.ofMillis(100)));
+            soft.assertThat(s == null ? null : s.finalConcurrency()).as("the limit now").isEqualTo(2);
+            soft.assertThat(s == null ? null : s.limitFailures()).as("counted, in the snapshot that read it")
+                    .isEqualTo(1L);
+        });
+        time.advance(Duration.ofSeconds(1));
+        PoolStats end = run.join().stats();
+        assertThat(end.succeeded()).isEqualTo(3);
+        assertThat(end.elapsed()).as("the final stats, read on time").isEqualTo(Duration.ofMillis(200));
+        assertThat(end.limitFailures()).as("counted in the run's stats").isEqualTo(1);
+    }
+
     @Test
     void aPoolRunWhoseDeadlineTimersCancelThrowsAsItEndsStillCompletes() {
         PoolRun<AdaptiveResult<Integer, Integer>> run = ItemPool.of(1, 2).withAlgorithm(FixedLimit.of(2))

@@ -121,6 +121,15 @@ final class PerformanceRecorder implements LimitChangeListener {
         return started ? max : fallback;
     }
 
+    /**
+     * @param fallback the answer before the run started
+     * @return the latest reading the recorder holds: the start of the open stretch (the run's
+     *         start, or the limit's last change read on time); up to it every stretch is closed
+     */
+    synchronized long lastReading(long fallback) {
+        return started ? since : fallback;
+    }
+
     /** The still-open stretch, for live snapshots; 0 once finished. */
     private long openLength(long now) {
         return started && !finished ? Math.max(0, now - since) : 0;

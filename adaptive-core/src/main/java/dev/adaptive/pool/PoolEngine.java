@@ -291,10 +291,29 @@ public final class PoolEngine<T, R> {
         return stop(PoolAbortedException.Reason.CANCELLED, cause);
     }
 
-    /** @return the stats so far; once the run ended, the final ones */
+    /**
+     * @return the stats so far; once the run ended, the final ones. Never throws: if the ticker
+     *         throws when read for "now", the failure is counted in these stats'
+     *         {@link PoolStats#limitFailures()} and they are as of the run's last reading (its
+     *         start, or its limit's last change)
+     */
     public PoolStats snapshot() {
         PoolStats done = finalStats;
-        return done != null ? done : stats(ticker.nanoTime());
+        if (done != null) {
+            return done;
+        }
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // A view must answer, as the limiter's stats do: a face polls it for its meters and
+            // its status, where a throw is nobody's to handle. Counted first, so these stats
+            // show it. The run's last reading is one at which its stretches are closed, so
+            // elapsed and the stretches still agree.
+            tickerFailures.failed(brokenTicker);
+            now = performance.lastReading(startNanos);
+        }
+        return stats(now);
     }
 
     /** @return the run's scheduler */

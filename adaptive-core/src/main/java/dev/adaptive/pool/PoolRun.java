@@ -76,7 +76,15 @@ public final class PoolRun<V> {
         return engine.limiter();
     }
 
-    /** @return the stats so far; once the run ended, the final ones as of now */
+    /**
+     * The stats so far, read at the run's ticker's "now". Never throws: if the ticker throws
+     * there, the failure is counted in the returned {@link PoolStats#limitFailures()}, and the
+     * stats are as of the run's last reading instead, its start or its limit's last change
+     * ({@code elapsed} ends there and {@code performanceData} has no open stretch), as
+     * {@link Limiter#stats()} answers without a reading.
+     *
+     * @return the stats so far; once the run ended, its final ones
+     */
     public PoolStats snapshot() {
         return engine.snapshot();
     }

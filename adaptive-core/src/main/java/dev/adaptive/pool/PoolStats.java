@@ -43,7 +43,9 @@ import java.util.TreeMap;
  *                                 that scheduler that threw: as the run started (it is measured
  *                                 from its build) or ended (its {@code elapsed} closes at its
  *                                 start), as it followed a change of the limit (the change is
- *                                 kept: the open stretch goes on at the new limit), and its
+ *                                 kept: the open stretch goes on at the new limit), as a live
+ *                                 {@link PoolRun#snapshot()} was taken (it is as of the run's
+ *                                 last reading), and its
  *                                 deadline timer's cancel as it ended (the timer, firing later,
  *                                 finds it ended). The run's own are logged, the
  *                                 first at {@code WARNING}, as the limiter logs its own
