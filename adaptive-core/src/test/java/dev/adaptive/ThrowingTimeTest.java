@@ -16,6 +16,8 @@ import dev.adaptive.pool.Source;
 import dev.adaptive.queue.AdjustmentTiming;
 import dev.adaptive.queue.QueueAbortedException;
 import dev.adaptive.queue.QueueStatus;
+import dev.adaptive.queue.QueueState;
+import dev.adaptive.queue.RateDecision;
 import dev.adaptive.queue.RateObservation;
 import dev.adaptive.queue.RateStrategy;
 import dev.adaptive.queue.ThrottledQueue;
@@ -34,6 +36,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -1048,6 +1051,79 @@ class ThrowingTimeTest {
             soft.assertThat(q.limiter().stats().limitFailures()).as("counted as the limiter's gate's").isZero();
             soft.assertThat(q.limiter().inflight()).as("in flight").isZero();
         });
+    }
+
+    /**
+     * The first window's decision backs off until 2 s; at 1.5 s the ticker throws as
+     * {@code state()} reads it to tell whether the back-off still holds. The state answers:
+     * without a reading, the back-off the queue has not seen end still holds, to its end.
+     */
+    @Test
+    void aQueuesStateWhoseTickerThrowsShowsABackOffItHasNotSeenEndAsHolding() {
+        TrapTicker ticker = new TrapTicker(time, "state");
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1).maxRate(9).interval(Duration.ofSeconds(1)).backOff(true)
+                .rateStrategy(o -> new RateDecision(o.rate(), true)).ticker(ticker).scheduler(scheduler).build();
+        CompletableFuture<Object> first = q.submit(ctx -> tenMillis());
+        time.advance(Duration.ofMillis(1500));
+        assertThat(q.state().holdUntilNanos()).as("read on time").hasValue(Duration.ofSeconds(2).toNanos());
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        AtomicReference<QueueState> state = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> state.set(q.state()));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the state was read").isTrue();
+            soft.assertThat(thrown).as("what state() threw").isNull();
+            QueueState s = state.get();
+            soft.assertThat(s == null ? null : s.holdUntilNanos()).as("the back-off, to its end")
+                    .isEqualTo(OptionalLong.of(Duration.ofSeconds(2).toNanos()));
+            soft.assertThat(s == null ? null : s.limitFailures()).as("counted, in the state that read it")
+                    .isEqualTo(1L);
+            soft.assertThat(q.limiter().stats().limitFailures()).as("the limiter's own").isZero();
+        });
+        assertThat(first).isCompletedWithValue("ok");
+        time.advance(Duration.ofSeconds(1));
+        assertThat(q.state().holdUntilNanos()).as("read on time, after the back-off").isEmpty();
+    }
+
+    /**
+     * A 429 answer at 10 ms opens the limiter's Retry-After pause until 5.01 s; at 1 s the ticker
+     * throws as {@code state()} reads it. The pause is shown to its end, as the limiter's stats
+     * show its whole length without a reading.
+     */
+    @Test
+    void aQueuesStateWhoseTickerThrowsShowsAnOpenRetryAfterPauseToItsEnd() {
+        TrapTicker ticker = new TrapTicker(time, "state");
+        ThrottledQueue q = ThrottledQueue.builder().minRate(10).interval(Duration.ofSeconds(1))
+                .ticker(ticker).scheduler(scheduler).build();
+        CompletableFuture<Object> job = q.submit(ctx -> {
+            CompletableFuture<Object> f = new CompletableFuture<>();
+            time.schedule(() -> f.completeExceptionally(new RateLimitedException(Duration.ofSeconds(5))),
+                    Duration.ofMillis(10));
+            return f;
+        });
+        time.advance(Duration.ofSeconds(1));
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        AtomicReference<QueueState> state = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> state.set(q.state()));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the state was read").isTrue();
+            soft.assertThat(thrown).as("what state() threw").isNull();
+            QueueState s = state.get();
+            soft.assertThat(s == null ? null : s.holdUntilNanos()).as("the pause, to its end")
+                    .isEqualTo(OptionalLong.of(Duration.ofMillis(5010).toNanos()));
+            soft.assertThat(s == null ? null : s.limitFailures()).as("counted, in the state that read it")
+                    .isEqualTo(1L);
+        });
+        time.advance(Duration.ofMinutes(2)); // ten retries on the rate-limit budget, 5 s apart
+        assertThat(job.handle((v, e) -> e).getNow(null)).as("the job, its rate-limit retries spent")
+                .isInstanceOf(RateLimitedException.class);
     }
 
     /**

@@ -3,9 +3,11 @@ package dev.adaptive.queue;
 import dev.adaptive.AdaptiveExecutor;
 import dev.adaptive.AsyncTask;
 import dev.adaptive.Limiter;
+import dev.adaptive.LimiterStats;
 import dev.adaptive.RejectedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.internal.CallbackFailures;
+import dev.adaptive.internal.Nanos;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Ticker;
@@ -368,19 +370,46 @@ final class QueueCore {
 
     QueueState state() {
         synchronized (lock) {
-            long now = ticker.nanoTime();
-            long hold = gate.backOffUntilLocked(now);
-            long pausedUntil = limiter.pausedUntilNanos();
-            if (limiter.isRatePaused() && pausedUntil - hold > 0) {
-                hold = pausedUntil;
-            }
+            OptionalLong hold = holdUntilLocked();
+            // Read after the hold: a reading of the ticker that threw there is counted, and these
+            // stats must show it.
+            LimiterStats ls = limiter.stats();
             return new QueueState(status, gate.rateLocked(), limiter.waiting(), gate.activeLocked(), delayed.size(),
                     gate.startedLocked(), gate.succeededLocked(), gate.failedLocked(), retried,
-                    gate.increasesLocked(), gate.decreasesLocked(), limiter.limit(),
-                    hold == now ? OptionalLong.empty() : OptionalLong.of(hold), haltCause,
-                    listenerFailures.sum() + limiter.stats().listenerFailures() + outbox.failures(),
-                    limiter.stats().limitFailures() + timeFailures.sum());
+                    gate.increasesLocked(), gate.decreasesLocked(), limiter.limit(), hold, haltCause,
+                    listenerFailures.sum() + ls.listenerFailures() + outbox.failures(),
+                    ls.limitFailures() + timeFailures.sum());
         }
+    }
+
+    /**
+     * @return the end of what holds dispatch now, the later of a back-off and the limiter's
+     *         Retry-After pause; empty if neither holds. Without a reading (the ticker threw,
+     *         counted), the ends of those still open: a back-off the gate has not yet seen end,
+     *         and an open pause
+     */
+    private OptionalLong holdUntilLocked() {
+        long pausedUntil = limiter.pausedUntilNanos();
+        boolean paused = limiter.isRatePaused();
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // A view must answer, as the limiter's stats do (they show an open pause whole): a
+            // face or a meter polls it where a throw is nobody's to handle. What has not been
+            // seen to end is shown to its end, at most the whole wait, never a hold missed.
+            tickerFailures.failed(brokenTicker);
+            OptionalLong backOff = gate.backOffEndLocked();
+            if (paused && (backOff.isEmpty() || Nanos.between(backOff.getAsLong(), pausedUntil) > 0)) {
+                return OptionalLong.of(pausedUntil);
+            }
+            return backOff;
+        }
+        long hold = gate.backOffUntilLocked(now);
+        if (paused && pausedUntil - hold > 0) {
+            hold = pausedUntil;
+        }
+        return hold == now ? OptionalLong.empty() : OptionalLong.of(hold);
     }
 
     int pending() {

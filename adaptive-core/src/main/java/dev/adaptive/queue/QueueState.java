@@ -30,7 +30,8 @@ import java.util.OptionalLong;
  *                         the adaptive concurrency limit if one is set;
  *                         {@link Integer#MAX_VALUE} when unbounded
  * @param holdUntilNanos   while a Retry-After pause or a back-off holds dispatch, the ticker
- *                         reading at which it ends
+ *                         reading at which it ends (the later of the two); read when the
+ *                         ticker threw, the end of each not yet seen to end
  * @param haltCause        the {@link RateStrategyException} that halted the queue, until a
  *                         restart; {@code null} otherwise
  * @param listenerFailures exceptions thrown by trace and rate-change listeners (swallowed)
@@ -41,7 +42,9 @@ import java.util.OptionalLong;
  *                         at a start that the scheduler refused, its timers' cancels that threw),
  *                         plus the queue's own: a reading of the ticker that threw as an
  *                         observation window's timer fired, or as a {@code SETTLED} window's
- *                         last start went unused (the window was decided at its end), a
+ *                         last start went unused (the window was decided at its end), or as
+ *                         {@link ThrottledQueue#state()} was read (counted in the state it
+ *                         returned), a
  *                         window's timer the scheduler refused as the next window opened (the next
  *                         start opens one), a frozen retry's wait it refused as the queue resumed
  *                         (the retry went at once), and cancels of the window's timer and the

@@ -5,6 +5,7 @@ import dev.adaptive.Lease;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.internal.Nanos;
 
+import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -235,6 +236,14 @@ final class RateGate implements AdmissionGate {
     /** @return when the back-off ends, or {@code now} if none holds */
     long backOffUntilLocked(long now) {
         return backingOff && backOffUntil - now > 0 ? backOffUntil : now;
+    }
+
+    /**
+     * @return the end of the back-off, if one was decided and no admission has yet seen it end;
+     *         for a view without a reading of the ticker
+     */
+    OptionalLong backOffEndLocked() {
+        return backingOff ? OptionalLong.of(backOffUntil) : OptionalLong.empty();
     }
 
     int rateLocked() {

@@ -159,7 +159,15 @@ public final class ThrottledQueue {
         return core.awaitIdle();
     }
 
-    /** @return an immutable, consistent snapshot */
+    /**
+     * An immutable, consistent snapshot. Never throws: if the ticker throws when read to tell
+     * whether a back-off or a Retry-After pause still holds, the failure is counted in the
+     * returned {@link QueueState#limitFailures()}, and {@link QueueState#holdUntilNanos()} shows
+     * each hold not yet seen to end to its end (at most the whole wait, as
+     * {@link dev.adaptive.Limiter#stats()} shows an open pause without a reading).
+     *
+     * @return the snapshot
+     */
     public QueueState state() {
         return core.state();
     }
