@@ -1126,6 +1126,87 @@ class ThrowingTimeTest {
                 .isInstanceOf(RateLimitedException.class);
     }
 
+    /** A queue that retries once, after 100 ms, on {@code ticker}. */
+    private ThrottledQueue retryingQueue(TrapTicker ticker) {
+        return ThrottledQueue.builder().minRate(1000).interval(Duration.ofSeconds(1)).retries(1)
+                .retryBackoff(Backoff.constant(Duration.ofMillis(100))).ticker(ticker).scheduler(scheduler).build();
+    }
+
+    /** Fails its first attempt 10 ms after it starts; answers "retried" to the next, at once. */
+    private CompletableFuture<Object> failsFirst(int attempt, List<Long> starts) {
+        starts.add(time.nanoTime());
+        if (attempt > 1) {
+            return CompletableFuture.completedFuture("retried");
+        }
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        time.schedule(() -> f.completeExceptionally(new IllegalStateException("down")), Duration.ofMillis(10));
+        return f;
+    }
+
+    /**
+     * The first attempt fails at 10 ms; the ticker throws as the queue reads it to time the
+     * retry's 100 ms backoff. The wait is armed by its delay, as the scheduler takes it, so the
+     * retry still comes at 110 ms.
+     */
+    @Test
+    void aTickerThrowingAsAQueuedRetrysBackoffBeginsStillRunsTheRetry() {
+        TrapTicker ticker = new TrapTicker(time, "delayRetry");
+        ThrottledQueue q = retryingQueue(ticker);
+        List<Long> starts = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        CompletableFuture<Object> job = q.submit(ctx -> failsFirst(ctx.attempt(), starts));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the backoff began").isTrue();
+            soft.assertThat(thrown).as("what the attempt's end threw").isNull();
+            soft.assertThat(job.handle((v, e) -> e == null ? v : e).getNow(null)).as("the job's end")
+                    .isEqualTo("retried");
+            soft.assertThat(starts).as("its attempts' starts").containsExactly(0L, Duration.ofMillis(110).toNanos());
+            QueueState s = q.state();
+            soft.assertThat(s.retried()).as("retried").isEqualTo(1);
+            soft.assertThat(s.started()).as("started").isEqualTo(2);
+            soft.assertThat(s.limitFailures()).as("counted in the queue's state").isEqualTo(1);
+            soft.assertThat(s.idle()).as("idle").isTrue();
+        });
+    }
+
+    /**
+     * As above, and the queue is paused at 60 ms, inside the backoff, and resumed at 1 s. The
+     * wait has no reading of its start to measure what it has left from: the hold freezes its
+     * whole delay, so the retry comes 100 ms after the resume, never before its backoff is over.
+     */
+    @Test
+    void aRetrysBackoffBegunWithoutAReadingAndFrozenByAPauseWaitsItsWholeDelayAfterTheResume() {
+        TrapTicker ticker = new TrapTicker(time, "delayRetry");
+        ThrottledQueue q = retryingQueue(ticker);
+        List<Long> starts = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        CompletableFuture<Object> job = q.submit(ctx -> failsFirst(ctx.attempt(), starts));
+        time.advance(Duration.ofMillis(60));
+        q.pause();
+        time.advance(Duration.ofMillis(940));
+        q.resume();
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the backoff began").isTrue();
+            soft.assertThat(thrown).as("what the attempt's end threw").isNull();
+            soft.assertThat(job.handle((v, e) -> e == null ? v : e).getNow(null)).as("the job's end")
+                    .isEqualTo("retried");
+            soft.assertThat(starts).as("its attempts' starts")
+                    .containsExactly(0L, Duration.ofMillis(1100).toNanos());
+            soft.assertThat(q.state().retried()).as("retried").isEqualTo(1);
+            soft.assertThat(q.state().limitFailures()).as("counted in the queue's state").isEqualTo(1);
+        });
+    }
+
     /**
      * One job waits out a retry's backoff, another runs; both have timers (the retry's wait, the
      * observation window) whose cancel throws as the queue is aborted: every job still fails

@@ -21,12 +21,17 @@ import java.util.function.BiConsumer;
  */
 final class DelayedRetries {
 
-    /** One retry waiting out its delay: armed (timer set, due at dueNanos) or frozen (timer null, remainingNanos kept). */
+    /**
+     * One retry waiting out its delay: armed (timer set, due at dueNanos if dueKnown) or frozen
+     * (timer null, remainingNanos kept). Armed, remainingNanos is the delay its timer was given.
+     */
     static final class Wait {
         final Runnable retry;
         Cancellable timer;
         Object timerToken;
         long dueNanos;
+        /** Whether dueNanos was read: {@code false} for a wait armed without a reading of the ticker. */
+        boolean dueKnown;
         long remainingNanos;
 
         Wait(Runnable retry, long delayNanos) {
@@ -69,6 +74,21 @@ final class DelayedRetries {
     }
 
     /**
+     * As {@link #add} for a running queue without a reading of the ticker (it threw): the wait
+     * is armed by its delay alone, and a {@link #freeze} keeps its whole delay, not knowing how
+     * much of it has passed.
+     *
+     * @param delayNanos the delay, positive
+     * @return the wait
+     */
+    Wait addUnread(Runnable retry, long delayNanos) {
+        Wait w = new Wait(retry, delayNanos);
+        schedule(w); // a scheduler that rejects throws here: nothing is kept
+        waits.add(w);
+        return w;
+    }
+
+    /**
      * @return {@code true}, and the wait is over, if {@code token} is its current timer;
      *         {@code false} for a timer that was frozen, cancelled or cleared meanwhile
      */
@@ -88,12 +108,17 @@ final class DelayedRetries {
         }
     }
 
-    /** Cancels every timer, keeping what each delay has left. */
+    /**
+     * Cancels every timer, keeping what each delay has left; a wait armed without a reading
+     * keeps the whole delay it was armed with.
+     */
     void freeze(long now) {
         for (Wait w : waits) {
             if (w.timer != null) {
                 disarm(w);
-                w.remainingNanos = Math.max(0, Nanos.between(now, w.dueNanos));
+                if (w.dueKnown) {
+                    w.remainingNanos = Math.max(0, Nanos.between(now, w.dueNanos));
+                }
             }
         }
     }
@@ -134,9 +159,15 @@ final class DelayedRetries {
     }
 
     private void arm(Wait w, long now) {
+        w.dueNanos = Nanos.plus(now, w.remainingNanos);
+        w.dueKnown = true;
+        schedule(w);
+    }
+
+    /** Arms {@code w}'s timer for its {@code remainingNanos}, with a fresh token. */
+    private void schedule(Wait w) {
         Object token = new Object();
         w.timerToken = token;
-        w.dueNanos = Nanos.plus(now, w.remainingNanos);
         w.timer = scheduler.schedule(() -> onDue.accept(w, token), w.remainingNanos);
     }
 

@@ -169,15 +169,24 @@ final class QueueCore {
 
     // ---- what the executor tells the queue ----------------------------------------------------
 
-    /** A retry's backoff: frozen while the queue holds, so that a hold neither shortens nor lengthens it. */
+    /**
+     * A retry's backoff: frozen while the queue holds, so that a hold neither shortens nor
+     * lengthens it. Its wait is armed by its delay; a reading of the ticker only marks when it
+     * is due, for a hold to freeze what it has left. If the ticker throws there (counted), the
+     * wait is armed all the same, and a hold freezes its whole delay: the retry comes at most
+     * that much late, never before its backoff is over. Thrown instead, the job ended with its
+     * last failure while {@code retried} counted a retry that never ran.
+     */
     Cancellable delayRetry(Runnable retry, long delayNanos) {
         DelayedRetries.Wait w;
         synchronized (lock) {
             retried++;
             if (delayNanos <= 0) {
                 w = null;
+            } else if (status == QueueStatus.RUNNING) {
+                w = armRetryLocked(retry, delayNanos);
             } else {
-                w = delayed.add(retry, delayNanos, status == QueueStatus.RUNNING, ticker.nanoTime());
+                w = delayed.add(retry, delayNanos, false, 0L); // frozen whole: no reading needed
             }
         }
         if (w == null) {
@@ -190,6 +199,20 @@ final class QueueCore {
             }
             return true;
         };
+    }
+
+    /** @return the retry's wait, armed; a scheduler that refuses throws, with nothing kept */
+    private DelayedRetries.Wait armRetryLocked(Runnable retry, long delayNanos) {
+        long now;
+        try {
+            now = ticker.nanoTime();
+        } catch (Throwable brokenTicker) {
+            // The scheduler times the wait by its delay; the reading only tells a hold what is
+            // left of it. Without one, the wait is armed all the same (see delayRetry).
+            tickerFailures.failed(brokenTicker);
+            return delayed.addUnread(retry, delayNanos);
+        }
+        return delayed.add(retry, delayNanos, true, now);
     }
 
     private void onRetryDue(DelayedRetries.Wait w, Object token) {

@@ -42,9 +42,10 @@ import java.util.OptionalLong;
  *                         at a start that the scheduler refused, its timers' cancels that threw),
  *                         plus the queue's own: a reading of the ticker that threw as an
  *                         observation window's timer fired, or as a {@code SETTLED} window's
- *                         last start went unused (the window was decided at its end), or as
- *                         {@link ThrottledQueue#state()} was read (counted in the state it
- *                         returned), a
+ *                         last start went unused (the window was decided at its end), as a retry's
+ *                         backoff began (its wait was armed by its delay all the same, and a hold
+ *                         freezes its whole delay), or as {@link ThrottledQueue#state()} was read
+ *                         (counted in the state it returned), a
  *                         window's timer the scheduler refused as the next window opened (the next
  *                         start opens one), a frozen retry's wait it refused as the queue resumed
  *                         (the retry went at once), and cancels of the window's timer and the
