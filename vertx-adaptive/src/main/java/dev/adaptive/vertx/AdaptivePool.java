@@ -57,7 +57,9 @@ import java.util.Objects;
  * <p>The run lives on the context it was started from (or the limiter's, outside any
  * context): the processor is called there, items are handed over there, and the returned
  * future completes there. A long input of instantly completing items yields the event loop
- * every few hundred items.
+ * every few hundred items. A run that context refuses to begin (its Vert.x was closed) takes no
+ * item, and the call does not throw: its future is already failed with the refusal, and bound
+ * to no context, since the closed one could not call its handlers.
  *
  * <p>Thread-safe; each run is independent.
  */

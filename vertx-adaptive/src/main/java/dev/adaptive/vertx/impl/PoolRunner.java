@@ -87,19 +87,41 @@ final class PoolRunner {
                 ctx.runOnContext(v -> task.run());
             }
         };
-        PoolEngine<T, R> engine = PoolEngine.<R>builder(limiter.limiter(), (i, task, lease, hooks) -> limiter.start(i, task, lease, ctx, hooks))
+        PoolEngine.Builder<R> runs = PoolEngine.<R>builder(limiter.limiter(),
+                        (i, task, lease, hooks) -> limiter.start(i, task, lease, ctx, hooks))
                 .followLimit(limiter::addLimitListener)
                 .executor(onContext, task -> ctx.runOnContext(v -> task.run()))
                 .yieldEvery(YIELD_EVERY)
                 .deadline(pool.deadline())
-                .cancellations(pool.cancellations())
-                .build(source, sink, (item, tc) -> {
+                .cancellations(pool.cancellations());
+        // Built and started on the context, so that one that refuses (its Vert.x closed) leaves
+        // nothing behind: built first, the run held a listener on the shared limiter that
+        // nothing would end.
+        Runnable begin = () -> {
+            PoolEngine<T, R> engine;
+            try {
+                engine = runs.build(source, sink, (item, tc) -> {
                     Future<R> f = processor.process(item, tc);
                     return f == null ? null : f.toCompletionStage();
                 });
+            } catch (Throwable noRun) {
+                // The build throws what the limiter's ticker threw as it read the run's start,
+                // with no run made; thrown here, it would be lost on the context and the
+                // future never completed.
+                done.completeExceptionally(noRun);
+                return;
+            }
+            engine.start();
+        };
+        try {
+            onContext.execute(begin);
+        } catch (Throwable refused) {
+            // Nothing runs on that context any more, and a future bound to it could not call
+            // its handlers either (they would throw the same refusal): the call's failure is a
+            // future of no context. A Future-returning call does not throw for it.
+            return Future.failedFuture(refused);
+        }
         // The sink completes on the context; so do the future's handlers.
-        Future<V> result = Future.fromCompletionStage(done, ctx);
-        onContext.execute(engine::start);
-        return result;
+        return Future.fromCompletionStage(done, ctx);
     }
 }
