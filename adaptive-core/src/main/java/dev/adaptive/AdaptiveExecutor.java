@@ -35,6 +35,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * A retry queues for its lease in arrival order, unless the runner's {@link ExecutionHooks}
  * put retries first.
  *
+ * <p>A {@link dev.adaptive.time.Ticker} that throws (anything, an {@code Error} included) where
+ * an attempt reads it does not stop the task: an attempt's end read for its
+ * {@link dev.adaptive.trace.TraceEvent.TaskEnd} event drops only that event, and the lease is
+ * released and the task goes on as with a reading. Each such throw is counted in
+ * {@link LimiterStats#limitFailures()}.
+ *
  * <p>Thread-safe; holds no threads. Defaults: {@link RetryPolicy#defaults()}, no task timeout,
  * {@link OutcomeClassifier#defaults()}.
  */

@@ -756,7 +756,19 @@ final class ExecutionImpl<R> implements Execution<R> {
                 // The end is read for the trace alone (the limiter reads its own when released):
                 // without a listener for it, a clock read per attempt less.
                 boolean traced = core.traces(LimiterCore.TASK_END);
-                long end = traced ? core.ticker().nanoTime() : 0L;
+                long end = 0L;
+                if (traced) {
+                    try {
+                        end = core.ticker().nanoTime();
+                    } catch (Throwable brokenTicker) {
+                        // Read before the release: thrown on, the slot stayed in flight for good
+                        // and the result never completed. The event is dropped, not stamped with
+                        // the attempt's start: its rttNanos of 0 would enter a latency timer as a
+                        // real one. The outcome is still counted, by the release below.
+                        core.tickerFailures.failed(brokenTicker);
+                        traced = false;
+                    }
+                }
                 CompletableFuture<Lease> next = null;
                 if (retryDelay != null && retryDelay.isZero() && retriesFirst() && lease instanceof LeaseImpl own) {
                     // Queued before the slot is freed, so the freed slot goes to this retry, not to newer work.

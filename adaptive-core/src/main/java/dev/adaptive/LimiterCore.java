@@ -168,8 +168,12 @@ final class LimiterCore {
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
-    /** The ticker, where a reading that throws cannot just be skipped: a grant, a release, a ceiling, a fold from elsewhere, a view of the open pause, a pause's or a quota window's end. */
-    private final CallbackFailures tickerFailures;
+    /**
+     * The ticker, where a reading that throws cannot just be skipped: a grant, a release, a
+     * ceiling, a fold from elsewhere, a view of the open pause, a pause's or a quota window's
+     * end; and an executor's readings ({@link ExecutionImpl}), as for {@link #classifierFailures}.
+     */
+    final CallbackFailures tickerFailures;
     /** The scheduler's handles: a cancel of a wait timeout or of the gate's wake-up. */
     private final CallbackFailures cancelFailures;
     /** For the runners' {@link OutcomeClassifier}s, which the limiter itself never calls. */

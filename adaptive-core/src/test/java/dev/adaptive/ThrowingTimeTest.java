@@ -1366,4 +1366,56 @@ class ThrowingTimeTest {
         assertThat(limiter.inflight()).isZero();
         assertThat(limiter.acquire()).as("a later acquisition").isCompleted();
     }
+
+    // ---- an executor's attempts: the engine under the pool, the queue, Camel and Vert.x ----
+
+    /** An executor retrying by {@code policy} on a limiter of one slot on {@code ticker}, tracing to {@code events} if given. */
+    private AdaptiveExecutor executor(TrapTicker ticker, List<TraceEvent> events, RetryPolicy policy) {
+        Limiter.Builder b = limiter(1).ticker(ticker);
+        if (events != null) {
+            b.traceListener(events::add);
+        }
+        return AdaptiveExecutor.builder(b.build()).retryPolicy(policy).build();
+    }
+
+    /** Fails its first attempt with "down" 10 ms after it starts, and answers "ok" to the next 10 ms after it starts. */
+    private CompletableFuture<String> downThenOk(TaskContext ctx, List<Long> starts) {
+        starts.add(time.nanoTime());
+        return Replies.after(time, Duration.ofMillis(10), ctx.attempt() == 1 ? new IllegalStateException("down") : "ok");
+    }
+
+    /**
+     * An attempt ends with a listener for {@code TaskEnd}, and the ticker throws as the end is
+     * read for that event, before the lease is released: the slot is freed and the result
+     * completes all the same; only the event, which needs that reading, is dropped.
+     */
+    @Test
+    void aTickerThrowingAsAnAttemptsEndIsReadForItsTraceStillFreesTheSlotAndCompletesTheResult() {
+        TrapTicker ticker = new TrapTicker(time, "end");
+        List<TraceEvent> events = new ArrayList<>();
+        AdaptiveExecutor ex = executor(ticker, events, RetryPolicy.none());
+        Limiter limiter = ex.limiter();
+        CompletableFuture<String> result = ex.execute(ctx -> Replies.after(time, Duration.ofMillis(10), "ok"));
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofMillis(10)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the end was read").isTrue();
+            soft.assertThat(thrown).as("what the attempt's end threw").isNull();
+            soft.assertThat(result).as("the result").isCompletedWithValue("ok");
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+            soft.assertThat(limiter.stats().successes()).as("the outcome, counted").isEqualTo(1);
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+            soft.assertThat(events).filteredOn(TraceEvent.TaskEnd.class::isInstance).as("its TaskEnd, dropped")
+                    .isEmpty();
+        });
+        CompletableFuture<String> later = ex.execute(ctx -> Replies.after(time, Duration.ofMillis(10), "later"));
+        time.advance(Duration.ofMillis(10));
+        assertThat(later).as("a later task, the slot free").isCompletedWithValue("later");
+        assertThat(events).filteredOn(TraceEvent.TaskEnd.class::isInstance).as("the later task's TaskEnd").hasSize(1);
+        assertThat(limiter.inflight()).isZero();
+    }
 }
