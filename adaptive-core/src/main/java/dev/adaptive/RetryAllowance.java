@@ -19,6 +19,8 @@ final class RetryAllowance {
     private final long[] retries = new long[BUCKETS];
     /** The bucket number (time / bucket width) each slot holds. */
     private final long[] slotOf = new long[BUCKETS];
+    /** The newest bucket counted in; no reading takes the window back from it. */
+    private long newest = Long.MIN_VALUE;
     private long firstSum;
     private long retrySum;
     private long refused;
@@ -61,9 +63,17 @@ final class RetryAllowance {
         return refused;
     }
 
-    /** @return the slot of {@code now}'s bucket, emptied of an older bucket's counts first */
+    /**
+     * @return the slot of {@code now}'s bucket, emptied of an older bucket's counts first; a
+     *         reading older than the newest bucket counts in the newest
+     */
     private int slot(long now) {
-        long bucket = Math.floorDiv(now, bucketNanos);
+        // Readings come from several threads (a lease's start stamped on another), and one may
+        // stand in for a reading the ticker could not make (an executor's attempt's start): one
+        // that old, taken as it is, found a newer bucket in its slot and emptied it, forgetting
+        // retries still in the window.
+        long bucket = Math.max(Math.floorDiv(now, bucketNanos), newest);
+        newest = bucket;
         int s = (int) Math.floorMod(bucket, (long) BUCKETS);
         if (slotOf[s] != bucket) {
             // Every slot between the last one used and this one is older than the window now.

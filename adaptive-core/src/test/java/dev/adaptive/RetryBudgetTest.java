@@ -170,4 +170,23 @@ class RetryBudgetTest {
         assertThat(attempts.get()).as("50 first attempts and at most 5 retries").isBetween(50 + 4, 55);
         assertThat(run.limiter().stats().retriesRefused()).isGreaterThanOrEqualTo(45);
     }
+
+    /**
+     * A reading older than the newest the budget has counted in (one that stands in for a reading
+     * the ticker could not make, or a lease's start stamped on another thread) is counted as of
+     * the newest: it neither empties a newer bucket that shares its slot nor brings back what
+     * has left the window.
+     */
+    @Test
+    void aReadingOlderThanTheNewestCountsAsOfTheNewestAndEmptiesNothing() {
+        long second = Duration.ofSeconds(1).toNanos();
+        // The floor alone: one retry per 10 s window.
+        RetryAllowance budget = new RetryAllowance(new RetryBudget(0, 0.1, Duration.ofSeconds(10)));
+
+        assertThat(budget.tryRetry(25 * second)).as("the first retry, at 25 s").isTrue();
+        assertThat(budget.tryRetry(5 * second)).as("one asked with a reading of 5 s, in the slot of 25 s").isFalse();
+        assertThat(budget.tryRetry(34 * second)).as("one at 34 s, the retry of 25 s still in the window").isFalse();
+        assertThat(budget.tryRetry(35 * second)).as("one at 35 s, the retry of 25 s gone").isTrue();
+        assertThat(budget.refused()).isEqualTo(2);
+    }
 }
