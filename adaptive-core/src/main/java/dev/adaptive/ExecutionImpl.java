@@ -449,11 +449,32 @@ final class ExecutionImpl<R> implements Execution<R> {
         return false;
     }
 
-    /** @return {@code null} if the budget allows the retry (and counted it), or what it held; a refusal is traced */
+    /**
+     * Asks the retry budget, as of now; if the ticker throws (counted), as of the latest reading
+     * the execution has, the failed attempt's start, or the newest time the budget has counted
+     * in, if later. Its answer holds either way; only a refusal's trace event, which needs the
+     * reading, is then dropped.
+     *
+     * @return {@code null} if the budget allows the retry (and counted it), or what it held; a refusal is traced
+     */
     private String askBudget(Attempt a, Throwable cause) {
-        long now = core.ticker().nanoTime();
+        long now;
+        boolean read = true;
+        try {
+            now = core.ticker().nanoTime();
+        } catch (Throwable brokenTicker) {
+            // Thrown on, it unwound an attempt's end before its release (the slot kept for good),
+            // or the scheduler's thread at the end of a backoff (the retry lost): the result never
+            // completed. The budget is asked all the same, with a reading older by the attempt and
+            // its backoff: its counts still decide, its window at worst not yet past what it would
+            // have forgotten by now. Refused unasked, an item would end, or spend a retry, on a
+            // glitch of the clock; granted unasked, a broken clock would lift the cap in an outage.
+            core.tickerFailures.failed(brokenTicker);
+            now = a.lease.startNanos();
+            read = false;
+        }
         String refusal = core.refuseRetry(now);
-        if (refusal != null && core.traces(LimiterCore.RETRY_REFUSED)) {
+        if (refusal != null && read && core.traces(LimiterCore.RETRY_REFUSED)) {
             core.emit(new TraceEvent.RetryRefused(core.name(), now, index, a.number, cause));
         }
         return refusal;

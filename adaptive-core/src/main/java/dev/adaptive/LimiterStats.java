@@ -30,7 +30,9 @@ import java.time.Duration;
  *                            fired (its window closed), as a ceiling was set (it applied all
  *                            the same), as an executor's attempt ended with a listener for its
  *                            {@link dev.adaptive.trace.TraceEvent.TaskEnd} (that event dropped,
- *                            the attempt released all the same), as a fleet's rate limit was
+ *                            the attempt released all the same), as the retry budget was asked
+ *                            for an executor's retry (asked all the same, as of the failed
+ *                            attempt's start), as a fleet's rate limit was
  *                            folded (that sample dropped), as {@link Limiter#pauseFor(Duration, long)} was called
  *                            (the pause opened all the same) or as the stats were read with a pause open (its whole
  *                            length shown as what remains), and cancels of its timers (a wait

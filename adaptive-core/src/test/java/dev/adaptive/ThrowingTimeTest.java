@@ -24,6 +24,7 @@ import dev.adaptive.queue.ThrottledQueue;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.Quota;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.TrapTicker;
 import dev.adaptive.time.VirtualTime;
@@ -1417,5 +1418,111 @@ class ThrowingTimeTest {
         assertThat(later).as("a later task, the slot free").isCompletedWithValue("later");
         assertThat(events).filteredOn(TraceEvent.TaskEnd.class::isInstance).as("the later task's TaskEnd").hasSize(1);
         assertThat(limiter.inflight()).isZero();
+    }
+
+    /** One retry, without a backoff: it asks the retry budget as its attempt ends, before the release. */
+    private static RetryPolicy oneRetryAtOnce() {
+        return RetryPolicy.builder().retries(1).constant().minDelay(Duration.ZERO).noJitter().build();
+    }
+
+    /** One retry, after 100 ms: it asks the retry budget when the backoff is over. */
+    private static RetryPolicy oneRetryAfter100Ms() {
+        return RetryPolicy.builder().retries(1).constant().minDelay(Duration.ofMillis(100)).noJitter().build();
+    }
+
+    /**
+     * The first attempt fails at 10 ms, and its retry, without a backoff, asks the retry budget
+     * as the attempt ends, before its release; the ticker throws there. The budget is asked as
+     * of the latest reading the execution has, the attempt's start, and grants: the slot is
+     * freed and the retry runs at once.
+     */
+    @Test
+    void aTickerThrowingAsARetryWithoutABackoffAsksTheBudgetStillFreesTheSlotAndRetries() {
+        TrapTicker ticker = new TrapTicker(time, "plan");
+        AdaptiveExecutor ex = executor(ticker, null, oneRetryAtOnce());
+        Limiter limiter = ex.limiter();
+        List<Long> starts = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        CompletableFuture<String> result = ex.execute(ctx -> downThenOk(ctx, starts));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the budget was asked").isTrue();
+            soft.assertThat(thrown).as("what the attempt's end threw").isNull();
+            soft.assertThat(result.handle((v, e) -> e == null ? v : e).getNow(null)).as("the result").isEqualTo("ok");
+            soft.assertThat(starts).as("its attempts' starts").containsExactly(0L, Duration.ofMillis(10).toNanos());
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+            soft.assertThat(limiter.stats().errorRetries()).as("the retry, counted").isEqualTo(1);
+            soft.assertThat(limiter.stats().retriesRefused()).as("refused").isZero();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
+    }
+
+    /**
+     * As above, with a budget that refuses every retry: asked without a reading, it still
+     * refuses. The item ends with the refusal, its slot freed; the refusal is counted, and only
+     * its {@code RetryRefused} event, which needs the reading, is dropped.
+     */
+    @Test
+    void aBudgetAskedWithoutAReadingStillRefusesWhatItHasNoRoomFor() {
+        TrapTicker ticker = new TrapTicker(time, "plan");
+        List<TraceEvent> events = new ArrayList<>();
+        Limiter limiter = limiter(1).ticker(ticker).traceListener(events::add)
+                .retryBudget(new RetryBudget(0, 0, Duration.ofSeconds(10))).build();
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).retryPolicy(oneRetryAtOnce()).build();
+        List<Long> starts = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        CompletableFuture<String> result = ex.execute(ctx -> downThenOk(ctx, starts));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the budget was asked").isTrue();
+            soft.assertThat(thrown).as("what the attempt's end threw").isNull();
+            Throwable end = result.handle((v, e) -> e).getNow(null);
+            soft.assertThat(end).as("the result's failure").isInstanceOf(RetryBudgetExhaustedException.class);
+            soft.assertThat(end == null ? null : end.getCause()).as("its cause").hasMessage("down");
+            soft.assertThat(starts).as("its attempts' starts").containsExactly(0L);
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+            soft.assertThat(limiter.stats().errorRetries()).as("retries").isZero();
+            soft.assertThat(limiter.stats().retriesRefused()).as("the refusal, counted").isEqualTo(1);
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+            soft.assertThat(events).filteredOn(TraceEvent.RetryRefused.class::isInstance).as("its RetryRefused, dropped")
+                    .isEmpty();
+        });
+    }
+
+    /**
+     * The first attempt fails at 10 ms, and its retry's 100 ms backoff is over at 110 ms, where
+     * it asks the retry budget, on the scheduler's thread; the ticker throws there. The budget
+     * is asked as of the attempt's start, and grants: the retry runs at 110 ms.
+     */
+    @Test
+    void aTickerThrowingAsARetryAsksTheBudgetAtTheEndOfItsBackoffStillRetries() {
+        TrapTicker ticker = new TrapTicker(time, "retryWhenAllowed");
+        AdaptiveExecutor ex = executor(ticker, null, oneRetryAfter100Ms());
+        Limiter limiter = ex.limiter();
+        List<Long> starts = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        CompletableFuture<String> result = ex.execute(ctx -> downThenOk(ctx, starts));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the budget was asked").isTrue();
+            soft.assertThat(thrown).as("what the scheduler's thread got").isNull();
+            soft.assertThat(result.handle((v, e) -> e == null ? v : e).getNow(null)).as("the result").isEqualTo("ok");
+            soft.assertThat(starts).as("its attempts' starts").containsExactly(0L, Duration.ofMillis(110).toNanos());
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+            soft.assertThat(limiter.stats().retriesRefused()).as("refused").isZero();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+        });
     }
 }

@@ -20,6 +20,11 @@ import java.util.Objects;
  * retry, and one without a backoff (a policy without delays), asks when it is decided; refused,
  * its item ends at once.
  *
+ * <p>A {@link dev.adaptive.time.Ticker} that throws as the budget is asked does not decide for it:
+ * the budget is asked as of the failed attempt's start, the latest reading the execution has (or
+ * the newest time the budget has counted in, if later), and its answer holds. The throw is counted
+ * in {@link dev.adaptive.LimiterStats#limitFailures()}.
+ *
  * <p>Defaults ({@link #defaults()}): ratio {@value #DEFAULT_RATIO}, {@value #DEFAULT_MIN_PER_SECOND}
  * per second, a window of 10 s: the values of Finagle's and Linkerd's budgets. {@link #unlimited()}
  * refuses nothing.
