@@ -37,12 +37,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A {@link dev.adaptive.time.Ticker} that throws (anything, an {@code Error} included) where
  * an attempt reads it does not stop the task: an attempt's end read for its
- * {@link dev.adaptive.trace.TraceEvent.TaskEnd} event drops only that event, and the lease is
- * released and the task goes on as with a reading; the retry budget asked for a retry is asked
+ * {@link dev.adaptive.trace.TraceEvent.TaskEnd} event, or a retry's time for its
+ * {@link dev.adaptive.trace.TraceEvent.Retry} event, drops only that event, and the lease is
+ * released and the task goes on (retried, or completed) as with a reading (the ticker is read
+ * for these events only with a listener for them); the retry budget asked for a retry is asked
  * all the same, as of the failed attempt's start, the latest reading the execution has, and its
  * answer holds (only a refusal's {@link dev.adaptive.trace.TraceEvent.RetryRefused} event is
- * dropped). Each such throw is counted in
- * {@link LimiterStats#limitFailures()}.
+ * dropped). Each such throw is counted in {@link LimiterStats#limitFailures()}.
  *
  * <p>Thread-safe; holds no threads. Defaults: {@link RetryPolicy#defaults()}, no task timeout,
  * {@link OutcomeClassifier#defaults()}.

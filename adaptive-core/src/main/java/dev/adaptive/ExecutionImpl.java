@@ -528,14 +528,39 @@ final class ExecutionImpl<R> implements Execution<R> {
             }
             return;
         }
-        long now = core.ticker().nanoTime();
-        if (a.retryAfterPause) {
-            long readyAt = Math.max(now, core.pausedUntilNanos());
-            emitRetry(now, a.number, cause, Duration.ofNanos(Nanos.between(now, readyAt)), readyAt, true);
-        } else {
-            emitRetry(now, a.number, cause, a.retryDelay, Nanos.plus(now, Nanos.of(a.retryDelay)), a.rateLimited);
+        // A retry after a Retry-After is a rate-limited one (plan): a.rateLimited says both.
+        core.onRetry(cause, a.rateLimited);
+        if (core.traces(LimiterCore.RETRY)) {
+            traceRetry(a, cause);
         }
         retryAfter(Nanos.of(a.retryDelay), next, asksBudgetLater(a) ? a : null, cause);
+    }
+
+    /**
+     * Emits the {@link TraceEvent.Retry} of the retry {@code a} was granted, at now; if the
+     * ticker throws (counted), drops it. The ticker is read for the event alone, so only with
+     * a listener for it.
+     */
+    private void traceRetry(Attempt a, Throwable cause) {
+        long now;
+        try {
+            now = core.ticker().nanoTime();
+        } catch (Throwable brokenTicker) {
+            // Read after the release, before the wait is armed: thrown on, the retry never came
+            // and the result never completed. Dropped rather than stamped with the attempt's
+            // start, which would put its readyAtNanos before the retry is due.
+            core.tickerFailures.failed(brokenTicker);
+            return;
+        }
+        Duration delay = a.retryDelay;
+        long readyAt;
+        if (a.retryAfterPause) {
+            readyAt = Math.max(now, core.pausedUntilNanos());
+            delay = Duration.ofNanos(Nanos.between(now, readyAt));
+        } else {
+            readyAt = Nanos.plus(now, Nanos.of(delay));
+        }
+        core.emit(new TraceEvent.Retry(core.name(), now, index, a.number, cause, delay, readyAt, a.rateLimited));
     }
 
     /**
@@ -568,13 +593,6 @@ final class ExecutionImpl<R> implements Execution<R> {
                 core.cancelTimer(t);
             }
             r.drop();
-        }
-    }
-
-    private void emitRetry(long now, int attempt, Throwable cause, Duration delay, long readyAt, boolean rateLimited) {
-        core.onRetry(cause, rateLimited);
-        if (core.traces(LimiterCore.RETRY)) {
-            core.emit(new TraceEvent.Retry(core.name(), now, index, attempt, cause, delay, readyAt, rateLimited));
         }
     }
 

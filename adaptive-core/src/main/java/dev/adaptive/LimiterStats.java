@@ -28,12 +28,13 @@ import java.time.Duration;
  *                            lease was released (its sample dropped) or as a Retry-After pause's
  *                            timer fired (the pause ended), as an announced quota's renewal
  *                            fired (its window closed), as a ceiling was set (it applied all
- *                            the same), as an executor's attempt ended with a listener for its
- *                            {@link dev.adaptive.trace.TraceEvent.TaskEnd} (that event dropped,
- *                            the attempt released all the same), as the retry budget was asked
- *                            for an executor's retry (asked all the same, as of the failed
- *                            attempt's start), as a fleet's rate limit was
- *                            folded (that sample dropped), as {@link Limiter#pauseFor(Duration, long)} was called
+ *                            the same), as an executor's attempt ended or its retry was made
+ *                            with a listener for its {@link dev.adaptive.trace.TraceEvent.TaskEnd}
+ *                            or {@link dev.adaptive.trace.TraceEvent.Retry} (that event dropped,
+ *                            the attempt released and the retry made all the same), as the retry
+ *                            budget was asked for an executor's retry (asked all the same, as of
+ *                            the failed attempt's start), as a fleet's rate limit was folded
+ *                            (that sample dropped), as {@link Limiter#pauseFor(Duration, long)} was called
  *                            (the pause opened all the same) or as the stats were read with a pause open (its whole
  *                            length shown as what remains), and cancels of its timers (a wait
  *                            timeout, a gate's wake-up, an executor attempt's task timeout, a

@@ -1525,4 +1525,96 @@ class ThrowingTimeTest {
             soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
         });
     }
+
+    /**
+     * The first attempt fails at 10 ms, and its retry, after 100 ms, is traced as its attempt
+     * ends, after the release; the ticker throws as the event's time is read. The retry is made
+     * all the same, and comes at 110 ms; only its {@code Retry} event, which needs that
+     * reading, is dropped.
+     */
+    @Test
+    void aTickerThrowingAsARetryIsTracedStillRetries() {
+        TrapTicker ticker = new TrapTicker(time, "act");
+        List<TraceEvent> events = new ArrayList<>();
+        AdaptiveExecutor ex = executor(ticker, events, oneRetryAfter100Ms());
+        Limiter limiter = ex.limiter();
+        List<Long> starts = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        CompletableFuture<String> result = ex.execute(ctx -> downThenOk(ctx, starts));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("the ticker threw as the retry was traced").isTrue();
+            soft.assertThat(thrown).as("what the attempt's end threw").isNull();
+            soft.assertThat(result.handle((v, e) -> e == null ? v : e).getNow(null)).as("the result").isEqualTo("ok");
+            soft.assertThat(starts).as("its attempts' starts").containsExactly(0L, Duration.ofMillis(110).toNanos());
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+            soft.assertThat(limiter.stats().errorRetries()).as("the retry, counted").isEqualTo(1);
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(1);
+            soft.assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).as("its Retry, dropped").isEmpty();
+            soft.assertThat(events).filteredOn(TraceEvent.TaskEnd.class::isInstance).as("both attempts' TaskEnd")
+                    .hasSize(2);
+        });
+    }
+
+    /**
+     * As above, without a listener for the {@code Retry} event: the ticker is not read for it, so
+     * its throwing there cannot touch the retry.
+     */
+    @Test
+    void aRetryWithoutAListenerForItsEventDoesNotReadTheTicker() {
+        TrapTicker ticker = new TrapTicker(time, "act");
+        AdaptiveExecutor ex = executor(ticker, null, oneRetryAfter100Ms());
+        List<Long> starts = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        CompletableFuture<String> result = ex.execute(ctx -> downThenOk(ctx, starts));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("a reading made for the retry's event").isFalse();
+            soft.assertThat(thrown).as("what the attempt's end threw").isNull();
+            soft.assertThat(result.handle((v, e) -> e == null ? v : e).getNow(null)).as("the result").isEqualTo("ok");
+            soft.assertThat(starts).as("its attempts' starts").containsExactly(0L, Duration.ofMillis(110).toNanos());
+            soft.assertThat(ex.limiter().stats().limitFailures()).as("counted").isZero();
+        });
+    }
+
+    /**
+     * The ticker breaks for good while the first attempt runs; it fails at 10 ms, with a trace
+     * listener and one retry after 100 ms. Every reading from then on throws: the attempt's end
+     * for its {@code TaskEnd}, its release, its {@code Retry} event, the budget's at 110 ms, and
+     * the retry's grant, which fails the retry's acquisition. The execution ends with what the
+     * ticker threw, nothing in flight, each throw counted.
+     */
+    @Test
+    void anExecutionWhoseTickerBreaksForGoodEndsWithWhatItThrewAndKeepsNoSlot() {
+        TrapTicker ticker = new TrapTicker(time, "none of the engine's methods");
+        List<TraceEvent> events = new ArrayList<>();
+        AdaptiveExecutor ex = executor(ticker, events, oneRetryAfter100Ms());
+        Limiter limiter = ex.limiter();
+        List<Long> starts = new ArrayList<>();
+        CompletableFuture<String> result = ex.execute(ctx -> downThenOk(ctx, starts));
+        ticker.broken = brokenClock;
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        ticker.broken = null;
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what the attempt's end or the scheduler's thread got").isNull();
+            soft.assertThat(result.handle((v, e) -> e).getNow(null)).as("the result's failure").isSameAs(brokenClock);
+            soft.assertThat(starts).as("its attempts' starts").containsExactly(0L);
+            soft.assertThat(limiter.inflight()).as("in flight").isZero();
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(5);
+        });
+        CompletableFuture<String> later = ex.execute(ctx -> Replies.after(time, Duration.ofMillis(10), "later"));
+        time.advance(Duration.ofMillis(10));
+        assertThat(later).as("a later task, the ticker mended").isCompletedWithValue("later");
+        assertThat(limiter.inflight()).isZero();
+    }
 }
