@@ -84,8 +84,12 @@ public interface AdaptiveLimiter {
      * @param task called once per attempt, on the caller's context; must not block
      * @param <T>  the result type
      * @return the final result or the last failure, delivered on the caller's context; fails with
-     *         {@link LimiterClosedException} if the limiter is closed before the call completes,
-     *         with {@link dev.adaptive.RejectedException} when {@code maxQueueSize} calls are queued
+     *         {@link LimiterClosedException} if the limiter is closed before the call completes
+     *         (or was before it was made), with {@link dev.adaptive.RejectedException} when
+     *         {@code maxQueueSize} calls are queued. Never thrown: a call made after the close
+     *         whose context runs nothing any more (made outside any context once the Vert.x
+     *         instance closed) gets a future already failed with that error and bound to no
+     *         context, since one bound to the closed context could not call its handlers
      */
     <T> Future<T> execute(Supplier<Future<T>> task);
 
@@ -135,7 +139,9 @@ public interface AdaptiveLimiter {
      * <p>A call in flight is cancelled on its caller's context, where its task runs: its
      * cancellation's callbacks run there, at once if the close runs on that context, else in a
      * turn of it; the closing thread runs no other context's callbacks and waits for none, so a
-     * callback that blocks blocks only its own call's context.
+     * callback that blocks blocks only its own call's context. A call whose context runs nothing
+     * any more (its worker pool shut down by an undeploy) is cancelled on the closing thread, the
+     * only one left to run its callbacks; the close does not throw for it.
      *
      * @return completes when closed: for every call, once the one shutdown is over and every
      *         call it cancelled on another context has ended there

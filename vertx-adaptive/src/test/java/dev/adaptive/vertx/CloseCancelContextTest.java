@@ -2,12 +2,16 @@ package dev.adaptive.vertx;
 
 import dev.adaptive.LimiterClosedException;
 import io.vertx.core.Context;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.ThreadingModel;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * A close, the limiter's or its Vert.x instance's, runs no call's cancel callback on the closing
@@ -96,6 +101,46 @@ class CloseCancelContextTest {
         release.countDown();
         Await.result(close);
         assertThat(Await.failure(call)).isInstanceOf(LimiterClosedException.class);
+    }
+
+    /**
+     * A call made on a worker verticle's context, on a worker pool of its own that the verticle's
+     * undeploy shut down with the call in flight: that context runs nothing any more. The close
+     * does not throw; it cancels the call on the closing thread, the only one left to run its
+     * callbacks, the call ends with the close error, and the close's future completes.
+     */
+    @Test
+    void aCloseCancelsACallWhoseContextRunsNothingAnyMoreOnTheClosingThreadInsteadOfThrowing() {
+        AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setName("orders"));
+        AtomicReference<Future<String>> call = new AtomicReference<>();
+        String deployment = Await.result(vertx.deployVerticle(new VerticleBase() {
+            @Override
+            public Future<?> start() {
+                // Made on the verticle's context, whose first attempt runs here and hangs.
+                call.set(limiter.executeWithContext(ctx -> {
+                    taskThread.set(Thread.currentThread());
+                    ctx.cancellation().onCancel(() -> callbackThread.set(Thread.currentThread()));
+                    return Promise.<String>promise().future();
+                }));
+                return Future.succeededFuture();
+            }
+        }, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER).setWorkerPoolName("orders-worker")));
+        assertThat(taskThread.get()).as("the call's attempt ran on the verticle's worker").isNotNull();
+        Await.result(vertx.undeploy(deployment));
+
+        AtomicReference<Future<Void>> close = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> close.set(limiter.close()));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what close() threw").isNull();
+            soft.assertThat(callbackThread.get()).as("the thread the cancel callback ran on")
+                    .isSameAs(Thread.currentThread());
+            // Read as it is: its context is gone, so nothing can be waited for on it.
+            soft.assertThat(call.get().isComplete()).as("the call ended").isTrue();
+            soft.assertThat(call.get().cause()).as("its failure").isInstanceOf(LimiterClosedException.class)
+                    .hasMessage("adaptive limiter 'orders' was closed before the call completed");
+            soft.assertThat(close.get() != null && close.get().succeeded()).as("the close, complete").isTrue();
+        });
     }
 
     private static void await(CountDownLatch latch) {

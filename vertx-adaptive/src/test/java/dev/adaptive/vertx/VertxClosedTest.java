@@ -2,18 +2,23 @@ package dev.adaptive.vertx;
 
 import dev.adaptive.LimiterClosedException;
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.testing.LoopbackPorts;
 import dev.adaptive.testing.Until;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.ext.web.client.WebClient;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -84,23 +89,83 @@ class VertxClosedTest {
         Throwable thrownByStream = catchThrowable(() -> streamed.set(pool.stream(List.of(1, 2), processor, s -> { })));
 
         SoftAssertions.assertSoftly(soft -> {
-            soft.assertThat(thrownByProcess).as("what process() threw").isNull();
-            soft.assertThat(thrownByStream).as("what stream() threw").isNull();
+            failsWithoutThrowing(soft, "process()", thrownByProcess, collected.get());
+            failsWithoutThrowing(soft, "stream()", thrownByStream, streamed.get());
             for (AtomicReference<Future<?>> run : List.of(collected, streamed)) {
                 Future<?> f = run.get();
-                soft.assertThat(f != null && f.failed()).as("its future, failed").isTrue();
                 soft.assertThat(f == null ? null : f.cause()).as("its cause")
                         .isInstanceOf(RejectedExecutionException.class);
-                AtomicReference<Throwable> heard = new AtomicReference<>();
-                Throwable thrownByHandler = catchThrowable(() -> {
-                    if (f != null) {
-                        f.onComplete(ar -> heard.set(ar.cause()));
-                    }
-                });
-                soft.assertThat(thrownByHandler).as("what onComplete() threw").isNull();
-                soft.assertThat(heard.get()).as("what its handler heard").isSameAs(f == null ? null : f.cause());
             }
             soft.assertThat(processed).as("items processed").hasValue(0);
         });
+    }
+
+    /**
+     * Calls made from outside any context after their Vert.x closed, which closed their limiter:
+     * the limiter's context, where their futures would complete, runs nothing any more. Each form
+     * (the limiter's two, the event bus's request, the web client's send) returns a future
+     * already failed with the limiter's close error, whose handlers run (it is bound to no
+     * context); no attempt is made.
+     */
+    @Test
+    void aCallMadeAfterItsVertxClosedReturnsAFutureFailedWithTheCloseErrorInsteadOfThrowing() {
+        Vertx vertx = Vertx.vertx();
+        AdaptiveLimiter limiter = AdaptiveLimiter.create(vertx, new AdaptiveOptions().setName("closed")
+                .setStatsAddress(null));
+        AdaptiveEventBus bus = AdaptiveEventBus.create(limiter);
+        AdaptiveWebClient web = AdaptiveWebClient.create(WebClient.create(vertx), limiter);
+        int port = LoopbackPorts.free(1).get(0);
+        Await.settled(vertx.close());
+        AtomicInteger attempts = new AtomicInteger();
+
+        Map<String, AtomicReference<Future<?>>> futures = new LinkedHashMap<>();
+        Map<String, Throwable> thrown = new LinkedHashMap<>();
+        Map<String, Supplier<Future<?>>> calls = new LinkedHashMap<>();
+        calls.put("execute()", () -> limiter.execute(() -> {
+            attempts.incrementAndGet();
+            return Future.succeededFuture("done");
+        }));
+        calls.put("executeWithContext()", () -> limiter.executeWithContext(ctx -> {
+            attempts.incrementAndGet();
+            return Future.succeededFuture("done");
+        }));
+        calls.put("AdaptiveEventBus.request()", () -> bus.request("inventory", "item-1"));
+        calls.put("AdaptiveWebClient.send()", () -> web.send(web.get(port, "127.0.0.1", "/items/1"), (request, ctx) -> {
+            attempts.incrementAndGet();
+            return request.send();
+        }));
+        calls.forEach((name, call) -> {
+            AtomicReference<Future<?>> f = new AtomicReference<>();
+            thrown.put(name, catchThrowable(() -> f.set(call.get())));
+            futures.put(name, f);
+        });
+
+        SoftAssertions.assertSoftly(soft -> {
+            futures.forEach((name, f) -> {
+                failsWithoutThrowing(soft, name, thrown.get(name), f.get());
+                soft.assertThat(f.get() == null ? null : f.get().cause()).as(name + ": its cause")
+                        .isInstanceOf(LimiterClosedException.class)
+                        .hasMessage("adaptive limiter 'closed' was closed before the call completed");
+            });
+            soft.assertThat(attempts).as("attempts made").hasValue(0);
+        });
+    }
+
+    /**
+     * Asserts that a call returned, not threw, a future already failed, whose handler runs at
+     * once on the calling thread when added (a future bound to a closed context would throw the
+     * context's refusal from {@code onComplete} instead).
+     */
+    private static void failsWithoutThrowing(SoftAssertions soft, String call, Throwable thrown, Future<?> f) {
+        soft.assertThat(thrown).as("what " + call + " threw").isNull();
+        soft.assertThat(f != null && f.failed()).as(call + ": its future, failed").isTrue();
+        AtomicReference<Throwable> heard = new AtomicReference<>();
+        Throwable thrownByHandler = catchThrowable(() -> {
+            if (f != null) {
+                f.onComplete(ar -> heard.set(ar.cause()));
+            }
+        });
+        soft.assertThat(thrownByHandler).as(call + ": what onComplete() threw").isNull();
+        soft.assertThat(heard.get()).as(call + ": what its handler heard").isSameAs(f == null ? null : f.cause());
     }
 }

@@ -162,8 +162,14 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         // One lambda per call: the adapting one is made only when the attempt must hop.
         AsyncTask<T> attempt = tc -> Vertx.currentContext() == caller ? invoke(task, tc)
                 : hop(caller, t -> invoke(task, t), tc);
-        Execution<T> e = track(exec.start(sequence.getAndIncrement(), attempt, null), caller);
-        return Future.fromCompletionStage(sameCloseError(e.result()), caller);
+        Execution<T> e = exec.start(sequence.getAndIncrement(), attempt, null);
+        Call call = track(e, caller);
+        CompletionStage<T> result = sameCloseError(e.result());
+        // A caller's context that refused the call's cancel (after a close, the call is cancelled
+        // as it is tracked) runs nothing any more: a future bound to it would throw that refusal
+        // from onComplete instead of calling the handler. The call has ended (cancelled here);
+        // its failure is a future of no context.
+        return call.refused ? Future.fromCompletionStage(result) : Future.fromCompletionStage(result, caller);
     }
 
     /**
@@ -251,21 +257,32 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      */
     public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller,
                                   ExecutionHooks hooks) {
-        return track(executor.start(index, tc -> callOn(caller, task, tc), firstLease, hooks), caller);
+        Execution<T> e = executor.start(index, tc -> callOn(caller, task, tc), firstLease, hooks);
+        track(e, caller);
+        return e;
     }
 
-    private <T> Execution<T> track(Execution<T> e, Context caller) {
+    private Call track(Execution<?> e, Context caller) {
         Call call = new Call(e, caller);
         // A close that swept the set before this add cancels the execution in the add.
         live.add(call);
         // handle, not whenComplete: the dropped stage of whenComplete would wrap every failure in
         // a new CompletionException, which a close failing thousands of calls pays per call.
         e.result().handle((v, err) -> live.remove(call));
-        return e;
+        return call;
     }
 
     /** A call not yet ended, and the context its attempts run on and its future completes on. */
-    private record Call(Execution<?> execution, Context caller) {
+    private static final class Call {
+        private final Execution<?> execution;
+        private final Context caller;
+        /** Set once {@link #caller} refused the call's cancel: it runs nothing any more. */
+        private volatile boolean refused;
+
+        Call(Execution<?> execution, Context caller) {
+            this.execution = execution;
+            this.caller = caller;
+        }
     }
 
     /**
@@ -299,23 +316,33 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * the attempt's cancel callbacks, user code, which belongs where the task ran, not on the
      * closing thread, and may block. The closing thread (an event loop, maybe, or the one closing
      * the Vert.x instance) so runs none and waits for none; the close's future completes once
-     * each has run. At once when the close runs on that context already, as Vert.x emits.
+     * each has run. At once when the close runs on that context already, as Vert.x emits. A
+     * context that refuses the cancel (its event loop or worker pool shut down: its Vert.x
+     * closed, or its worker verticle, on a pool of its own, undeployed) runs nothing any more:
+     * the call is cancelled here, the only place left to run its callbacks, and marked refused.
      */
     private static void cancel(Call call, Sweep sweep) {
-        Execution<?> e = call.execution();
-        if (Vertx.currentContext() == call.caller()) {
-            e.cancel(sweep.reason);
-            return;
-        }
-        Promise<Void> ended = Promise.promise();
-        sweep.sent(ended.future());
-        call.caller().runOnContext(v -> {
+        Execution<?> e = call.execution;
+        if (Vertx.currentContext() != call.caller) {
+            Promise<Void> ended = Promise.promise();
             try {
-                e.cancel(sweep.reason);
-            } finally {
-                ended.complete();
+                call.caller.runOnContext(v -> {
+                    try {
+                        e.cancel(sweep.reason);
+                    } finally {
+                        ended.complete();
+                    }
+                });
+                sweep.sent(ended.future());
+                return;
+            } catch (Throwable refused) {
+                // Thrown out of the sweep, the refusal made close() throw, with the calls after
+                // this one never cancelled; out of the add of a call made after the close, it
+                // made execute() throw. Left uncancelled, the call would never end.
+                call.refused = true;
             }
-        });
+        }
+        e.cancel(sweep.reason);
     }
 
     /**
