@@ -2,7 +2,6 @@ package dev.adaptive.vertx;
 
 import dev.adaptive.Limiter;
 import dev.adaptive.LimiterStats;
-import dev.adaptive.internal.Nanos;
 
 import java.util.Map;
 import io.vertx.codegen.annotations.DataObject;
@@ -54,14 +53,22 @@ public class AdaptiveLimiterStats extends JsonDataObject {
     }
 
     /**
+     * Never throws for the limiter's time source: a {@link dev.adaptive.time.Ticker} that throws
+     * as the open pause's remaining time is read gives at most the whole pause in
+     * {@code pausedForMs}, and the throw is counted in these stats' {@code limitFailures}, as
+     * {@link Limiter#stats()} does.
+     *
      * @param name    the limiter's name
      * @param limiter the engine
      * @return a snapshot of its figures
      */
     public static AdaptiveLimiterStats of(String name, Limiter limiter) {
         LimiterStats s = limiter.stats();
-        long until = limiter.pausedUntilNanos();
-        long left = until == 0 ? 0 : Math.max(0, Nanos.between(limiter.ticker().nanoTime(), until));
+        // The stats' own reading of the pause, not one more of the ticker: theirs is guarded (a
+        // ticker that throws gives at most the whole pause, and is counted in these stats'
+        // limitFailures); a reading here threw out of of(), and so out of stats() and the
+        // stats publication.
+        long left = s.remainingPause().toNanos();
         JsonObject metrics = new JsonObject();
         try {
             for (Map.Entry<String, Double> e : limiter.limitState().metrics().entrySet()) {
