@@ -66,10 +66,18 @@ final class StatsPublisher {
         }
         stopped = true;
         // One last message, so that listeners see the closed state.
-        context.runOnContext(v -> {
+        Runnable last = () -> {
             cancelPeriodic();
             vertx.eventBus().publish(address, stats.get(), delivery);
-        });
+        };
+        try {
+            context.runOnContext(v -> last.run());
+        } catch (Throwable refused) {
+            // The context runs nothing any more (its worker pool shut down by an undeploy, say):
+            // the message goes from here, as the event bus takes one from any thread. Thrown, the
+            // refusal made the limiter's close() throw, with its meters left bound.
+            last.run();
+        }
     }
 
     private void cancelPeriodic() {

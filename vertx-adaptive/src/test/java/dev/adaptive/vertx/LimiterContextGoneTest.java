@@ -1,0 +1,68 @@
+package dev.adaptive.vertx;
+
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.ThreadingModel;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * A limiter whose own context runs nothing any more: created in {@code start()} of a worker
+ * verticle with a worker pool of its own, and left open when the verticle was undeployed, which
+ * shut that pool down (vertx.md says to close such a limiter in {@code stop()}; this is what
+ * happens when nobody did). The context refuses every task; nothing the limiter offers throws
+ * for it.
+ */
+class LimiterContextGoneTest {
+
+    private final Vertx vertx = Vertx.vertx();
+
+    @AfterEach
+    void closeVertx() {
+        Await.settled(vertx.close());
+    }
+
+    private AdaptiveLimiter limiterOfAnUndeployedWorker(AdaptiveOptions options) {
+        AtomicReference<AdaptiveLimiter> made = new AtomicReference<>();
+        String deployment = Await.result(vertx.deployVerticle(new VerticleBase() {
+            @Override
+            public Future<?> start() {
+                made.set(AdaptiveLimiter.create(vertx, options));
+                return Future.succeededFuture();
+            }
+        }, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER).setWorkerPoolName("gone-worker")));
+        Await.result(vertx.undeploy(deployment));
+        return made.get();
+    }
+
+    /** Its close ends it, and its last stats message, which shows it closed, still goes out. */
+    @Test
+    void itsCloseReturnsACompletedFutureAndSendsTheLastStatsMessageInsteadOfThrowing() {
+        Promise<JsonObject> closedState = Promise.promise();
+        MessageConsumer<JsonObject> stats = vertx.eventBus().consumer("orders.stats", m -> {
+            if ("ABORTED".equals(m.body().getString("state"))) {
+                closedState.tryComplete(m.body());
+            }
+        });
+        Await.result(stats.completion());
+        AdaptiveLimiter limiter = limiterOfAnUndeployedWorker(new AdaptiveOptions().setName("orders")
+                .setStatsAddress("orders.stats"));
+
+        AtomicReference<Future<Void>> close = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> close.set(limiter.close()));
+
+        assertThat(thrown).as("what close() threw").isNull();
+        Await.result(close.get());
+        assertThat(Await.result(closedState.future()).getString("name")).as("the last message's limiter")
+                .isEqualTo("orders");
+    }}
