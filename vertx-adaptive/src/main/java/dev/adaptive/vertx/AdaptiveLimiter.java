@@ -59,7 +59,8 @@ public interface AdaptiveLimiter {
     /**
      * @param vertx   the Vert.x instance
      * @param options the options, copied
-     * @return a new limiter
+     * @return a new limiter; closed already when the close of its Vert.x instance has begun (as
+     *         {@link Builder#build()})
      * @throws IllegalArgumentException if options do not fit together, naming the option and value
      */
     static AdaptiveLimiter create(Vertx vertx, AdaptiveOptions options) {
@@ -221,7 +222,9 @@ public interface AdaptiveLimiter {
         }
 
         /**
-         * @return a new limiter
+         * @return a new limiter; closed already, its calls failing with its
+         *         {@link LimiterClosedException}, when the close of its Vert.x instance has begun
+         *         (that close, which closes every limiter on it, has run its hooks)
          * @throws IllegalArgumentException if the options do not fit together
          */
         public AdaptiveLimiter build() {

@@ -12,6 +12,7 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,8 +90,8 @@ class VertxClosedTest {
         Throwable thrownByStream = catchThrowable(() -> streamed.set(pool.stream(List.of(1, 2), processor, s -> { })));
 
         SoftAssertions.assertSoftly(soft -> {
-            failsWithoutThrowing(soft, "process()", thrownByProcess, collected.get());
-            failsWithoutThrowing(soft, "stream()", thrownByStream, streamed.get());
+            FailedFutures.failsWithoutThrowing(soft, "process()", thrownByProcess, collected.get());
+            FailedFutures.failsWithoutThrowing(soft, "stream()", thrownByStream, streamed.get());
             for (AtomicReference<Future<?>> run : List.of(collected, streamed)) {
                 Future<?> f = run.get();
                 soft.assertThat(f == null ? null : f.cause()).as("its cause")
@@ -142,7 +143,7 @@ class VertxClosedTest {
 
         SoftAssertions.assertSoftly(soft -> {
             futures.forEach((name, f) -> {
-                failsWithoutThrowing(soft, name, thrown.get(name), f.get());
+                FailedFutures.failsWithoutThrowing(soft, name, thrown.get(name), f.get());
                 soft.assertThat(f.get() == null ? null : f.get().cause()).as(name + ": its cause")
                         .isInstanceOf(LimiterClosedException.class)
                         .hasMessage("adaptive limiter 'closed' was closed before the call completed");
@@ -152,20 +153,39 @@ class VertxClosedTest {
     }
 
     /**
-     * Asserts that a call returned, not threw, a future already failed, whose handler runs at
-     * once on the calling thread when added (a future bound to a closed context would throw the
-     * context's refusal from {@code onComplete} instead).
+     * Limiters built on a Vert.x instance already closed, with a stats publication and without:
+     * its close hooks have run, so none would close them, and their context runs nothing. Each
+     * is built closed, without throwing, and a call fails with its close error, as after a close.
      */
-    private static void failsWithoutThrowing(SoftAssertions soft, String call, Throwable thrown, Future<?> f) {
-        soft.assertThat(thrown).as("what " + call + " threw").isNull();
-        soft.assertThat(f != null && f.failed()).as(call + ": its future, failed").isTrue();
-        AtomicReference<Throwable> heard = new AtomicReference<>();
-        Throwable thrownByHandler = catchThrowable(() -> {
-            if (f != null) {
-                f.onComplete(ar -> heard.set(ar.cause()));
+    @Test
+    void aLimiterBuiltAfterItsVertxClosedIsClosedAndItsCallsFailWithItsCloseError() {
+        Vertx vertx = Vertx.vertx();
+        Await.settled(vertx.close());
+
+        SoftAssertions.assertSoftly(soft -> {
+            for (String stats : Arrays.asList("late.stats", null)) {
+                String name = stats == null ? "late" : "late-published";
+                AtomicReference<AdaptiveLimiter> built = new AtomicReference<>();
+                Throwable thrownByCreate = catchThrowable(() -> built.set(AdaptiveLimiter.create(vertx,
+                        new AdaptiveOptions().setName(name).setStatsAddress(stats))));
+                soft.assertThat(thrownByCreate).as(name + ": what create() threw").isNull();
+                AdaptiveLimiter limiter = built.get();
+                if (limiter == null) {
+                    continue;
+                }
+                soft.assertThat(limiter.isClosed()).as(name + ": closed").isTrue();
+                AtomicInteger attempts = new AtomicInteger();
+                AtomicReference<Future<?>> call = new AtomicReference<>();
+                Throwable thrown = catchThrowable(() -> call.set(limiter.execute(() -> {
+                    attempts.incrementAndGet();
+                    return Future.succeededFuture("done");
+                })));
+                FailedFutures.failsWithoutThrowing(soft, name + ": execute()", thrown, call.get());
+                soft.assertThat(call.get() == null ? null : call.get().cause()).as(name + ": its cause")
+                        .isInstanceOf(LimiterClosedException.class)
+                        .hasMessage("adaptive limiter '" + name + "' was closed before the call completed");
+                soft.assertThat(attempts).as(name + ": attempts made").hasValue(0);
             }
         });
-        soft.assertThat(thrownByHandler).as(call + ": what onComplete() threw").isNull();
-        soft.assertThat(heard.get()).as(call + ": what its handler heard").isSameAs(f == null ? null : f.cause());
     }
 }

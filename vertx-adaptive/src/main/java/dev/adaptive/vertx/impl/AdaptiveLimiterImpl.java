@@ -128,11 +128,18 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         }
         this.executor = eb.build();
         this.meters = LimiterMeters.bind(vertx, limiter);
+        // Hooked before anything starts: a Vert.x instance whose close has begun has run its close
+        // hooks and takes no more (its CloseFuture's add answers false), so none would close this
+        // limiter, and its context runs nothing, or soon will not. Built open there, a call's
+        // future was bound to that context and threw its refusal from onComplete, and the stats
+        // publication's start threw it out of create(). It is built closed, as the close of its
+        // Vert.x instance would have closed it, and starts nothing.
+        if (vertx instanceof VertxInternal internal && !internal.closeFuture().add(closeWithVertx)) {
+            close();
+            return;
+        }
         if (publisher != null) {
             publisher.start();
-        }
-        if (vertx instanceof VertxInternal internal) {
-            internal.addCloseHook(closeWithVertx);
         }
     }
 

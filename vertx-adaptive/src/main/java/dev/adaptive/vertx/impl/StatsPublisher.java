@@ -76,7 +76,13 @@ final class StatsPublisher {
             // The context runs nothing any more (its worker pool shut down by an undeploy, say):
             // the message goes from here, as the event bus takes one from any thread. Thrown, the
             // refusal made the limiter's close() throw, with its meters left bound.
-            last.run();
+            try {
+                last.run();
+            } catch (Throwable noBus) {
+                // Its Vert.x instance is closed too, and its event bus takes no message (it throws
+                // the closed event loop's refusal): there is nobody left to tell, and the close
+                // must still end.
+            }
         }
     }
 
