@@ -90,7 +90,10 @@ public interface AdaptiveLimiter {
      *         {@code maxQueueSize} calls are queued. Never thrown: a call made after the close
      *         whose context runs nothing any more (made outside any context once the Vert.x
      *         instance closed) gets a future already failed with that error and bound to no
-     *         context, since one bound to the closed context could not call its handlers
+     *         context, since one bound to the closed context could not call its handlers; a
+     *         call whose context refuses its attempt (made outside any context on a limiter
+     *         whose own context's worker pool an undeploy shut down) gets one failed with that
+     *         refusal, also bound to no context
      */
     <T> Future<T> execute(Supplier<Future<T>> task);
 

@@ -8,9 +8,12 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,4 +68,28 @@ class LimiterContextGoneTest {
         Await.result(close.get());
         assertThat(Await.result(closedState.future()).getString("name")).as("the last message's limiter")
                 .isEqualTo("orders");
-    }}
+    }
+
+    /**
+     * A call from outside any context runs on the limiter's context, which refuses its attempt:
+     * it fails with the refusal, as a future of no context whose handlers run.
+     */
+    @Test
+    void aCallFromOutsideAnyContextReturnsAFailedFutureWhoseHandlersRun() {
+        AdaptiveLimiter limiter = limiterOfAnUndeployedWorker(new AdaptiveOptions().setName("orders"));
+        AtomicInteger attempts = new AtomicInteger();
+
+        AtomicReference<Future<?>> call = new AtomicReference<>();
+        Throwable thrown = catchThrowable(() -> call.set(limiter.execute(() -> {
+            attempts.incrementAndGet();
+            return Future.succeededFuture("done");
+        })));
+
+        SoftAssertions.assertSoftly(soft -> {
+            FailedFutures.failsWithoutThrowing(soft, "execute()", thrown, call.get());
+            soft.assertThat(call.get() == null ? null : call.get().cause()).as("its cause")
+                    .isInstanceOf(RejectedExecutionException.class);
+            soft.assertThat(attempts).as("attempts run").hasValue(0);
+        });
+    }
+}

@@ -165,17 +165,19 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      */
     public <T> Future<T> execute(AdaptiveExecutor exec, Function<TaskContext, Future<T>> task) {
         Objects.requireNonNull(task, "task");
-        Context caller = callerContext();
+        Call call = new Call(callerContext());
+        Context caller = call.caller;
         // One lambda per call: the adapting one is made only when the attempt must hop.
         AsyncTask<T> attempt = tc -> Vertx.currentContext() == caller ? invoke(task, tc)
-                : hop(caller, t -> invoke(task, t), tc);
+                : hop(call, t -> invoke(task, t), tc);
         Execution<T> e = exec.start(sequence.getAndIncrement(), attempt, null);
-        Call call = track(e, caller);
+        track(call, e);
         CompletionStage<T> result = sameCloseError(e.result());
-        // A caller's context that refused the call's cancel (after a close, the call is cancelled
-        // as it is tracked) runs nothing any more: a future bound to it would throw that refusal
-        // from onComplete instead of calling the handler. The call has ended (cancelled here);
-        // its failure is a future of no context.
+        // A caller's context that refused the call a task as it was made (its first attempt, or,
+        // after a close, its cancel as it is tracked) runs nothing any more: a future bound to it
+        // would throw that refusal from onComplete instead of calling the handler. The call has
+        // ended (its attempt failed with the refusal, or it was cancelled here); its failure is a
+        // future of no context.
         return call.refused ? Future.fromCompletionStage(result) : Future.fromCompletionStage(result, caller);
     }
 
@@ -264,30 +266,33 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      */
     public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller,
                                   ExecutionHooks hooks) {
-        Execution<T> e = executor.start(index, tc -> callOn(caller, task, tc), firstLease, hooks);
-        track(e, caller);
+        Call call = new Call(caller);
+        Execution<T> e = executor.start(index, tc -> callOn(call, task, tc), firstLease, hooks);
+        track(call, e);
         return e;
     }
 
-    private Call track(Execution<?> e, Context caller) {
-        Call call = new Call(e, caller);
+    private void track(Call call, Execution<?> e) {
+        call.execution = e;
         // A close that swept the set before this add cancels the execution in the add.
         live.add(call);
         // handle, not whenComplete: the dropped stage of whenComplete would wrap every failure in
         // a new CompletionException, which a close failing thousands of calls pays per call.
         e.result().handle((v, err) -> live.remove(call));
-        return call;
     }
 
     /** A call not yet ended, and the context its attempts run on and its future completes on. */
     private static final class Call {
-        private final Execution<?> execution;
         private final Context caller;
-        /** Set once {@link #caller} refused the call's cancel: it runs nothing any more. */
+        /** Set as the call is tracked, before the live set (a concurrent set) publishes it. */
+        private Execution<?> execution;
+        /**
+         * Set once {@link #caller} refused the call a task (an attempt, or its cancel): it runs
+         * nothing any more.
+         */
         private volatile boolean refused;
 
-        Call(Execution<?> execution, Context caller) {
-            this.execution = execution;
+        Call(Context caller) {
             this.caller = caller;
         }
     }
@@ -370,35 +375,46 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         return out;
     }
 
-    private static <T> CompletionStage<T> callOn(Context caller, AsyncTask<T> task, TaskContext tc) throws Exception {
-        return Vertx.currentContext() == caller ? task.call(tc) : hop(caller, task, tc);
+    private static <T> CompletionStage<T> callOn(Call call, AsyncTask<T> task, TaskContext tc) throws Exception {
+        return Vertx.currentContext() == call.caller ? task.call(tc) : hop(call, task, tc);
     }
 
-    /** Runs an attempt on {@code caller} from another thread; its stage completes when the attempt's does. */
-    private static <T> CompletionStage<T> hop(Context caller, AsyncTask<T> task, TaskContext tc) {
+    /**
+     * Runs an attempt on the call's context from another thread; its stage completes when the
+     * attempt's does. A context that refuses it throws its refusal, the attempt's failure, and
+     * the call is marked refused.
+     */
+    private static <T> CompletionStage<T> hop(Call call, AsyncTask<T> task, TaskContext tc) {
         CompletableFuture<T> hopped = new CompletableFuture<>();
-        caller.runOnContext(v -> {
-            if (tc.cancellation().isCancelled()) {
-                // Timed out or closed while waiting for the context: do not start the work.
-                hopped.completeExceptionally(tc.cancellation().reason());
-                return;
-            }
-            try {
-                CompletionStage<T> stage = task.call(tc);
-                if (stage == null) {
-                    throw new NullPointerException("task returned a null CompletionStage");
+        try {
+            call.caller.runOnContext(v -> {
+                if (tc.cancellation().isCancelled()) {
+                    // Timed out or closed while waiting for the context: do not start the work.
+                    hopped.completeExceptionally(tc.cancellation().reason());
+                    return;
                 }
-                stage.whenComplete((r, err) -> {
-                    if (err != null) {
-                        hopped.completeExceptionally(err);
-                    } else {
-                        hopped.complete(r);
+                try {
+                    CompletionStage<T> stage = task.call(tc);
+                    if (stage == null) {
+                        throw new NullPointerException("task returned a null CompletionStage");
                     }
-                });
-            } catch (Throwable t) {
-                hopped.completeExceptionally(t);
-            }
-        });
+                    stage.whenComplete((r, err) -> {
+                        if (err != null) {
+                            hopped.completeExceptionally(err);
+                        } else {
+                            hopped.complete(r);
+                        }
+                    });
+                } catch (Throwable t) {
+                    hopped.completeExceptionally(t);
+                }
+            });
+        } catch (Throwable refused) {
+            // The context runs nothing any more (its event loop or worker pool shut down): the
+            // call learns it, so that execute() returns no future bound to that context.
+            call.refused = true;
+            throw refused;
+        }
         return hopped;
     }
 
