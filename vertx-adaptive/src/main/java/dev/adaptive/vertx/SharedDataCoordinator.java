@@ -18,10 +18,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The fleet {@link Coordinator} on Vert.x shared data and the event bus: with a clustered Vert.x
@@ -47,6 +49,9 @@ import java.util.function.Consumer;
  * TTL (NTP does this).
  *
  * <p>Thread-safe; never blocks: every operation returns a stage completed on a Vert.x thread.
+ * Asked after the Vert.x instance closed, {@code heartbeat}, {@code leave} and
+ * {@code publishPause} throw nothing: their stage is already failed with the shared data's
+ * refusal.
  * A pause listener is called on the context that subscribed, as a handler that context
  * registered would be (a worker verticle's on a worker thread, one call at a time), or, when
  * subscribed outside any context, on an event-loop context of its own; one that throws is
@@ -111,30 +116,28 @@ public final class SharedDataCoordinator implements Coordinator {
         }
         long ttlMillis = Math.max(1, ttl.toMillis());
         String entry = report.nodeId() + "#" + report.incarnation();
-        return vertx.sharedData().<List<NodeReport>>withLock(prefix + key + ".lock", lockTimeoutMillis,
-                        () -> map(key + ".nodes").compose(m -> m.put(entry,
-                                        ReportJson.encode(report, clock.millis() + ttlMillis), storeTtl(ttlMillis))
-                                .compose(v -> m.entries())
-                                .map(entries -> live(entries.values()))))
-                .toCompletionStage();
+        return stage(() -> vertx.sharedData().<List<NodeReport>>withLock(prefix + key + ".lock", lockTimeoutMillis,
+                () -> map(key + ".nodes").compose(m -> m.put(entry,
+                                ReportJson.encode(report, clock.millis() + ttlMillis), storeTtl(ttlMillis))
+                        .compose(v -> m.entries())
+                        .map(entries -> live(entries.values())))));
     }
 
     @Override
     public CompletionStage<Void> leave(String key, String nodeId) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(nodeId, "nodeId");
-        return vertx.sharedData().<Void>withLock(prefix + key + ".lock", lockTimeoutMillis,
-                        () -> map(key + ".nodes").compose(m -> m.entries().compose(entries -> {
-                            List<Future<?>> removals = new ArrayList<>();
-                            entries.forEach((k, v) -> {
-                                JsonObject j = ReportJson.parse(v);
-                                if (j == null || nodeId.equals(j.getString("nodeId"))) {
-                                    removals.add(m.remove(k));
-                                }
-                            });
-                            return Future.all(removals).<Void>mapEmpty();
-                        })))
-                .toCompletionStage();
+        return stage(() -> vertx.sharedData().<Void>withLock(prefix + key + ".lock", lockTimeoutMillis,
+                () -> map(key + ".nodes").compose(m -> m.entries().compose(entries -> {
+                    List<Future<?>> removals = new ArrayList<>();
+                    entries.forEach((k, v) -> {
+                        JsonObject j = ReportJson.parse(v);
+                        if (j == null || nodeId.equals(j.getString("nodeId"))) {
+                            removals.add(m.remove(k));
+                        }
+                    });
+                    return Future.all(removals).<Void>mapEmpty();
+                }))));
     }
 
     @Override
@@ -146,21 +149,37 @@ public final class SharedDataCoordinator implements Coordinator {
             return Future.<Void>succeededFuture().toCompletionStage(); // already over: nothing to share
         }
         String json = ReportJson.encode(pause);
-        Future<Void> stored = vertx.sharedData().<Void>withLock(prefix + key + ".pause.lock", lockTimeoutMillis,
-                () -> map(key + ".pause").compose(m -> m.get(PAUSE).compose(current -> {
-                    FleetPause existing = ReportJson.pause(current);
-                    if (existing != null && !existing.until().isBefore(pause.until())) {
-                        return Future.succeededFuture(); // a later pause is stored already
-                    }
-                    return m.put(PAUSE, json, storeTtl(ttlMillis));
-                })));
-        // Relay only once stored: a node whose subscription is still reaching this one (the
-        // cluster learns of registrations asynchronously) then finds the pause in the store
-        // when it catches up. Relayed even if the store failed, for those already listening.
-        return stored.transform(done -> {
-            vertx.eventBus().publish(prefix + key + ".pause", json);
-            return done.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(done.cause());
-        }).toCompletionStage();
+        return stage(() -> {
+            Future<Void> stored = vertx.sharedData().<Void>withLock(prefix + key + ".pause.lock", lockTimeoutMillis,
+                    () -> map(key + ".pause").compose(m -> m.get(PAUSE).compose(current -> {
+                        FleetPause existing = ReportJson.pause(current);
+                        if (existing != null && !existing.until().isBefore(pause.until())) {
+                            return Future.succeededFuture(); // a later pause is stored already
+                        }
+                        return m.put(PAUSE, json, storeTtl(ttlMillis));
+                    })));
+            // Relay only once stored: a node whose subscription is still reaching this one (the
+            // cluster learns of registrations asynchronously) then finds the pause in the store
+            // when it catches up. Relayed even if the store failed, for those already listening.
+            return stored.transform(done -> {
+                vertx.eventBus().publish(prefix + key + ".pause", json);
+                return done.succeeded() ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(done.cause());
+            });
+        });
+    }
+
+    /**
+     * @param operation starts a shared-data operation
+     * @return its future as a stage, or one already failed with what starting it threw: the
+     *         shared data of a closed Vert.x instance refuses, on its closed event loop. Thrown
+     *         out of a method that returns a stage, it reached the caller as a throw.
+     */
+    private static <T> CompletionStage<T> stage(Supplier<Future<T>> operation) {
+        try {
+            return operation.get().toCompletionStage();
+        } catch (Throwable refused) {
+            return CompletableFuture.failedStage(refused);
+        }
     }
 
     @Override

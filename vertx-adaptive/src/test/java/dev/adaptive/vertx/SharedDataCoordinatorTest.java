@@ -3,6 +3,7 @@ package dev.adaptive.vertx;
 import dev.adaptive.contract.CoordinatorContract;
 import dev.adaptive.fleet.Coordinator;
 import dev.adaptive.fleet.FleetPause;
+import dev.adaptive.fleet.NodeReport;
 import dev.adaptive.testing.Until;
 import io.vertx.core.Context;
 import io.vertx.core.DeploymentOptions;
@@ -11,6 +12,7 @@ import io.vertx.core.ThreadingModel;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,14 +22,20 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The coordinator's contract ({@link CoordinatorContract}) on one (non-clustered) Vert.x, with a
@@ -64,6 +72,33 @@ class SharedDataCoordinatorTest extends CoordinatorContract {
         assertThat(SharedDataCoordinator.storeTtl(1_000)).isEqualTo(2_000);
         assertThat(SharedDataCoordinator.storeTtl(1_001)).isEqualTo(3_000);
         assertThat(SharedDataCoordinator.storeTtl(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+    }
+
+    /**
+     * Asked after its Vert.x instance closed: the shared data's locks refuse, on a closed event
+     * loop. Each operation that returns a stage returns one already failed with that refusal
+     * (which the engine reads as it reads a throw: a heartbeat's outage, a publication counted,
+     * a leave given up), and throws nothing.
+     */
+    @Test
+    void operationsAskedAfterItsVertxClosedReturnFailedStagesInsteadOfThrowing() {
+        Vertx vertx = Vertx.vertx();
+        SharedDataCoordinator coordinator = SharedDataCoordinator.create(vertx, "closed.", Duration.ofSeconds(5), CLOCK);
+        Await.settled(vertx.close());
+        NodeReport report = new NodeReport("node-1", "a", 4, 0, 0, CLOCK.instant());
+        Map<String, Supplier<CompletionStage<?>>> operations = new LinkedHashMap<>();
+        operations.put("heartbeat()", () -> coordinator.heartbeat("orders", report, Duration.ofSeconds(10)));
+        operations.put("leave()", () -> coordinator.leave("orders", "node-1"));
+        operations.put("publishPause()", () -> coordinator.publishPause("orders",
+                new FleetPause("node-1", CLOCK.instant().plusSeconds(60))));
+
+        SoftAssertions.assertSoftly(soft -> operations.forEach((name, operation) -> {
+            AtomicReference<CompletionStage<?>> stage = new AtomicReference<>();
+            Throwable thrown = catchThrowable(() -> stage.set(operation.get()));
+            soft.assertThat(thrown).as("what " + name + " threw").isNull();
+            soft.assertThat(stage.get() != null && stage.get().toCompletableFuture().isCompletedExceptionally())
+                    .as(name + ": its stage, failed").isTrue();
+        }));
     }
 
     @Test
