@@ -453,11 +453,14 @@ final class ExecutionImpl<R> implements Execution<R> {
      * Asks the retry budget, as of now; if the ticker throws (counted), as of the latest reading
      * the execution has, the failed attempt's start, or the newest time the budget has counted
      * in, if later. Its answer holds either way; only a refusal's trace event, which needs the
-     * reading, is then dropped.
+     * reading, is then dropped. The unlimited budget grants without a reading.
      *
      * @return {@code null} if the budget allows the retry (and counted it), or what it held; a refusal is traced
      */
     private String askBudget(Attempt a, Throwable cause) {
+        if (!core.retryBudgeted()) {
+            return null; // the unlimited budget: nothing to count, and no reading to make for it
+        }
         long now;
         boolean read = true;
         try {

@@ -1140,6 +1140,15 @@ final class LimiterCore {
     }
 
     /**
+     * @return whether the retry budget may refuse a retry: {@code false} for
+     *         {@link RetryBudget#unlimited()}, which refuses nothing whatever the time, so that
+     *         a runner need not read the ticker to ask it
+     */
+    boolean retryBudgeted() {
+        return retryAllowance != null;
+    }
+
+    /**
      * @return {@code null} if the retry budget allows one more retry now (and counts it), or
      *         what it held, for the refusal's message
      */

@@ -1586,6 +1586,43 @@ class ThrowingTimeTest {
     }
 
     /**
+     * Under {@link RetryBudget#unlimited()}, which refuses nothing whatever the time, a retry
+     * asks it nothing: no reading is made for it, so a ticker that throws there cannot touch the
+     * retry, nor count a failure for a reading nothing needed.
+     */
+    private void aRetryUnderTheUnlimitedBudgetReadsNoTimeForIt(RetryPolicy policy, long retryStart) {
+        TrapTicker ticker = new TrapTicker(time, "askBudget");
+        Limiter limiter = limiter(1).ticker(ticker).retryBudget(RetryBudget.unlimited()).build();
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter).retryPolicy(policy).build();
+        List<Long> starts = new ArrayList<>();
+        ticker.arm(() -> {
+            throw brokenClock;
+        });
+        CompletableFuture<String> result = ex.execute(ctx -> downThenOk(ctx, starts));
+
+        Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(1)));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(ticker.sprung()).as("a reading made to ask the unlimited budget").isFalse();
+            soft.assertThat(thrown).as("what the attempt's end or the scheduler's thread got").isNull();
+            soft.assertThat(result.handle((v, e) -> e == null ? v : e).getNow(null)).as("the result").isEqualTo("ok");
+            soft.assertThat(starts).as("its attempts' starts").containsExactly(0L, retryStart);
+            soft.assertThat(limiter.stats().errorRetries()).as("the retry, counted").isEqualTo(1);
+            soft.assertThat(limiter.stats().limitFailures()).as("counted").isZero();
+        });
+    }
+
+    @Test
+    void aRetryWithoutABackoffUnderTheUnlimitedBudgetReadsNoTimeForIt() {
+        aRetryUnderTheUnlimitedBudgetReadsNoTimeForIt(oneRetryAtOnce(), Duration.ofMillis(10).toNanos());
+    }
+
+    @Test
+    void aRetryAfterABackoffUnderTheUnlimitedBudgetReadsNoTimeForIt() {
+        aRetryUnderTheUnlimitedBudgetReadsNoTimeForIt(oneRetryAfter100Ms(), Duration.ofMillis(110).toNanos());
+    }
+
+    /**
      * The ticker breaks for good while the first attempt runs; it fails at 10 ms, with a trace
      * listener and one retry after 100 ms. Every reading from then on throws: the attempt's end
      * for its {@code TaskEnd}, its release, its {@code Retry} event, the budget's at 110 ms, and

@@ -23,7 +23,8 @@ import java.util.Objects;
  * <p>A {@link dev.adaptive.time.Ticker} that throws as the budget is asked does not decide for it:
  * the budget is asked as of the failed attempt's start, the latest reading the execution has (or
  * the newest time the budget has counted in, if later), and its answer holds. The throw is counted
- * in {@link dev.adaptive.LimiterStats#limitFailures()}.
+ * in {@link dev.adaptive.LimiterStats#limitFailures()}. {@link #unlimited()} is not asked at all:
+ * no reading is made for it.
  *
  * <p>Defaults ({@link #defaults()}): ratio {@value #DEFAULT_RATIO}, {@value #DEFAULT_MIN_PER_SECOND}
  * per second, a window of 10 s: the values of Finagle's and Linkerd's budgets. {@link #unlimited()}
