@@ -1317,13 +1317,17 @@ final class LimiterCore {
             return; // extended (the later pause's own timer ends it) or already ended
         }
         long left;
+        long now = 0;
+        boolean read = true;
         try {
-            left = Nanos.between(ticker.nanoTime(), mine.untilNanos);
+            now = ticker.nanoTime();
+            left = Nanos.between(now, mine.untilNanos);
         } catch (Throwable brokenTicker) {
             // Its timer fired, and there is no time to check it against: the pause ends, as one
             // whose timer the scheduler refuses is not held, rather than hold dispatch for good.
             tickerFailures.failed(brokenTicker);
             left = 0;
+            read = false;
         }
         if (left > 0) {
             // A scheduler that fires early: look again when the pause is really over.
@@ -1341,7 +1345,7 @@ final class LimiterCore {
         }
         // Fails only if a later pause replaced this one meanwhile; that one stays.
         if (PAUSE.compareAndSet(this, mine, null)) {
-            logResume(mine);
+            logResume(mine, read, now);
             drain();
         }
     }
@@ -1366,11 +1370,17 @@ final class LimiterCore {
         }
     }
 
-    private void logResume(Pause ended) {
+    /**
+     * INFO for a pause closed, with its length as of {@code now}, the reading that found it over;
+     * without one (the ticker threw there, counted), without its length. No reading of its own:
+     * one made for a log line alone, inside the logger's guard, would be one whose throw went
+     * uncounted.
+     */
+    private void logResume(Pause ended, boolean read, long now) {
         try {
             if (LOG.isLoggable(Level.INFO)) {
-                LOG.log(Level.INFO, "limiter '" + name + "': Retry-After pause closed after "
-                        + Duration.ofNanos(Math.max(0, Nanos.between(ended.openedNanos, ticker.nanoTime())))
+                LOG.log(Level.INFO, "limiter '" + name + "': Retry-After pause closed"
+                        + (read ? " after " + Duration.ofNanos(Math.max(0, Nanos.between(ended.openedNanos, now))) : "")
                         + ", dispatch resumes with " + waiting.get() + " waiting");
             }
         } catch (Throwable brokenLogger) {

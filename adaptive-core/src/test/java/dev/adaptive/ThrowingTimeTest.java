@@ -3,6 +3,8 @@ package dev.adaptive;
 import dev.adaptive.internal.SlotReturn;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.logging.CapturingLoggerFinder;
+import dev.adaptive.logging.CapturingLoggerFinder.Line;
 import dev.adaptive.pool.AdaptiveResult;
 import dev.adaptive.pool.ConcurrencySegment;
 import dev.adaptive.pool.ItemPool;
@@ -26,6 +28,7 @@ import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.Quota;
 import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.time.RejectingScheduler;
+import dev.adaptive.time.Ticker;
 import dev.adaptive.time.TrapTicker;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;
@@ -394,6 +397,42 @@ class ThrowingTimeTest {
         });
         queued.join().release(Outcome.SUCCESS);
         assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * As above, with INFO logging on, so that the pause's close is logged, and a ticker broken
+     * for good from the pause's end: every reading it refuses is counted, and the close is
+     * still logged, without its length.
+     */
+    @Test
+    void aTickerBrokenAsALoggedRetryAfterPauseEndsIsCountedForEveryReadingItRefuses() {
+        AtomicInteger refused = new AtomicInteger();
+        AtomicReference<Error> broken = new AtomicReference<>();
+        Ticker ticker = () -> {
+            Error failing = broken.get();
+            if (failing != null) {
+                refused.incrementAndGet();
+                throw failing;
+            }
+            return time.nanoTime();
+        };
+        try (CapturingLoggerFinder.Capture log = CapturingLoggerFinder.capture("'logged-close'")) {
+            Limiter limiter = limiter(1).name("logged-close").ticker(ticker).build();
+            limiter.tryAcquire().orElseThrow().release(Outcome.rateLimited(Duration.ofSeconds(5)));
+            broken.set(brokenClock);
+
+            Throwable thrown = catchThrowable(() -> time.advance(Duration.ofSeconds(5)));
+
+            broken.set(null);
+            SoftAssertions.assertSoftly(soft -> {
+                soft.assertThat(thrown).as("what the pause's timer threw").isNull();
+                soft.assertThat(limiter.pausedUntilNanos()).as("the pause").isZero();
+                soft.assertThat(refused).as("readings refused").hasPositiveValue();
+                soft.assertThat(limiter.stats().limitFailures()).as("counted").isEqualTo(refused.get());
+                soft.assertThat(log.lines()).extracting(Line::message).as("logged")
+                        .contains("limiter 'logged-close': Retry-After pause closed, dispatch resumes with 0 waiting");
+            });
+        }
     }
 
     @Test
