@@ -33,6 +33,7 @@ final class ExecutionImpl<R> implements Execution<R> {
     private static final VarHandle SETTLED;
     private static final VarHandle ATTEMPTS;
     private static final VarHandle TAKEN;
+    private static final VarHandle ANNOUNCEMENT;
 
     static {
         try {
@@ -41,6 +42,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             SETTLED = lookup.findVarHandle(ExecutionImpl.Attempt.class, "settled", int.class);
             ATTEMPTS = lookup.findVarHandle(ExecutionImpl.class, "attempts", int.class);
             TAKEN = lookup.findVarHandle(ExecutionImpl.Retry.class, "taken", int.class);
+            ANNOUNCEMENT = lookup.findVarHandle(ExecutionImpl.Retry.class, "announcement", TraceEvent.Retry.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -508,7 +510,8 @@ final class ExecutionImpl<R> implements Execution<R> {
         RetryPolicy policy = executor.retryPolicy();
         if (retriesUsed < policy.retries()) {
             retriesUsed++;
-            retryAfter(Nanos.of(policy.delayBeforeRetry(retriesUsed)), null, a, cause);
+            // The same retry, refused, waits again: it was traced and counted when decided.
+            retryAfter(Nanos.of(policy.delayBeforeRetry(retriesUsed)), null, a, cause, null);
         } else {
             result.completeExceptionally(new RetryBudgetExhaustedException(refusal + "; item " + index
                     + " ends after attempt " + a.number + ", its last retries refused, with its last failure as the cause", cause));
@@ -531,20 +534,22 @@ final class ExecutionImpl<R> implements Execution<R> {
             }
             return;
         }
-        // A retry after a Retry-After is a rate-limited one (plan): a.rateLimited says both.
-        core.onRetry(cause, a.rateLimited);
-        if (core.traces(LimiterCore.RETRY)) {
-            traceRetry(a, cause);
+        // Its event is made as the retry is decided, and emitted once its wait is armed (see
+        // retryAfter): one whose wait the scheduler refuses never comes, and is neither traced
+        // nor counted.
+        TraceEvent.Retry event = core.traces(LimiterCore.RETRY) ? retryEvent(a, cause) : null;
+        if (retryAfter(Nanos.of(a.retryDelay), next, asksBudgetLater(a) ? a : null, cause, event)) {
+            // A retry after a Retry-After is a rate-limited one (plan): a.rateLimited says both.
+            core.onRetry(cause, a.rateLimited);
         }
-        retryAfter(Nanos.of(a.retryDelay), next, asksBudgetLater(a) ? a : null, cause);
     }
 
     /**
-     * Emits the {@link TraceEvent.Retry} of the retry {@code a} was granted, at now; if the
-     * ticker throws (counted), drops it. The ticker is read for the event alone, so only with
-     * a listener for it.
+     * @return the {@link TraceEvent.Retry} of the retry {@code a} was granted, at now; or
+     *         {@code null} if the ticker throws (counted): the event is dropped. The ticker is
+     *         read for the event alone, so only with a listener for it.
      */
-    private void traceRetry(Attempt a, Throwable cause) {
+    private TraceEvent.Retry retryEvent(Attempt a, Throwable cause) {
         long now;
         try {
             now = core.ticker().nanoTime();
@@ -553,7 +558,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             // and the result never completed. Dropped rather than stamped with the attempt's
             // start, which would put its readyAtNanos before the retry is due.
             core.tickerFailures.failed(brokenTicker);
-            return;
+            return null;
         }
         Duration delay = a.retryDelay;
         long readyAt;
@@ -563,28 +568,38 @@ final class ExecutionImpl<R> implements Execution<R> {
         } else {
             readyAt = Nanos.plus(now, Nanos.of(delay));
         }
-        core.emit(new TraceEvent.Retry(core.name(), now, index, a.number, cause, delay, readyAt, a.rateLimited));
+        return new TraceEvent.Retry(core.name(), now, index, a.number, cause, delay, readyAt, a.rateLimited);
     }
 
     /**
      * @param next   the retry's acquisition, already queued, or {@code null} to acquire when the wait is over
      * @param asking the failed attempt whose retry asks the budget when the wait is over, or {@code null}
      * @param cause  its failure
+     * @param event  the retry's trace event, emitted once the wait is armed; {@code null} for none
+     * @return whether the retry is made: its wait armed, or the retry run by the runner already;
+     *         {@code false} if the runner refused the wait (the execution then ended)
      */
-    private void retryAfter(long delayNanos, CompletableFuture<Lease> next, Attempt asking, Throwable cause) {
-        Retry r = new Retry(next, asking, cause);
+    private boolean retryAfter(long delayNanos, CompletableFuture<Lease> next, Attempt asking, Throwable cause,
+                               TraceEvent.Retry event) {
+        Retry r = new Retry(next, asking, cause, event);
         // Before the wait: an end from now on drops the retry, and withdraws its acquisition.
         retry = r;
         Cancellable t = null;
+        boolean made = true;
         try {
             t = hooks.delayRetry(r, delayNanos, core.scheduler());
         } catch (Throwable rejected) {
             // The wait could not be armed (a scheduler that rejects, shut down say): the retry
-            // would never come, so the execution ends now with its last failure.
+            // would never come, so the execution ends now with its last failure. Unless the
+            // runner ran it before it threw, it is not made: neither traced nor counted.
+            made = r.ran();
             if (cause != rejected) {
                 cause.addSuppressed(rejected);
             }
             result.completeExceptionally(cause);
+        }
+        if (made) {
+            r.announce();
         }
         if (t != null) {
             retryTimer = t;
@@ -597,6 +612,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             }
             r.drop();
         }
+        return made;
     }
 
     /**
@@ -644,13 +660,35 @@ final class ExecutionImpl<R> implements Execution<R> {
         final CompletableFuture<Lease> queued;
         final Attempt asking;
         final Throwable cause;
-        @SuppressWarnings("unused") // through TAKEN: 1 once run or dropped
+        @SuppressWarnings("unused") // through TAKEN: 1 once run, 2 once dropped
         volatile int taken;
+        /**
+         * Its trace event until emitted, through ANNOUNCEMENT: once its wait is armed, or as it
+         * first runs if that comes first (a runner that runs it at once, or a timer that fires
+         * before the arming thread is back), so that the event always precedes the retry's
+         * attempt. A plain field: written before the retry is handed on, read without a fence
+         * where it is {@code null} (no listener), taken by a compare-and-set.
+         */
+        TraceEvent.Retry announcement;
 
-        Retry(CompletableFuture<Lease> queued, Attempt asking, Throwable cause) {
+        Retry(CompletableFuture<Lease> queued, Attempt asking, Throwable cause, TraceEvent.Retry announcement) {
             this.queued = queued;
             this.asking = asking;
             this.cause = cause;
+            this.announcement = announcement;
+        }
+
+        /** Emits its trace event, if it has one not yet emitted. */
+        void announce() {
+            TraceEvent.Retry e = announcement;
+            if (e != null && ANNOUNCEMENT.compareAndSet(this, e, null)) {
+                core.emit(e);
+            }
+        }
+
+        /** @return whether the runner's call ran it */
+        boolean ran() {
+            return (int) TAKEN.getVolatile(this) == 1;
         }
 
         @Override
@@ -658,6 +696,7 @@ final class ExecutionImpl<R> implements Execution<R> {
             if (!TAKEN.compareAndSet(this, 0, 1)) {
                 return; // called again, or after the execution ended: nothing to retry
             }
+            announce();
             retryTimer = null;
             if (queued != null) {
                 awaitLease(queued, false);
@@ -668,7 +707,7 @@ final class ExecutionImpl<R> implements Execution<R> {
 
         /** The execution ended: unless the runner's call came first, the retry never runs. */
         void drop() {
-            if (!TAKEN.compareAndSet(this, 0, 1) || queued == null) {
+            if (!TAKEN.compareAndSet(this, 0, 2) || queued == null) {
                 return;
             }
             queued.cancel(false);

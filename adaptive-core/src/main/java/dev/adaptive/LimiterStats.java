@@ -43,7 +43,9 @@ import java.time.Duration;
  * @param ignored             attempts released as {@link Outcome.Ignored}, cancelled ones included
  * @param errorRetries        retries decided after an attempt that failed (not by timeout or
  *                            rate limit), by the runners on this limiter (pool, executor, Camel,
- *                            Vert.x)
+ *                            Vert.x); each counted once its wait is armed: one whose backoff the
+ *                            scheduler (or the runner) refused ends its task with its last
+ *                            failure and is counted in none of these three
  * @param timeoutRetries      retries decided after an attempt that timed out
  * @param rateLimitRetries    retries decided after a rate-limited attempt (on the rate-limit budget)
  * @param pausesOpened        Retry-After pauses opened while none was open (an extension of an

@@ -10,6 +10,7 @@ import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.TrapTicker;
 import dev.adaptive.time.VirtualTime;
+import dev.adaptive.trace.TraceEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -610,6 +611,72 @@ class ExecutionHooksTest {
         time.runUntilIdle();
         assertThat(e.attempts()).isEqualTo(1);
         assertThat(limiter.inflight()).isZero();
+    }
+
+    /**
+     * A retry after a 100 ms backoff, under a runner whose wait does {@code wait}: the events,
+     * by kind and attempt, and the retries the stats counted.
+     */
+    private List<String> tracedUnder(java.util.function.BiFunction<Runnable, Scheduler, Cancellable> wait, long[] retries) {
+        List<String> events = new ArrayList<>();
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).time(time).traceListener(event -> {
+            if (event instanceof TraceEvent.TaskStart t) {
+                events.add("TaskStart " + t.attempt());
+            } else if (event instanceof TraceEvent.Retry r) {
+                events.add("Retry " + r.attempt());
+            }
+        }).build();
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(1).constant().minDelay(Duration.ofMillis(100)).noJitter().build())
+                .build();
+        ex.start(0, answering(time, Duration.ofMillis(10), new IllegalStateException("down"), "ok"), null,
+                new ExecutionHooks() {
+                    @Override
+                    public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+                        return wait.apply(retry, scheduler);
+                    }
+                });
+        time.runUntilIdle();
+        retries[0] = limiter.stats().retries();
+        assertThat(limiter.inflight()).isZero();
+        return events;
+    }
+
+    /**
+     * A runner that runs the retry at once, inside its wait: the retry's {@code Retry} event
+     * still comes before the retry's attempt starts, and the retry is counted once.
+     */
+    @Test
+    void aRetryTheRunnerRunsInsideItsWaitIsTracedBeforeItsAttempt() {
+        long[] retries = {0};
+        List<String> events = tracedUnder((retry, scheduler) -> {
+            retry.run();
+            return null;
+        }, retries);
+        assertThat(events).containsExactly("TaskStart 1", "Retry 1", "TaskStart 2");
+        assertThat(retries[0]).as("retries counted").isEqualTo(1);
+    }
+
+    /**
+     * A runner whose wait throws: the retry is not made, so neither traced nor counted; one that
+     * runs it first and then throws has made it, so it is both, before its attempt.
+     */
+    @Test
+    void aRetryIsTracedAndCountedOnlyIfTheRunnerMadeIt() {
+        long[] retries = {0};
+        List<String> refused = tracedUnder((retry, scheduler) -> {
+            throw new AssertionError("a broken runner");
+        }, retries);
+        assertThat(refused).as("events, the wait refused").containsExactly("TaskStart 1");
+        assertThat(retries[0]).as("retries counted, the wait refused").isZero();
+
+        List<String> ranThenThrew = tracedUnder((retry, scheduler) -> {
+            retry.run();
+            throw new AssertionError("a broken runner");
+        }, retries);
+        assertThat(ranThenThrew).as("events, the retry run, then the wait refused")
+                .containsExactly("TaskStart 1", "Retry 1", "TaskStart 2");
+        assertThat(retries[0]).as("retries counted, the retry run, then the wait refused").isEqualTo(1);
     }
 
     /** A runner that calls a retry twice: the retry runs once, one attempt on one slot. */

@@ -6,6 +6,7 @@ import dev.adaptive.retry.Quota;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.VirtualTime;
+import dev.adaptive.trace.TraceEvent;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +100,36 @@ class SchedulerRejectsTest {
         assertThat(limiter.inflight()).isZero();
         assertThat(result).as("result of an execution whose retry could not be scheduled").isDone();
     }
+    /**
+     * As above, with a listener for every event: the retry whose backoff could not be timed never
+     * runs, so it is neither counted in the stats' retries nor traced as a {@code Retry}; its
+     * result ends with its attempt's failure, the refusal suppressed in it.
+     */
+    @Test
+    void aRetryWhoseBackoffTimerIsRejectedIsNeitherCountedNorTraced() {
+        java.util.List<TraceEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).ticker(time).scheduler(scheduler)
+                .traceListener(events::add).build();
+        AdaptiveExecutor executor = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(2).constant().minDelay(Duration.ofMillis(100)).noJitter().build()).build();
+        CompletableFuture<String> attempt = new CompletableFuture<>();
+        CompletableFuture<String> result = executor.execute(ctx -> attempt);
+        scheduler.rejecting = true;
+        attempt.completeExceptionally(new java.io.IOException("boom")); // failed: retry after 100 ms, refused
+        scheduler.rejecting = false;
+        time.advance(Duration.ofMinutes(10));
+
+        Throwable end = result.handle((v, e) -> e).getNow(null);
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(end).as("the result's failure").hasMessage("boom");
+            soft.assertThat(end == null ? null : end.getSuppressed()).as("suppressed in it")
+                    .hasOnlyElementsOfType(RejectedExecutionException.class).hasSize(1);
+            soft.assertThat(limiter.stats().errorRetries()).as("errorRetries").isZero();
+            soft.assertThat(limiter.stats().retries()).as("retries").isZero();
+            soft.assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).as("Retry events").isEmpty();
+        });
+    }
+
     /** Through the executor: a 429 with Retry-After whose pause timer is rejected; the call must still end. */
     @Test
     void aRateLimitedAttemptWhosePauseTimerIsRejectedStillEndsAndFreesItsSlot() {

@@ -175,12 +175,13 @@ final class QueueCore {
      * is due, for a hold to freeze what it has left. If the ticker throws there (counted), the
      * wait is armed all the same, and a hold freezes its whole delay: the retry comes at most
      * that much late, never before its backoff is over. Thrown instead, the job ended with its
-     * last failure while {@code retried} counted a retry that never ran.
+     * last failure while {@code retried} counted a retry that never ran. A wait the scheduler
+     * refuses throws (the executor then ends the job with its last failure) and is not counted
+     * in {@code retried}: that retry never runs.
      */
     Cancellable delayRetry(Runnable retry, long delayNanos) {
         DelayedRetries.Wait w;
         synchronized (lock) {
-            retried++;
             if (delayNanos <= 0) {
                 w = null;
             } else if (status == QueueStatus.RUNNING) {
@@ -188,6 +189,8 @@ final class QueueCore {
             } else {
                 w = delayed.add(retry, delayNanos, false, 0L); // frozen whole: no reading needed
             }
+            // Once its wait is armed (or frozen): one the scheduler refused threw above.
+            retried++;
         }
         if (w == null) {
             retry.run(); // its acquisition is queued already, ahead of fresh tasks

@@ -23,7 +23,9 @@ import java.util.OptionalLong;
  * @param started          attempts started
  * @param succeeded        attempts that succeeded
  * @param failed           attempts that failed (each retry that failed counts again)
- * @param retried          retries scheduled, on either budget
+ * @param retried          retries scheduled, on either budget: each counted once its wait is
+ *                         armed (or frozen); one whose wait the scheduler refused ends its task
+ *                         with its last failure and is not counted
  * @param rateIncreases    applied rate increases
  * @param rateDecreases    applied rate decreases
  * @param concurrencyLimit the bound on active attempts now: {@code concurrency}, lowered by

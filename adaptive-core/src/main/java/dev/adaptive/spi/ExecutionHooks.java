@@ -22,8 +22,11 @@ public interface ExecutionHooks {
 
     /**
      * Waits out the delay before a retry, then runs {@code retry}, which queues the retry for
-     * a lease. Called once for every retry the execution decides, after its
-     * {@link dev.adaptive.trace.TraceEvent.Retry}. The default runs {@code retry} at once for a delay of 0 or
+     * a lease. Called once for every retry the execution decides, and again for each further
+     * backoff of a retry the retry budget refused at the end of one. A retry is traced
+     * ({@link dev.adaptive.trace.TraceEvent.Retry}) and counted in the limiter's stats once this
+     * call has returned, or as {@code retry} first runs if that comes first: its event always
+     * precedes its attempt. The default runs {@code retry} at once for a delay of 0 or
      * less, and otherwise schedules it on {@code scheduler}.
      *
      * <p>Whatever the runner does, no slot is lost: {@code retry} runs only on its first call,
@@ -31,7 +34,8 @@ public interface ExecutionHooks {
      * {@link #retriesFirst()}, the retry's acquisition is already queued and may be granted
      * a slot before the call: that slot waits for the call, and goes back when the
      * execution ends first (cancelled, say, which also cancels the returned wait). A throw
-     * (anything) ends the execution with its last failure, the throw suppressed in it; a
+     * (anything) ends the execution with its last failure, the throw suppressed in it, and the
+     * retry, unless {@code retry} ran before it, is neither traced nor counted; a
      * returned wait whose {@code cancel()} throws is treated as cancelled.
      *
      * @param retry      queues the retry; call it once, on any thread, never under a lock

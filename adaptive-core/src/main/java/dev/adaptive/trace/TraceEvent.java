@@ -112,7 +112,9 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
     }
 
     /**
-     * A failed attempt will be retried.
+     * A failed attempt will be retried. Emitted once the retry's wait is armed, and before the
+     * retry's attempt starts; a retry whose wait the scheduler (or the runner) refuses ends its
+     * task with its last failure, and has none.
      *
      * @param limiter   the limiter's name
      * @param timeNanos    when the retry was decided

@@ -3,6 +3,7 @@ package dev.adaptive.queue;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.time.RejectingScheduler;
 import dev.adaptive.time.VirtualTime;
+import dev.adaptive.trace.TraceEvent;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -67,6 +69,40 @@ class QueueSchedulerRejectsTest {
         QueueState s = q.state();
         assertThat(s.delayedRetries()).as("delayedRetries of an idle queue: " + s).isZero();
         assertThat(s.idle()).as("state().idle() of a queue whose awaitIdle completed").isTrue();
+    }
+
+    /**
+     * A backoff whose wait the scheduler refused ends its job: the retry never runs, so nothing
+     * counts it, neither the queue's {@code retried}, nor its limiter's retries, nor a
+     * {@code Retry} trace event. The one that follows, armed, counts in all three.
+     */
+    @Test
+    void aRetryWhoseWaitTheSchedulerRefusedIsNotCounted() {
+        List<TraceEvent> events = new CopyOnWriteArrayList<>();
+        ThrottledQueue q = ThrottledQueue.builder().minRate(1000).interval(Duration.ofSeconds(1)).ticker(time)
+                .scheduler(scheduler).traceListener(events::add).retries(1)
+                .retryBackoff(Backoff.constant(Duration.ofMillis(100))).build();
+        CompletableFuture<Object> refused = q.submit(ctx -> {
+            scheduler.rejecting = true; // shut down while the attempt runs
+            return CompletableFuture.failedFuture(new IllegalStateException("down"));
+        });
+        scheduler.rejecting = false;
+        time.advance(Duration.ofSeconds(10));
+        assertThat(refused).as("the job whose retry could not be timed").isCompletedExceptionally();
+
+        CompletableFuture<Object> retried = q.submit(ctx -> ctx.attempt() == 1
+                ? CompletableFuture.failedFuture(new IllegalStateException("down"))
+                : CompletableFuture.completedFuture("ok"));
+        time.advance(Duration.ofSeconds(10));
+
+        QueueState s = q.state();
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(retried).as("the job whose retry was timed").isCompletedWithValue("ok");
+            soft.assertThat(s.retried()).as("retried").isEqualTo(1);
+            soft.assertThat(q.limiter().stats().errorRetries()).as("the limiter's errorRetries").isEqualTo(1);
+            soft.assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).as("Retry events").hasSize(1);
+            soft.assertThat(s.started() - s.retried()).as("first attempts").isEqualTo(2);
+        });
     }
 
     /**
