@@ -278,6 +278,30 @@ public final class Limiter {
     }
 
     /**
+     * Adds, at run time, a listener told when a release (or a lease given back unused) leaves no
+     * call in flight, on the releasing thread, once the release is done. For fleet members, which
+     * leave the fleet once the calls they still had when closed have ended, with no timer of
+     * their own to look. A hint: by the time it is told, a call may have been admitted again.
+     * Must be fast; a listener that throws is counted in {@link LimiterStats#listenerFailures()}.
+     * Adding one listener twice registers it twice. Without listeners nothing is done.
+     *
+     * @param listener the listener
+     */
+    public void addIdleListener(Runnable listener) {
+        core.addIdleListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Removes one registration of a listener added by {@link #addIdleListener(Runnable)}.
+     *
+     * @param listener the listener, compared by identity
+     * @return whether it was registered
+     */
+    public boolean removeIdleListener(Runnable listener) {
+        return core.removeIdleListener(listener);
+    }
+
+    /**
      * Adds, at run time, a listener told when the local limit ({@link #localLimit()}, the
      * algorithm's limit before any {@link #ceiling(int)}) moves, on the thread whose sample (or
      * fold) moved it, whether or not the ceiling binds. For fleet members, which then report it

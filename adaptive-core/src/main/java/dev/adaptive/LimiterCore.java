@@ -100,6 +100,7 @@ final class LimiterCore {
     // Fleet members' hints to report at once: the local limit moved, calls began to wait.
     private final List<LimitChangeListener> localLimitListeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> queueListeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> idleListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<TraceEvent.Outage>> outageListeners = new CopyOnWriteArrayList<>();
 
     private static final VarHandle PAUSE;
@@ -165,6 +166,7 @@ final class LimiterCore {
     private final CallbackFailures limitListenerFailures;
     private final CallbackFailures pauseListenerFailures;
     private final CallbackFailures queueListenerFailures;
+    private final CallbackFailures idleListenerFailures;
     private final CallbackFailures outageListenerFailures;
     private final CallbackFailures algorithmFailures;
     private final CallbackFailures gateFailures;
@@ -227,6 +229,7 @@ final class LimiterCore {
         this.limitListenerFailures = new CallbackFailures(LOG, name, "limit-change listener", listenerFailures);
         this.pauseListenerFailures = new CallbackFailures(LOG, name, "rate-pause listener", listenerFailures);
         this.queueListenerFailures = new CallbackFailures(LOG, name, "queue listener", listenerFailures);
+        this.idleListenerFailures = new CallbackFailures(LOG, name, "idle listener", listenerFailures);
         this.outageListenerFailures = new CallbackFailures(LOG, name, "outage listener", listenerFailures);
         this.algorithmFailures = new CallbackFailures(LOG, name, "limit algorithm ('" + algorithm.name() + "')",
                 limitFailures);
@@ -794,9 +797,12 @@ final class LimiterCore {
                 }
             }
         } finally {
-            inflight.decrementAndGet();
+            int left = inflight.decrementAndGet();
             if (waiting.get() > 0) {
                 drain();
+            }
+            if (left == 0) {
+                idle();
             }
         }
         return next;
@@ -862,9 +868,23 @@ final class LimiterCore {
 
     /** Returns a slot without a sample. */
     void giveBack() {
-        inflight.decrementAndGet();
+        int left = inflight.decrementAndGet();
         if (waiting.get() > 0) {
             drain();
+        }
+        if (left == 0) {
+            idle();
+        }
+    }
+
+    /**
+     * A release, or a slot given back, left nothing in flight: the idle listeners are told, after
+     * the drain (which may have granted a slot again meanwhile: a hint). Looked at only then, so
+     * a busy limiter, and one without idle listeners, does nothing more per release.
+     */
+    private void idle() {
+        if (!idleListeners.isEmpty()) {
+            Listeners.tellAll(idleListeners, this, (l, x) -> l.run(), idleListenerFailures);
         }
     }
 
@@ -1036,6 +1056,14 @@ final class LimiterCore {
 
     void addQueueListener(Runnable listener) {
         queueListeners.add(listener);
+    }
+
+    void addIdleListener(Runnable listener) {
+        idleListeners.add(listener);
+    }
+
+    boolean removeIdleListener(Runnable listener) {
+        return Listeners.removeOne(idleListeners, listener);
     }
 
     boolean removeQueueListener(Runnable listener) {

@@ -262,6 +262,36 @@ class LimiterTest {
         assertThat(limiter.waiting()).isZero();
     }
 
+    /**
+     * A leaving fleet member's cue: told as a release, or a lease given back unused, leaves no
+     * call in flight, and not while another is still in flight.
+     */
+    @Test
+    void idleListenersAreToldAsTheLastCallInFlightEnds() {
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(2)).time(time).build();
+        List<Integer> told = new ArrayList<>();
+        Runnable idle = () -> told.add(limiter.inflight());
+        limiter.addIdleListener(idle);
+        Lease first = limiter.tryAcquire().orElseThrow();
+        Lease second = limiter.tryAcquire().orElseThrow();
+        first.release(Outcome.SUCCESS);
+        assertThat(told).as("one still in flight").isEmpty();
+        second.release(Outcome.DROPPED);
+        assertThat(told).as("the last one released").containsExactly(0);
+        ((LeaseImpl) limiter.tryAcquire().orElseThrow()).giveBack(); // as an executor gives back a lease it did not use
+        assertThat(told).as("the last one given back").containsExactly(0, 0);
+
+        assertThat(limiter.removeIdleListener(idle)).isTrue();
+        assertThat(limiter.removeIdleListener(idle)).isFalse();
+        limiter.addIdleListener(() -> {
+            throw new IllegalStateException("listener bug");
+        });
+        limiter.tryAcquire().orElseThrow().release(Outcome.SUCCESS); // counted, the slot freed all the same
+        assertThat(told).hasSize(2);
+        assertThat(limiter.stats().listenerFailures()).isEqualTo(1);
+        assertThat(limiter.inflight()).isZero();
+    }
+
     @Test
     void raisedLimitWakesWaiters() {
         Limiter limiter = Limiter.builder().limit(new StepLimit()).time(time).build();

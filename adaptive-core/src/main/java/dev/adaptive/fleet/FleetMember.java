@@ -165,6 +165,10 @@ public final class FleetMember implements AutoCloseable {
     // either rule set, activity that arms the heartbeat again after the scheduler refused it.
     private final LimitChangeListener limitMoved = (from, to) -> reportSoon();
     private final Runnable callsWait = this::demandGrew;
+    // While leaving: the limiter's word that its last call has ended, so that the leave needs no
+    // timer of the member's to look for it (the scheduler may have refused the tick, and no reply
+    // may be coming).
+    private final Runnable callsEnded = this::leaveIfDone;
 
     private FleetMember(Builder b) {
         this.limiter = b.limiter;
@@ -509,11 +513,20 @@ public final class FleetMember implements AutoCloseable {
     }
 
     private void onReply(Beat beat, List<NodeReport> reports, Throwable error) {
+        if (!tookReply(beat, reports, error)) {
+            // A leaving member whose calls ended while this heartbeat was on its way leaves now,
+            // as its next tick would: there may be none to come (the scheduler refused it).
+            leaveIfDone();
+        }
+    }
+
+    /** @return {@code false} if the heartbeat failed: an outage, which tells the member nothing */
+    private boolean tookReply(Beat beat, List<NodeReport> reports, Throwable error) {
         Beat next = null;
         boolean done = false;
         synchronized (lock) {
             if (closed || beat.seq != beatSeq || !beating) {
-                return;
+                return true;
             }
             beating = false;
             // A reply whose arrival cannot be timed is taken as late: it may lower the share, but
@@ -530,7 +543,7 @@ public final class FleetMember implements AutoCloseable {
             if (error != null) {
                 onOutage(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error, now);
                 rearmTick(syncNanos, now);
-                return;
+                return false;
             }
             FleetShares view = reports == null ? null : FleetShares.of(reports);
             int share = view == null ? -1 : view.shareOf(nodeId, incarnation);
@@ -538,7 +551,7 @@ public final class FleetMember implements AutoCloseable {
                 onOutage(new IllegalStateException(
                         "coordinator did not return this node's report (key=" + key + ", nodeId=" + nodeId + ")"), now);
                 rearmTick(syncNanos, now);
-                return;
+                return false;
             }
             heartbeats++;
             checkClashes(view, now);
@@ -615,6 +628,7 @@ public final class FleetMember implements AutoCloseable {
         } else if (done) {
             finishLeaving();
         }
+        return true;
     }
 
     /** Under the lock. */
@@ -752,11 +766,12 @@ public final class FleetMember implements AutoCloseable {
      * Leaves the fleet. At once: the limiter's ceiling goes to 0 and pauses are no longer
      * shared. Then, once the calls still in flight have finished (heartbeats meanwhile publish
      * them as this node's claim, so nobody grows into the room they hold), the heartbeat stops
-     * and this node's report is removed. Idempotent.
+     * and this node's report is removed: as the last of them is released (or, if a heartbeat
+     * is on its way then, as its reply comes), whether or not the scheduler still accepts the
+     * member's timers. Idempotent.
      */
     @Override
     public void close() {
-        boolean now;
         synchronized (lock) {
             if (leaving) {
                 return;
@@ -771,13 +786,32 @@ public final class FleetMember implements AutoCloseable {
                 // Only the event's time: the leave goes on (the hooks, the pauses, the report).
                 emit(new FleetEvent.ShareChanged(readingForEvent(), from, 0, globalCeiling, liveNodes, "closed"));
             }
-            now = !beating && limiter.inflight() == 0;
         }
         limiter.othersInflight(0);
         limiter.removeLocalLimitListener(limitMoved);
         limiter.removeQueueListener(callsWait);
         pauses.close();
-        if (now) {
+        // Before the look: a last call released after it is heard; one released before, seen.
+        limiter.addIdleListener(callsEnded);
+        leaveIfDone();
+    }
+
+    /**
+     * Under the lock: whether a leaving member may remove its report now: no call in flight (its
+     * ceiling is 0, so none can start), and no heartbeat on its way, whose write could land after
+     * the leave (its reply finishes the leave instead).
+     */
+    private boolean doneLeaving() {
+        return leaving && !closed && !beating && limiter.inflight() == 0;
+    }
+
+    /** Finishes the leave if {@link #doneLeaving()}; told by the limiter as a release leaves nothing in flight. */
+    private void leaveIfDone() {
+        boolean done;
+        synchronized (lock) {
+            done = doneLeaving();
+        }
+        if (done) {
             finishLeaving();
         }
     }
@@ -791,6 +825,7 @@ public final class FleetMember implements AutoCloseable {
             cancel(tickTask);
             cancel(expiryTask);
         }
+        limiter.removeIdleListener(callsEnded);
         try {
             coordinator.leave(key, nodeId);
         } catch (Throwable ignored) {

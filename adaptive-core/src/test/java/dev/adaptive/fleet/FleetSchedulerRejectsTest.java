@@ -20,6 +20,7 @@ import java.util.concurrent.RejectedExecutionException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The limiter's {@link dev.adaptive.time.Scheduler} is user code, and may refuse a timer (a
@@ -159,6 +160,72 @@ class FleetSchedulerRejectsTest {
         m.close();
         assertThat(m.hasLeft()).isTrue();
         assertThat(store.liveReports("backend")).isEmpty();
+    }
+
+    /**
+     * A member whose heartbeat the scheduler refused (shut down for good) is closed with a call
+     * in flight: no tick and no reply will come. Its report stays, claiming that call, while it
+     * runs; the call's release finishes the leave, and the report is gone then, not only at
+     * its TTL, as a dead node's.
+     */
+    @Test
+    void aLeavingMemberWhoseHeartbeatWasRefusedLeavesAsItsLastCallEnds() {
+        FleetMember m = join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        Lease call = limiter.tryAcquire().orElseThrow();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // its claim written
+        scheduler.rejecting = true; // shut down for good
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // the next heartbeat's timer is refused
+        assertThat(m.share()).as("share once no heartbeat can follow").isZero();
+
+        m.close();
+        List<NodeReport> whileItRuns = store.liveReports("backend");
+        boolean leftWhileItRuns = m.hasLeft();
+        call.release();
+        boolean leftAtItsEnd = m.hasLeft();
+        List<NodeReport> atItsEnd = store.liveReports("backend");
+        time.advance(m.ttl().multipliedBy(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(whileItRuns).extracting(NodeReport::nodeId, NodeReport::inflight).as("reports while the call runs")
+                    .containsExactly(tuple("a", 1));
+            soft.assertThat(leftWhileItRuns).as("left while the call runs").isFalse();
+            soft.assertThat(leftAtItsEnd).as("left as the call ended").isTrue();
+            soft.assertThat(atItsEnd).as("reports as the call ended, within the TTL").isEmpty();
+            soft.assertThat(m.hasLeft()).as("left, long after").isTrue();
+            soft.assertThat(limiter.ceiling()).as("the ceiling").isZero();
+        });
+    }
+
+    /**
+     * As above, with the member's last heartbeat still on its way as its last call ends (the
+     * line hangs): the leave waits for that heartbeat's reply, which fails; that failure, with
+     * no tick to follow, finishes the leave.
+     */
+    @Test
+    void aLeavingMemberWhoseHeartbeatWasRefusedLeavesAsItsLastHeartbeatFailsAfterItsLastCall() {
+        SwitchableCoordinator cut = new SwitchableCoordinator(store);
+        FleetMember m = FleetMember.builder(limiter, cut).key("backend").nodeId("a").clock(clock).learnCapacity(false)
+                .join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        Lease call = limiter.tryAcquire().orElseThrow();
+        cut.set(SwitchableCoordinator.Line.HANGING);
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // a heartbeat goes, and hangs
+        scheduler.rejecting = true; // shut down for good
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // the tick after it is refused
+        assertThat(m.share()).as("share once no heartbeat can follow").isZero();
+
+        m.close();
+        call.release();
+        boolean leftAtTheCallsEnd = m.hasLeft();
+        cut.set(SwitchableCoordinator.Line.UP); // the hung heartbeat fails
+        time.advance(m.ttl().multipliedBy(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(leftAtTheCallsEnd).as("left as the call ended, a heartbeat on its way").isFalse();
+            soft.assertThat(m.hasLeft()).as("left, once that heartbeat failed").isTrue();
+            soft.assertThat(store.liveReports("backend")).as("reports").isEmpty();
+        });
     }
 
     @Test
