@@ -2,6 +2,7 @@ package dev.adaptive.queue;
 
 import dev.adaptive.OutcomeClassifier;
 import dev.adaptive.limit.Limit;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Scheduler;
 import dev.adaptive.time.Ticker;
@@ -20,7 +21,7 @@ record QueueConfig(String name, int minRate, int maxRate, Duration interval, boo
                    int errorsPerInterval, boolean backOff, RetryPolicy retryPolicy, int concurrency,
                    Limit concurrencyLimit, int maxQueueSize, RateStrategy rateStrategy,
                    RateOutcomeClassifier rateOutcomeClassifier, AdjustmentTiming adjustmentTiming,
-                   OutcomeClassifier classifier, List<RateChangeListener> rateListeners,
+                   OutcomeClassifier classifier, RetryBudget retryBudget, List<RateChangeListener> rateListeners,
                    List<TraceListener> traceListeners, Duration taskTimeout, Ticker ticker, Scheduler scheduler) {
 
     QueueConfig {

@@ -97,7 +97,7 @@ final class QueueCore {
         boolean adaptive = cfg.concurrencyLimit() != null;
         Limiter.Builder b = Limiter.builder().name(name).ticker(ticker).scheduler(cfg.scheduler())
                 .limit(adaptive ? cfg.concurrencyLimit() : FixedLimit.of(cfg.concurrency()))
-                .maxRetryAfter(cfg.retryPolicy().maxRetryAfter()).gate(gate)
+                .maxRetryAfter(cfg.retryPolicy().maxRetryAfter()).retryBudget(cfg.retryBudget()).gate(gate)
                 // The queue meets errors with its own rule: its rate steps down on too many
                 // (RateController), which the limiter's outage probes would pre-empt.
                 .outageProbe(Duration.ZERO);

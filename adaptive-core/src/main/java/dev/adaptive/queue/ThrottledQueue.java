@@ -64,7 +64,10 @@ import java.util.concurrent.CompletableFuture;
  * {@code retries} with {@code retryBackoff} if the {@code retryClassifier} agrees; rate-limited answers use their own
  * budget ({@code maxRateLimitRetries}) and wait out the Retry-After (capped by
  * {@code maxRetryAfter}); a {@link dev.adaptive.StopPoolException} is never retried and aborts
- * the queue. A retry goes before fresh tasks and is paced like any start.
+ * the queue. Every retry also asks the queue's retry budget
+ * ({@link ThrottledQueueBuilder#retryBudget}, by default {@link dev.adaptive.retry.RetryBudget#defaults()}),
+ * which caps retries as a share of first attempts. A retry goes before fresh tasks and is paced
+ * like any start.
  *
  * <p><b>Engine.</b> The queue is the engine's {@link dev.adaptive.Limiter} and
  * {@link dev.adaptive.AdaptiveExecutor} with its rate as the limiter's

@@ -6,6 +6,7 @@ import dev.adaptive.TaskTimeoutException;
 import dev.adaptive.limit.Limit;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryAfter;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryClassifier;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.time.Scheduler;
@@ -48,6 +49,7 @@ import java.util.function.DoubleSupplier;
  *   <tr><td>{@link #classifier(OutcomeClassifier)}</td><td>{@link OutcomeClassifier#defaults()}: a value is a success</td></tr>
  *   <tr><td>{@link #maxRateLimitRetries(int)}</td><td>10</td></tr>
  *   <tr><td>{@link #maxRetryAfter(Duration)}</td><td>10 minutes</td></tr>
+ *   <tr><td>{@link #retryBudget(RetryBudget)}</td><td>{@link RetryBudget#defaults()}: ratio 0.2, 10 per second, 10 s window</td></tr>
  *   <tr><td>{@link #taskTimeout(Duration)}</td><td>none: an attempt may run forever</td></tr>
  *   <tr><td>{@link #traceListener(TraceListener)}</td><td>none</td></tr>
  *   <tr><td>{@link #ticker(Ticker)}, {@link #scheduler(Scheduler)}</td><td>system time</td></tr>
@@ -83,6 +85,7 @@ public final class ThrottledQueueBuilder {
     private OutcomeClassifier classifier = OutcomeClassifier.defaults();
     private int maxRateLimitRetries = DEFAULT_MAX_RATE_LIMIT_RETRIES;
     private Duration maxRetryAfter = RetryAfter.DEFAULT_MAX;
+    private RetryBudget retryBudget = RetryBudget.defaults();
     private Duration taskTimeout;
     private final List<RateChangeListener> rateListeners = new ArrayList<>();
     private final List<TraceListener> traceListeners = new ArrayList<>();
@@ -351,6 +354,27 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
+     * Caps the queue's retries, after errors, timeouts and rate limits alike, as a share of its
+     * tasks' first attempts over a sliding window, so that a downstream that fails as a whole
+     * does not get every task's full retry count. A retry after a backoff asks when its backoff
+     * is over: refused, it counts as spent and waits its next backoff, and once the task's
+     * {@code retries} are spent the task fails with a
+     * {@link dev.adaptive.RetryBudgetExhaustedException} caused by its last failure; a
+     * rate-limit retry, or one without a backoff, is refused at once and fails its task so.
+     * Each refusal is counted in the {@link ThrottledQueue#limiter() limiter}'s
+     * {@link dev.adaptive.LimiterStats#retriesRefused()}.
+     *
+     * @param retryBudget the cap on retries, shared by every retry of the queue (after errors
+     *                    and rate limits alike); default {@link RetryBudget#defaults()};
+     *                    {@link RetryBudget#unlimited()} for none
+     * @return this
+     */
+    public ThrottledQueueBuilder retryBudget(RetryBudget retryBudget) {
+        this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
+        return this;
+    }
+
+    /**
      * Bounds each attempt, so that a task that never completes cannot hold a concurrency slot
      * and its future forever. When an attempt has run {@code taskTimeout} since it started,
      * the queue fires the attempt's {@link dev.adaptive.TaskContext#cancellation()} with a
@@ -370,7 +394,7 @@ public final class ThrottledQueueBuilder {
 
     /**
 
-     * @param listener receives TaskStart, TaskEnd, Retry and RatePause events (and the concurrency limiter's); may be called several times
+     * @param listener receives TaskStart, TaskEnd, Retry, RetryRefused and RatePause events (and the concurrency limiter's); may be called several times
 
      * @return this
 
@@ -462,6 +486,7 @@ public final class ThrottledQueueBuilder {
                 .build();
         return new ThrottledQueue(new QueueConfig(name, minRate, max, interval, evenlySpaced, errorsPerInterval,
                 backOff, policy, concurrency, concurrencyLimit, maxQueueSize, rateStrategy, rateOutcomeClassifier,
-                adjustmentTiming, classifier, rateListeners, traceListeners, taskTimeout, ticker, scheduler));
+                adjustmentTiming, classifier, retryBudget, rateListeners, traceListeners, taskTimeout, ticker,
+                scheduler));
     }
 }

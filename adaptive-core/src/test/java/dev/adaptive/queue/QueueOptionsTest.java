@@ -2,6 +2,7 @@ package dev.adaptive.queue;
 
 import dev.adaptive.RejectedException;
 import dev.adaptive.retry.Backoff;
+import dev.adaptive.retry.RetryBudget;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -48,6 +49,12 @@ class QueueOptionsTest extends QueueFixture {
     }
 
     @Test
+    void aNullRetryBudgetIsRefusedNamingTheOption() {
+        assertThatThrownBy(() -> ThrottledQueue.builder().retryBudget(null))
+                .isInstanceOf(NullPointerException.class).hasMessage("retryBudget");
+    }
+
+    @Test
     void defaults() {
         ThrottledQueue q = ThrottledQueue.builder().minRate(4).interval(SECOND).time(time).build();
         QueueState s = q.state();
@@ -59,6 +66,7 @@ class QueueOptionsTest extends QueueFixture {
         assertThat(s.haltCause()).isNull();
         assertThat(q.name()).isEqualTo("queue");
         assertThat(ThrottledQueueBuilder.DEFAULT_ERRORS_PER_INTERVAL).isEqualTo(5);
+        assertThat(q.limiter().retryBudget()).isEqualTo(RetryBudget.defaults());
         // retries 0: one failure ends the task
         CompletableFuture<Object> r = q.submit(task(millis(10), new IllegalStateException("x"), "ok"));
         time.runUntilIdle();

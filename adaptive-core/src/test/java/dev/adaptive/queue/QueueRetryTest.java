@@ -4,8 +4,10 @@ import dev.adaptive.AsyncTask;
 import dev.adaptive.ClassifiedFailureException;
 import dev.adaptive.limit.Outcome;
 import dev.adaptive.RateLimitedException;
+import dev.adaptive.RetryBudgetExhaustedException;
 import dev.adaptive.StopPoolException;
 import dev.adaptive.retry.Backoff;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.trace.TraceEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -173,6 +175,45 @@ class QueueRetryTest extends QueueFixture {
         assertThat(ok).isCompletedWithValue("fine");
         assertThat(no).isCompletedExceptionally();
         assertThat(falseValue).isCompletedWithValue(false);
+    }
+
+    /** 300 tasks that fail once, each retry after 100 ms: 300 retries inside one 10 s window. */
+    private List<CompletableFuture<Object>> threeHundredFailingOnce(ThrottledQueue q) {
+        List<CompletableFuture<Object>> results = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            results.add(q.submit(task(Duration.ZERO, new IllegalStateException("once"), "ok")));
+        }
+        time.runUntilIdle();
+        return results;
+    }
+
+    @Test
+    void theRetryBudgetIsTheOneGiven() {
+        ThrottledQueueBuilder b = fast().retries(3).retryBackoff(Backoff.constant(millis(100)));
+
+        // The default allows 0.2 × 300 first attempts + 10 per second × 10 s = 160 of the 300.
+        ThrottledQueue byDefault = b.build();
+        List<CompletableFuture<Object>> refused = threeHundredFailingOnce(byDefault);
+        assertThat(byDefault.limiter().retryBudget()).isEqualTo(RetryBudget.defaults());
+        assertThat(byDefault.state().started()).isEqualTo(460);
+        assertThat(refused).filteredOn(CompletableFuture::isCompletedExceptionally).hasSize(140)
+                .allSatisfy(f -> assertThat(f).failsWithin(Duration.ZERO).withThrowableOfType(Exception.class)
+                        .havingCause().isInstanceOf(RetryBudgetExhaustedException.class));
+
+        // Ratio 0, 1 per second × 10 s: 10 retries.
+        RetryBudget tight = new RetryBudget(0, 1, Duration.ofSeconds(10));
+        ThrottledQueue tightQueue = b.retryBudget(tight).build();
+        List<CompletableFuture<Object>> mostlyRefused = threeHundredFailingOnce(tightQueue);
+        assertThat(tightQueue.limiter().retryBudget()).isSameAs(tight);
+        assertThat(tightQueue.state().started()).isEqualTo(310);
+        assertThat(mostlyRefused).filteredOn(CompletableFuture::isCompletedExceptionally).hasSize(290);
+
+        ThrottledQueue unlimited = b.retryBudget(RetryBudget.unlimited()).build();
+        List<CompletableFuture<Object>> all = threeHundredFailingOnce(unlimited);
+        assertThat(unlimited.limiter().retryBudget()).isSameAs(RetryBudget.unlimited());
+        assertThat(all).allSatisfy(f -> assertThat(f).isCompletedWithValue("ok"));
+        assertThat(unlimited.state().started()).isEqualTo(600);
+        assertThat(unlimited.limiter().stats().retriesRefused()).isZero();
     }
 
     @Test
