@@ -510,8 +510,9 @@ final class ExecutionImpl<R> implements Execution<R> {
         RetryPolicy policy = executor.retryPolicy();
         if (retriesUsed < policy.retries()) {
             retriesUsed++;
-            // The same retry, refused, waits again: it was traced and counted when decided.
-            retryAfter(Nanos.of(policy.delayBeforeRetry(retriesUsed)), null, a, cause, null);
+            // The same retry, refused, waits again: it was traced and counted when decided, and
+            // the runner is told so (a queue counts the retries it is handed).
+            retryAfter(Nanos.of(policy.delayBeforeRetry(retriesUsed)), null, a, cause, null, true);
         } else {
             result.completeExceptionally(new RetryBudgetExhaustedException(refusal + "; item " + index
                     + " ends after attempt " + a.number + ", its last retries refused, with its last failure as the cause", cause));
@@ -538,7 +539,7 @@ final class ExecutionImpl<R> implements Execution<R> {
         // retryAfter): one whose wait the scheduler refuses never comes, and is neither traced
         // nor counted.
         TraceEvent.Retry event = core.traces(LimiterCore.RETRY) ? retryEvent(a, cause) : null;
-        if (retryAfter(Nanos.of(a.retryDelay), next, asksBudgetLater(a) ? a : null, cause, event)) {
+        if (retryAfter(Nanos.of(a.retryDelay), next, asksBudgetLater(a) ? a : null, cause, event, false)) {
             // A retry after a Retry-After is a rate-limited one (plan): a.rateLimited says both.
             core.onRetry(cause, a.rateLimited);
         }
@@ -576,18 +577,21 @@ final class ExecutionImpl<R> implements Execution<R> {
      * @param asking the failed attempt whose retry asks the budget when the wait is over, or {@code null}
      * @param cause  its failure
      * @param event  the retry's trace event, emitted once the wait is armed; {@code null} for none
+     * @param again  whether this is a further wait of a retry the budget refused at the end of its
+     *               last ({@link ExecutionHooks#delayRefusedRetry}), not a new retry
      * @return whether the retry is made: its wait armed, or the retry run by the runner already;
      *         {@code false} if the runner refused the wait (the execution then ended)
      */
     private boolean retryAfter(long delayNanos, CompletableFuture<Lease> next, Attempt asking, Throwable cause,
-                               TraceEvent.Retry event) {
+                               TraceEvent.Retry event, boolean again) {
         Retry r = new Retry(next, asking, cause, event);
         // Before the wait: an end from now on drops the retry, and withdraws its acquisition.
         retry = r;
         Cancellable t = null;
         boolean made = true;
         try {
-            t = hooks.delayRetry(r, delayNanos, core.scheduler());
+            t = again ? hooks.delayRefusedRetry(r, delayNanos, core.scheduler())
+                    : hooks.delayRetry(r, delayNanos, core.scheduler());
         } catch (Throwable rejected) {
             // The wait could not be armed (a scheduler that rejects, shut down say): the retry
             // would never come, so the execution ends now with its last failure. Unless the

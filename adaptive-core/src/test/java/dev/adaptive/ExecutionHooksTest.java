@@ -2,6 +2,7 @@ package dev.adaptive;
 
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.limit.Outcome;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.retry.RetryPolicy;
 import dev.adaptive.spi.Execution;
 import dev.adaptive.spi.ExecutionHooks;
@@ -155,6 +156,51 @@ class ExecutionHooksTest {
                 "1: " + Outcome.rateLimited(Duration.ofSeconds(1)) + " 429, in flight 1",
                 "2: " + Outcome.DROPPED + " down, in flight 1", "3: " + Outcome.SUCCESS + ", in flight 1");
         assertThat(hooks.finished).isEqualTo(1);
+    }
+
+    /**
+     * A retry the retry budget refuses at the end of its backoff waits another and asks again:
+     * the runner is handed that wait through delayRefusedRetry, so that one counting the retries
+     * it is handed counts it once; a runner that overrides only delayRetry gets it there.
+     */
+    @Test
+    void aRetryTheBudgetRefusedWaitsAgainThroughDelayRefusedRetry() {
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(1)).time(time)
+                .retryBudget(new RetryBudget(0, 0, Duration.ofSeconds(10))).build(); // refuses every retry
+        AdaptiveExecutor ex = AdaptiveExecutor.builder(limiter)
+                .retryPolicy(RetryPolicy.builder().retries(2).constant().minDelay(Duration.ofMillis(100)).noJitter().build())
+                .build();
+        List<String> waits = new ArrayList<>();
+        ExecutionHooks both = new ExecutionHooks() {
+            @Override
+            public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+                waits.add("retry " + delayNanos);
+                return ExecutionHooks.super.delayRetry(retry, delayNanos, scheduler);
+            }
+
+            @Override
+            public Cancellable delayRefusedRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+                waits.add("again " + delayNanos);
+                return ExecutionHooks.super.delayRetry(retry, delayNanos, scheduler);
+            }
+        };
+        Execution<String> e = ex.start(0, answering(time, Duration.ofMillis(10), new IllegalStateException("down")),
+                null, both);
+        time.runUntilIdle();
+        // Refused after 100 ms with a retry left: waits again; refused again with none: ends.
+        assertThat(waits).containsExactly("retry " + ms(100), "again " + ms(100));
+        assertThat(e.result()).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+                .havingCause().isInstanceOf(RetryBudgetExhaustedException.class);
+        assertThat(limiter.stats()).extracting(LimiterStats::retriesRefused, LimiterStats::errorRetries)
+                .containsExactly(2L, 1L);
+
+        Recording onlyDelayRetry = new Recording();
+        Execution<String> f = ex.start(1, answering(time, Duration.ofMillis(10), new IllegalStateException("down")),
+                null, onlyDelayRetry);
+        time.runUntilIdle();
+        assertThat(onlyDelayRetry.delays).as("both waits, by the default").containsExactly(ms(100), ms(100));
+        assertThat(f.result()).isCompletedExceptionally();
+        assertThat(onlyDelayRetry.finished).isEqualTo(1);
     }
 
     @Test

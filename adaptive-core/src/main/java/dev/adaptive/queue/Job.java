@@ -64,7 +64,13 @@ final class Job<R> implements ExecutionHooks {
 
     @Override
     public Cancellable delayRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
-        return queue.delayRetry(retry, delayNanos);
+        return queue.delayRetry(retry, delayNanos, true);
+    }
+
+    /** The same retry, refused by the retry budget, waiting again: frozen as any, counted no more. */
+    @Override
+    public Cancellable delayRefusedRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+        return queue.delayRetry(retry, delayNanos, false);
     }
 
     @Override

@@ -177,9 +177,14 @@ final class QueueCore {
      * that much late, never before its backoff is over. Thrown instead, the job ended with its
      * last failure while {@code retried} counted a retry that never ran. A wait the scheduler
      * refuses throws (the executor then ends the job with its last failure) and is not counted
-     * in {@code retried}: that retry never runs.
+     * in {@code retried}: that retry never runs. A further wait of a retry the retry budget
+     * refused at the end of its backoff is the same retry: it is waited and frozen as any, and
+     * not counted again, so that {@code retried} stays the retries decided, as the limiter's
+     * retries and the {@code Retry} events (counted, it added every refusal that left a retry).
+     *
+     * @param newRetry whether this is a retry's first wait, which {@code retried} counts
      */
-    Cancellable delayRetry(Runnable retry, long delayNanos) {
+    Cancellable delayRetry(Runnable retry, long delayNanos, boolean newRetry) {
         DelayedRetries.Wait w;
         synchronized (lock) {
             if (delayNanos <= 0) {
@@ -190,7 +195,9 @@ final class QueueCore {
                 w = delayed.add(retry, delayNanos, false, 0L); // frozen whole: no reading needed
             }
             // Once its wait is armed (or frozen): one the scheduler refused threw above.
-            retried++;
+            if (newRetry) {
+                retried++;
+            }
         }
         if (w == null) {
             retry.run(); // its acquisition is queued already, ahead of fresh tasks

@@ -23,9 +23,13 @@ import java.util.OptionalLong;
  * @param started          attempts started
  * @param succeeded        attempts that succeeded
  * @param failed           attempts that failed (each retry that failed counts again)
- * @param retried          retries scheduled, on either budget: each counted once its wait is
- *                         armed (or frozen); one whose wait the scheduler refused ends its task
- *                         with its last failure and is not counted
+ * @param retried          retries scheduled, on either budget: each counted once, once its wait
+ *                         is armed (or frozen), as the limiter counts its retries and traces
+ *                         each {@link dev.adaptive.trace.TraceEvent.Retry}; a retry the retry
+ *                         budget refuses at the end of its backoff and that waits another is
+ *                         still that one retry (and one it refuses for good, ending its task,
+ *                         stays counted); one whose first wait the scheduler refused ends its
+ *                         task with its last failure and is not counted
  * @param rateIncreases    applied rate increases
  * @param rateDecreases    applied rate decreases
  * @param concurrencyLimit the bound on active attempts now: {@code concurrency}, lowered by

@@ -22,8 +22,9 @@ public interface ExecutionHooks {
 
     /**
      * Waits out the delay before a retry, then runs {@code retry}, which queues the retry for
-     * a lease. Called once for every retry the execution decides, and again for each further
-     * backoff of a retry the retry budget refused at the end of one. A retry is traced
+     * a lease. Called once for every retry the execution decides; each further backoff of a
+     * retry the retry budget refused at the end of one goes to {@link #delayRefusedRetry}
+     * instead, whose default calls this. A retry is traced
      * ({@link dev.adaptive.trace.TraceEvent.Retry}) and counted in the limiter's stats once this
      * call has returned, or as {@code retry} first runs if that comes first: its event always
      * precedes its attempt. The default runs {@code retry} at once for a delay of 0 or
@@ -54,6 +55,28 @@ public interface ExecutionHooks {
             return null;
         }
         return scheduler.schedule(retry, delayNanos);
+    }
+
+    /**
+     * Waits out a further backoff of a retry the retry budget refused at the end of its last
+     * one, then runs {@code retry}, which asks the budget again. It is the same retry, waiting
+     * again, not a new one: it was traced and counted when it was decided (its first wait went
+     * to {@link #delayRetry}), and is not again. A runner that counts the retries it is handed
+     * tells the two apart here, which {@code delayRetry}'s arguments alone cannot. Otherwise as
+     * {@link #delayRetry}: {@code retry} runs only on its first call and never after the
+     * execution ended, a throw (anything) ends the execution with its last failure, and a
+     * returned wait whose {@code cancel()} throws is treated as cancelled. The default calls
+     * {@link #delayRetry}, so a runner that overrides only that one takes these waits too.
+     *
+     * @param retry      asks the retry budget again and, allowed, queues the retry; call it once,
+     *                   on any thread, never under a lock the engine may need
+     * @param delayNanos the next backoff
+     * @param scheduler  the limiter's scheduler
+     * @return what cancels the wait if the execution ends first, or {@code null} if
+     *         {@code retry} has already run
+     */
+    default Cancellable delayRefusedRetry(Runnable retry, long delayNanos, Scheduler scheduler) {
+        return delayRetry(retry, delayNanos, scheduler);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.adaptive.gen.Gen;
 import dev.adaptive.gen.Property;
 import dev.adaptive.limit.Vegas;
 import dev.adaptive.retry.Backoff;
+import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.time.VirtualTime;
 import dev.adaptive.trace.TraceEvent;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * timeout (and slow ones that answer after it), callers cancelling their futures, and
  * pause/resume/stop/abort at random instants. After each run every accepted task
  * ended exactly once, nothing is active, the rate stayed in bounds, nothing started inside an
- * open Retry-After hold, and the state's counters agree with the trace.
+ * open Retry-After hold, and the state's counters agree with the trace, a retry budget that
+ * refuses included.
  */
 class QueueFaultScheduleProperties {
 
@@ -53,7 +55,7 @@ class QueueFaultScheduleProperties {
     /** Seeds kept as regression cases. */
     @Test
     void regressionSeeds() {
-        for (long seed : new long[] {0L, 7L, -3L, Long.MIN_VALUE, Long.MAX_VALUE}) {
+        for (long seed : new long[] {0L, 7L, -3L, Long.MIN_VALUE, Long.MAX_VALUE, -3481123478468951741L}) {
             check(seed);
         }
     }
@@ -102,6 +104,14 @@ class QueueFaultScheduleProperties {
                     phaseKinds[i] = HANG_PHASE; // only with a timeout: nothing else would end them
                 }
             }
+        }
+        // Drawn apart from rnd too. The default budget never refuses a schedule this small, so
+        // half the runs get one that does: a retry it refuses at the end of its backoff waits
+        // another and asks again, the same retry, counted and traced once.
+        Random budgets = new Random(seed * 31 + 17);
+        if (budgets.nextBoolean()) {
+            b.retryBudget(new RetryBudget(budgets.nextInt(3) / 10.0, budgets.nextInt(3),
+                    Duration.ofMillis(200 + budgets.nextInt(5000))));
         }
 
         ThrottledQueue q = b.build();
@@ -164,8 +174,10 @@ class QueueFaultScheduleProperties {
         if (end.status() != QueueStatus.ABORTED) {
             assertThat(end.started()).isEqualTo(starts.size()).isEqualTo(end.succeeded() + end.failed());
             assertThat(of(events, TraceEvent.TaskEnd.class)).hasSize((int) end.started());
-            assertThat(of(events, TraceEvent.Retry.class)).hasSize((int) end.retried());
+            assertThat(of(events, TraceEvent.Retry.class)).as("Retry events").hasSize((int) end.retried());
+            assertThat(end.retried()).as("retried, the limiter's retries").isEqualTo(q.limiter().stats().retries());
         }
+        Property.collect("retries refused", q.limiter().stats().retriesRefused() > 0 ? "some" : "none");
         Property.collect("status", end.status());
         Property.collect("holds", holds.isEmpty() ? "none" : "some");
         boolean timedOut = of(events, TraceEvent.TaskEnd.class).stream()

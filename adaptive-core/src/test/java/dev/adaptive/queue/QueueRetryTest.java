@@ -9,6 +9,7 @@ import dev.adaptive.StopPoolException;
 import dev.adaptive.retry.Backoff;
 import dev.adaptive.retry.RetryBudget;
 import dev.adaptive.trace.TraceEvent;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -214,6 +215,25 @@ class QueueRetryTest extends QueueFixture {
         assertThat(all).allSatisfy(f -> assertThat(f).isCompletedWithValue("ok"));
         assertThat(unlimited.state().started()).isEqualTo(600);
         assertThat(unlimited.limiter().stats().retriesRefused()).isZero();
+    }
+
+    @Test
+    void aRetryTheBudgetRefusedWaitsAgainAndCountsOnceInRetried() {
+        ThrottledQueue q = fast().retries(3).retryBackoff(Backoff.constant(millis(100))).build();
+        List<CompletableFuture<Object>> results = threeHundredFailingOnce(q);
+        QueueState s = q.state();
+        long refusals = q.limiter().stats().retriesRefused();
+        long refusedForGood = results.stream().filter(CompletableFuture::isCompletedExceptionally).count();
+        SoftAssertions.assertSoftly(soft -> {
+            // More refusals than tasks they ended: the others sent a refused retry to wait another
+            // backoff and ask again, its retries counted as spent. It is the same retry, no new one.
+            soft.assertThat(refusedForGood).as("tasks the budget ended").isEqualTo(140);
+            soft.assertThat(refusals).as("refusals").isGreaterThan(refusedForGood);
+            soft.assertThat(s.retried()).as("retried").isEqualTo(300);
+            soft.assertThat(events).filteredOn(TraceEvent.Retry.class::isInstance).as("Retry events").hasSize(300);
+            soft.assertThat(q.limiter().stats().errorRetries()).as("the limiter's errorRetries").isEqualTo(300);
+            soft.assertThat(s.started()).as("started").isEqualTo(460);
+        });
     }
 
     @Test
