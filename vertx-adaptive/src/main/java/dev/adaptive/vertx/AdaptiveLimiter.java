@@ -90,10 +90,16 @@ public interface AdaptiveLimiter {
      *         {@code maxQueueSize} calls are queued. Never thrown: a call made after the close
      *         whose context runs nothing any more (made outside any context once the Vert.x
      *         instance closed) gets a future already failed with that error and bound to no
-     *         context, since one bound to the closed context could not call its handlers; a
-     *         call whose context refuses its attempt (made outside any context on a limiter
-     *         whose own context's worker pool an undeploy shut down) gets one failed with that
-     *         refusal, also bound to no context
+     *         context, since one bound to the closed context could not call its handlers. A
+     *         call whose context refuses an attempt runs nothing any more, and ends with that
+     *         attempt, not retried: it fails with a
+     *         {@link java.util.concurrent.RejectedExecutionException} naming the limiter, whose
+     *         cause is the context's refusal; the attempt, which never reached the downstream,
+     *         gives the limit no sample (it counts as ignored). That is a call made on a worker
+     *         verticle with a worker pool of its own, refused once the verticle's undeploy shut
+     *         the pool down (a retry, or an attempt queued until then), or one made outside any
+     *         context on a limiter whose own context is such a worker's; refused as the call is
+     *         made, its future is already failed and bound to no context, whose handlers run
      */
     <T> Future<T> execute(Supplier<Future<T>> task);
 

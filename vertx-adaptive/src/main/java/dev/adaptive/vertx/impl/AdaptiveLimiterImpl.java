@@ -122,11 +122,10 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
             // a trace event for every call, which cost execute() a third to a half of its time.
             limiter.addRatePauseListener(pause -> publisher.changed());
         }
-        AdaptiveExecutor.Builder eb = config.executorBuilder(limiter).classifier(classifier);
-        if (retryPolicy != null) {
-            eb.retryPolicy(retryPolicy);
-        }
-        this.executor = eb.build();
+        this.executor = config.executorBuilder(limiter)
+                .classifier(refusalsIgnored(classifier))
+                .retryPolicy(refusalsEndTheCall(retryPolicy != null ? retryPolicy : config.retryPolicy()))
+                .build();
         this.meters = LimiterMeters.bind(vertx, limiter);
         // Hooked before anything starts: a Vert.x instance whose close has begun has run its close
         // hooks and takes no more (its CloseFuture's add answers false), so none would close this
@@ -169,7 +168,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         Context caller = call.caller;
         // One lambda per call: the adapting one is made only when the attempt must hop.
         AsyncTask<T> attempt = tc -> Vertx.currentContext() == caller ? invoke(task, tc)
-                : hop(call, t -> invoke(task, t), tc);
+                : hop(name, call, t -> invoke(task, t), tc);
         Execution<T> e = exec.start(sequence.getAndIncrement(), attempt, null);
         track(call, e);
         CompletionStage<T> result = sameCloseError(e.result());
@@ -217,7 +216,8 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                 .classifier((result, error) -> {
                     Outcome o = null;
                     try {
-                        o = error instanceof IgnoredFailure ? Outcome.IGNORED : first.classify(result, error);
+                        o = error instanceof IgnoredFailure || error instanceof ContextGoneException ? Outcome.IGNORED
+                                : first.classify(result, error);
                     } catch (Throwable broken) {
                         // Anything, an Error included: falls back to the limiter's own
                         // classifier, as the engine does for its own. Rethrown, it would skip it.
@@ -267,7 +267,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
     public <T> Execution<T> start(long index, AsyncTask<T> task, Lease firstLease, Context caller,
                                   ExecutionHooks hooks) {
         Call call = new Call(caller);
-        Execution<T> e = executor.start(index, tc -> callOn(call, task, tc), firstLease, hooks);
+        Execution<T> e = executor.start(index, tc -> callOn(name, call, task, tc), firstLease, hooks);
         track(call, e);
         return e;
     }
@@ -375,16 +375,19 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         return out;
     }
 
-    private static <T> CompletionStage<T> callOn(Call call, AsyncTask<T> task, TaskContext tc) throws Exception {
-        return Vertx.currentContext() == call.caller ? task.call(tc) : hop(call, task, tc);
+    private static <T> CompletionStage<T> callOn(String name, Call call, AsyncTask<T> task, TaskContext tc)
+            throws Exception {
+        return Vertx.currentContext() == call.caller ? task.call(tc) : hop(name, call, task, tc);
     }
 
     /**
      * Runs an attempt on the call's context from another thread; its stage completes when the
-     * attempt's does. A context that refuses it throws its refusal, the attempt's failure, and
-     * the call is marked refused.
+     * attempt's does. A context that refuses it runs nothing any more: the attempt fails with a
+     * {@link ContextGoneException} (the refusal its cause), which ends the call without a sample
+     * or a retry (see {@link #refusalsIgnored}, {@link #refusalsEndTheCall}), and the call is
+     * marked refused.
      */
-    private static <T> CompletionStage<T> hop(Call call, AsyncTask<T> task, TaskContext tc) {
+    private static <T> CompletionStage<T> hop(String name, Call call, AsyncTask<T> task, TaskContext tc) {
         CompletableFuture<T> hopped = new CompletableFuture<>();
         try {
             call.caller.runOnContext(v -> {
@@ -411,11 +414,35 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
             });
         } catch (Throwable refused) {
             // The context runs nothing any more (its event loop or worker pool shut down): the
-            // call learns it, so that execute() returns no future bound to that context.
+            // call learns it, so that execute() returns no future bound to that context. Wrapped,
+            // so that the executors know it: as it came, it read as a drop that lowered the
+            // limit, and was retried, each retry refused alike until the retries ran out.
             call.refused = true;
-            throw refused;
+            throw new ContextGoneException(name, tc.attempt(), refused);
         }
         return hopped;
+    }
+
+    /**
+     * @param classifier the limiter's classifier
+     * @return it, but for an attempt its call's context refused: {@link Outcome#IGNORED}, without
+     *         asking it. That attempt never reached the downstream: a drop would lower the limit
+     *         (and feed an outage) for a verticle's undeploy.
+     */
+    private static OutcomeClassifier refusalsIgnored(OutcomeClassifier classifier) {
+        return (result, error) -> error instanceof ContextGoneException ? Outcome.IGNORED
+                : classifier.classify(result, error);
+    }
+
+    /**
+     * @param policy the limiter's retry policy
+     * @return it, with a veto first: an attempt its call's context refused ends the call. Every
+     *         retry would be refused the same way; waiting its backoffs would only hold the call.
+     */
+    private static RetryPolicy refusalsEndTheCall(RetryPolicy policy) {
+        return policy.toBuilder()
+                .abortIf((error, attempt) -> error instanceof ContextGoneException || policy.shouldAbort(error, attempt))
+                .build();
     }
 
     private static <T> CompletionStage<T> invoke(Function<TaskContext, Future<T>> task, TaskContext tc) {
