@@ -1,5 +1,6 @@
 package dev.adaptive.vertx;
 
+import dev.adaptive.Limiter;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -12,6 +13,7 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -91,5 +93,40 @@ class LimiterContextGoneTest {
                     .isInstanceOf(RejectedExecutionException.class);
             soft.assertThat(attempts).as("attempts run").hasValue(0);
         });
+    }
+
+    /**
+     * Its stats publication on change has nowhere to run. The first change that asks for one (a
+     * change of the limit, here) gets the context's refusal, which the limiter counts as its
+     * listener's failure and goes on; no later change or Retry-After pause asks again, so it is
+     * counted once, and the close still sends the last message, from the closing thread.
+     */
+    @Test
+    void itsPublicationOnChangeStopsAtTheFirstRefusalCountedOnceAndItsCloseStillSendsTheLastMessage() {
+        Promise<JsonObject> closedState = Promise.promise();
+        MessageConsumer<JsonObject> stats = vertx.eventBus().consumer("orders.stats", m -> {
+            if ("ABORTED".equals(m.body().getString("state"))) {
+                closedState.tryComplete(m.body());
+            }
+        });
+        Await.result(stats.completion());
+        AdaptiveLimiter limiter = limiterOfAnUndeployedWorker(new AdaptiveOptions().setName("orders")
+                .setStatsAddress("orders.stats").setStatsInterval(0).setMaxLimit(10));
+        Limiter engine = limiter.limiter();
+
+        Throwable thrown = catchThrowable(() -> {
+            engine.ceiling(4);
+            engine.ceiling(3);
+            engine.pauseFor(Duration.ofMillis(1));
+            engine.ceiling(2);
+        });
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(thrown).as("what the changes threw").isNull();
+            soft.assertThat(engine.limit()).as("the limit").isEqualTo(2);
+            soft.assertThat(engine.stats().listenerFailures()).as("listener failures").isEqualTo(1L);
+        });
+        Await.result(limiter.close());
+        assertThat(Await.result(closedState.future()).getInteger("limit")).as("the last message's limit").isEqualTo(2);
     }
 }

@@ -51,8 +51,16 @@ final class StatsPublisher {
         });
     }
 
+    /**
+     * Asks for one publication on the context, unless one is pending. A context that refuses it
+     * (it runs nothing any more) throws its refusal to the caller, the limiter's listener, which
+     * counts it; the publication then stays pending for good, so no later change asks again.
+     */
     void changed() {
         if (!stopped && pending.compareAndSet(false, true)) {
+            // pending is left set if this throws: a refused context never runs anything again,
+            // and asking at each change would throw, and be counted, at each one. The close's
+            // last message does not depend on it (stop() sends it from its own thread then).
             context.runOnContext(v -> {
                 pending.set(false);
                 publish();
