@@ -61,7 +61,9 @@ public interface AdaptiveLimiter {
      * @param options the options, copied
      * @return a new limiter; closed already when the close of its Vert.x instance has begun (as
      *         {@link Builder#build()})
-     * @throws IllegalArgumentException if options do not fit together, naming the option and value
+     * @throws IllegalArgumentException if options do not fit together, naming the option and
+     *         value; or if its context (the current one) runs nothing any more, as
+     *         {@link Builder#build()}
      */
     static AdaptiveLimiter create(Vertx vertx, AdaptiveOptions options) {
         return builder(vertx, options).build();
@@ -222,7 +224,8 @@ public interface AdaptiveLimiter {
          *                context; default the current context, or a new one. Vert.x cancels a
          *                verticle's timers when it is undeployed, so a limiter created in a
          *                verticle should be closed with it (in its {@code stop()}), or given a
-         *                context of its own
+         *                context of its own. One that runs nothing any more fails
+         *                {@link #build()}
          * @return this
          */
         public Builder context(Context context) {
@@ -234,7 +237,12 @@ public interface AdaptiveLimiter {
          * @return a new limiter; closed already, its calls failing with its
          *         {@link LimiterClosedException}, when the close of its Vert.x instance has begun
          *         (that close, which closes every limiter on it, has run its hooks)
-         * @throws IllegalArgumentException if the options do not fit together
+         * @throws IllegalArgumentException if the options do not fit together; or if the
+         *         limiter's context runs nothing any more (its worker pool or event loop shut
+         *         down: a worker verticle's with a worker pool of its own, after its undeploy),
+         *         naming the limiter, its cause the context's refusal, with nothing left behind
+         *         (no meters bound, no hook on the Vert.x instance), on a Vert.x instance whose
+         *         close has not begun
          */
         public AdaptiveLimiter build() {
             Context ctx = context != null ? context

@@ -137,9 +137,42 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
             close();
             return;
         }
-        if (publisher != null) {
-            publisher.start();
+        try {
+            // Vert.x tells of no context whether it still runs anything; a task does. The
+            // publication's start asks too, but not every limiter publishes, and one that does
+            // not would be built on that context all the same, its timers all refused.
+            context.runOnContext(v -> { });
+            if (publisher != null) {
+                publisher.start();
+            }
+        } catch (Throwable refused) {
+            discard(refused);
         }
+    }
+
+    /**
+     * Undoes a build whose context refused a task: it runs nothing any more, and never will
+     * again. Thrown as it came, the refusal left the meters bound and the Vert.x close hook
+     * holding a limiter nobody had; built, the limiter's every timer would be refused.
+     *
+     * @throws IllegalArgumentException naming the context, the refusal its cause; not when the
+     *         close of the Vert.x instance closed this limiter meanwhile (its event loops shut
+     *         down once its close hooks have run), which leaves it built closed
+     */
+    private void discard(Throwable refused) {
+        Promise<Void> discarded = Promise.promise();
+        if (closing.compareAndExchange(null, discarded) != null) {
+            return;
+        }
+        if (vertx instanceof VertxInternal internal) {
+            internal.removeCloseHook(closeWithVertx);
+        }
+        closeMeters();
+        // A close hook that Vert.x ran as this claimed the close waits on it: it must go on.
+        discarded.complete();
+        throw new IllegalArgumentException("adaptive limiter '" + name + "': its context runs nothing any more"
+                + " (its worker pool or event loop shut down, as a worker verticle's with a pool of its own after"
+                + " its undeploy); give it a context that runs", refused);
     }
 
     @Override
@@ -548,6 +581,11 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         if (publisher != null) {
             publisher.stop();
         }
+        closeMeters();
+        return Future.all(sweep.takeSent()).mapEmpty();
+    }
+
+    private void closeMeters() {
         if (meters != null) {
             try {
                 meters.close();
@@ -555,7 +593,6 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
                 // LimiterMetrics.close() throws nothing checked.
             }
         }
-        return Future.all(sweep.takeSent()).mapEmpty();
     }
 
     @Override
