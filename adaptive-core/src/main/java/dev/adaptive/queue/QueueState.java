@@ -9,7 +9,7 @@ import java.util.OptionalLong;
  * thread is granting a start, {@code pending} may already count it gone when {@code active}
  * does not yet count it.
  *
- * <p>Counters are lifetime totals over attempts. Until an abort,
+ * <p>Counters are lifetime totals. Until an abort,
  * {@code started == succeeded + failed + active}; after one, the attempts it abandoned are in
  * {@code started} only (their settlements change no counter). {@code rateIncreases} and
  * {@code rateDecreases} count exactly the calls made to the {@link RateChangeListener}s.

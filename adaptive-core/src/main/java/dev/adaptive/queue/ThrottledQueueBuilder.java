@@ -96,11 +96,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param name used in messages and as the concurrency limiter's name; default {@code "queue"}
-
      * @return this
-
      */
     public ThrottledQueueBuilder name(String name) {
         this.name = Objects.requireNonNull(name, "name");
@@ -108,11 +105,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param minRate the lowest rate, in starts per interval; required, at least 1
-
      * @return this
-
      */
     public ThrottledQueueBuilder minRate(int minRate) {
         this.minRate = minRate;
@@ -130,11 +124,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param interval the period the rate counts starts in; required, positive
-
      * @return this
-
      */
     public ThrottledQueueBuilder interval(Duration interval) {
         this.interval = interval;
@@ -155,11 +146,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param errorsPerInterval counted failures in one window that are "too many"; default 5, at least 1
-
      * @return this
-
      */
     public ThrottledQueueBuilder errorsPerInterval(int errorsPerInterval) {
         this.errorsPerInterval = errorsPerInterval;
@@ -167,14 +155,11 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param backOff on a decision that says "too many errors", start nothing for one full interval; default false.
      *                A decision on an interval in which nothing started or settled (the back-off's own
      *                interval, say) never backs off again, so a strategy that always asks for it
      *                slows the queue but cannot stall it
-
      * @return this
-
      */
     public ThrottledQueueBuilder backOff(boolean backOff) {
         this.backOff = backOff;
@@ -182,11 +167,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param retries retries of a failed task (rate-limit answers have their own budget); default 0, at least 0
-
      * @return this
-
      */
     public ThrottledQueueBuilder retries(int retries) {
         this.retries = retries;
@@ -217,11 +199,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param concurrency the bound on attempts running at once; default unlimited, at least 1
-
      * @return this
-
      */
     public ThrottledQueueBuilder concurrency(int concurrency) {
         this.concurrency = concurrency;
@@ -254,11 +233,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param rateStrategy the policy that moves the rate; default {@link RateStrategy#linear()}
-
      * @return this
-
      */
     public ThrottledQueueBuilder rateStrategy(RateStrategy rateStrategy) {
         this.rateStrategy = Objects.requireNonNull(rateStrategy, "rateStrategy");
@@ -266,11 +242,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param classifier which failures lower the rate; default {@link RateOutcomeClassifier#defaults()}
-
      * @return this
-
      */
     public ThrottledQueueBuilder rateOutcomeClassifier(RateOutcomeClassifier classifier) {
         this.rateOutcomeClassifier = Objects.requireNonNull(classifier, "rateOutcomeClassifier");
@@ -290,11 +263,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param timing when the rate strategy decides; default {@link AdjustmentTiming#INTERVAL}
-
      * @return this
-
      */
     public ThrottledQueueBuilder adjustmentTiming(AdjustmentTiming timing) {
         this.adjustmentTiming = Objects.requireNonNull(timing, "adjustmentTiming");
@@ -302,11 +272,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param listener told of every applied rate change; may be called several times
-
      * @return this
-
      */
     public ThrottledQueueBuilder onRateChange(RateChangeListener listener) {
         rateListeners.add(Objects.requireNonNull(listener, "onRateChange"));
@@ -330,11 +297,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param maxRateLimitRetries retries after rate-limit answers, apart from {@code retries}; default 10, at least 0
-
      * @return this
-
      */
     public ThrottledQueueBuilder maxRateLimitRetries(int maxRateLimitRetries) {
         this.maxRateLimitRetries = maxRateLimitRetries;
@@ -342,11 +306,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param maxRetryAfter the cap on one Retry-After pause; default 10 minutes, positive
-
      * @return this
-
      */
     public ThrottledQueueBuilder maxRetryAfter(Duration maxRetryAfter) {
         this.maxRetryAfter = maxRetryAfter;
@@ -393,11 +354,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param listener receives TaskStart, TaskEnd, Retry, RetryRefused and RatePause events (and the concurrency limiter's); may be called several times
-
      * @return this
-
      */
     public ThrottledQueueBuilder traceListener(TraceListener listener) {
         traceListeners.add(Objects.requireNonNull(listener, "traceListener"));
@@ -405,11 +363,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param ticker the time source; default {@link Ticker#system()}
-
      * @return this
-
      */
     public ThrottledQueueBuilder ticker(Ticker ticker) {
         this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -417,11 +372,8 @@ public final class ThrottledQueueBuilder {
     }
 
     /**
-
      * @param scheduler the waits; default {@link Scheduler#system()}
-
      * @return this
-
      */
     public ThrottledQueueBuilder scheduler(Scheduler scheduler) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
