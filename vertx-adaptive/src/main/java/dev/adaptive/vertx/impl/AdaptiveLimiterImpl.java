@@ -123,8 +123,8 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
             limiter.addRatePauseListener(pause -> publisher.changed());
         }
         this.executor = config.executorBuilder(limiter)
-                .classifier(refusalsIgnored(classifier))
-                .retryPolicy(refusalsEndTheCall(retryPolicy != null ? retryPolicy : config.retryPolicy()))
+                .classifier(ignoring(classifier))
+                .retryPolicy(notRetryingIgnored(retryPolicy != null ? retryPolicy : config.retryPolicy()))
                 .build();
         this.meters = LimiterMeters.bind(vertx, limiter);
         // Hooked before anything starts: a Vert.x instance whose close has begun has run its close
@@ -239,18 +239,14 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
         OutcomeClassifier base = classifier;
         RetryPolicy policy = executor.retryPolicy();
         return AdaptiveExecutor.builder(limiter)
-                // The limiter's policy whole (its abortIf veto too), with one rule more: an ignored
-                // failure would only come back (IgnoredFailure), so it is never retried.
-                .retryPolicy(policy.toBuilder()
-                        .retryOn((error, attempt) -> !(error instanceof IgnoredFailure)
-                                && policy.shouldRetry(error, attempt))
-                        .build())
+                // The limiter's policy whole: its veto (notRetryingIgnored) already ends the call of
+                // an ignored failure, which would only come back.
+                .retryPolicy(policy)
                 .taskTimeout(executor.taskTimeout())
                 .classifier((result, error) -> {
                     Outcome o = null;
                     try {
-                        o = error instanceof IgnoredFailure || error instanceof ContextGoneException ? Outcome.IGNORED
-                                : first.classify(result, error);
+                        o = IgnoredFailure.isIgnored(error) ? Outcome.IGNORED : first.classify(result, error);
                     } catch (Throwable broken) {
                         // Anything, an Error included: falls back to the limiter's own
                         // classifier, as the engine does for its own. Rethrown, it would skip it.
@@ -417,7 +413,7 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
      * Runs an attempt on the call's context from another thread; its stage completes when the
      * attempt's does. A context that refuses it runs nothing any more: the attempt fails with a
      * {@link ContextGoneException} (the refusal its cause), which ends the call without a sample
-     * or a retry (see {@link #refusalsIgnored}, {@link #refusalsEndTheCall}), and the call is
+     * or a retry (see {@link #ignoring}, {@link #notRetryingIgnored}), and the call is
      * marked refused.
      */
     private static <T> CompletionStage<T> hop(String name, Call call, AsyncTask<T> task, TaskContext tc) {
@@ -458,23 +454,26 @@ public final class AdaptiveLimiterImpl implements AdaptiveLimiter {
 
     /**
      * @param classifier the limiter's classifier
-     * @return it, but for an attempt its call's context refused: {@link Outcome#IGNORED}, without
-     *         asking it. That attempt never reached the downstream: a drop would lower the limit
-     *         (and feed an outage) for a verticle's undeploy.
+     * @return it, but for an ignored failure ({@link IgnoredFailure#isIgnored}: an attempt its
+     *         call's context refused, say): {@link Outcome#IGNORED}, without asking it. Such an
+     *         attempt never reached the downstream: a drop would lower the limit (and feed an
+     *         outage) for a verticle's undeploy.
      */
-    private static OutcomeClassifier refusalsIgnored(OutcomeClassifier classifier) {
-        return (result, error) -> error instanceof ContextGoneException ? Outcome.IGNORED
-                : classifier.classify(result, error);
+    private static OutcomeClassifier ignoring(OutcomeClassifier classifier) {
+        return (result, error) -> IgnoredFailure.isIgnored(error) ? Outcome.IGNORED : classifier.classify(result, error);
     }
 
     /**
      * @param policy the limiter's retry policy
-     * @return it, with a veto first: an attempt its call's context refused ends the call. Every
-     *         retry would be refused the same way; waiting its backoffs would only hold the call.
+     * @return it, with a veto first: an ignored failure ({@link IgnoredFailure#isIgnored}) ends the
+     *         call. It would only come back: every retry of a call whose context runs nothing any
+     *         more is refused the same way, and waiting its backoffs would only hold the call.
+     *         Every executor of this limiter ({@link #executor(OutcomeClassifier, BiFunction)})
+     *         takes this policy whole.
      */
-    private static RetryPolicy refusalsEndTheCall(RetryPolicy policy) {
+    private static RetryPolicy notRetryingIgnored(RetryPolicy policy) {
         return policy.toBuilder()
-                .abortIf((error, attempt) -> error instanceof ContextGoneException || policy.shouldAbort(error, attempt))
+                .abortIf((error, attempt) -> IgnoredFailure.isIgnored(error) || policy.shouldAbort(error, attempt))
                 .build();
     }
 
