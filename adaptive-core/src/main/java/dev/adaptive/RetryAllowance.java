@@ -3,10 +3,15 @@ package dev.adaptive;
 import dev.adaptive.internal.Nanos;
 import dev.adaptive.retry.RetryBudget;
 
+import java.util.concurrent.atomic.LongAdder;
+
 /**
  * A limiter's count of a {@link RetryBudget}: first attempts and retries in a sliding window of
- * {@value #BUCKETS} buckets, so that the window forgets in steps of a tenth of itself. Thread-safe,
- * under this object's monitor (one short critical section per attempt).
+ * {@value #BUCKETS} buckets, so that the window forgets in steps of a tenth of itself. Thread-safe:
+ * retries, bucket changes and reports under this object's monitor; a first attempt in the newest
+ * bucket (all but one in a tenth of the window) takes no monitor, only an adder, since every
+ * exchange makes one and the monitor cost each of them two atomic writes and, with several
+ * senders, a contended lock.
  */
 final class RetryAllowance {
 
@@ -21,6 +26,14 @@ final class RetryAllowance {
     private final long[] slotOf = new long[BUCKETS];
     /** The newest bucket counted in; no reading takes the window back from it. */
     private long newest = Long.MIN_VALUE;
+    /** {@link #newest}, for {@link #firstAttempt}'s test outside the monitor; written under it. */
+    private volatile long published = Long.MIN_VALUE;
+    /**
+     * First attempts counted outside the monitor, to be added to the newest bucket before it
+     * changes or is read. One that races a change of bucket may land in the next: it is then
+     * forgotten a tenth of the window late, never early.
+     */
+    private final LongAdder unfolded = new LongAdder();
     private long firstSum;
     private long retrySum;
     private long refused;
@@ -33,9 +46,18 @@ final class RetryAllowance {
     }
 
     /** @param now a first attempt starts */
-    synchronized void firstAttempt(long now) {
-        firsts[slot(now)]++;
-        firstSum++;
+    void firstAttempt(long now) {
+        long newestSoFar = published;
+        if (newestSoFar != Long.MIN_VALUE && Math.floorDiv(now, bucketNanos) <= newestSoFar) {
+            // The newest bucket (an older reading counts in it too, as slot() says).
+            unfolded.increment();
+            return;
+        }
+        synchronized (this) {
+            fold();
+            firsts[slot(now)]++;
+            firstSum++;
+        }
     }
 
     /**
@@ -43,6 +65,7 @@ final class RetryAllowance {
      * @return whether the budget allows it; if so it is counted
      */
     synchronized boolean tryRetry(long now) {
+        fold();
         int s = slot(now);
         if (retrySum + 1 > budget.ratio() * firstSum + floor) {
             refused++;
@@ -55,6 +78,7 @@ final class RetryAllowance {
 
     /** @return a message saying what the budget held, for the refusal's error */
     synchronized String describe() {
+        fold();
         return retrySum + " retries against " + firstSum + " first attempts in the last " + budget.window()
                 + " (retryBudgetRatio=" + budget.ratio() + ", retryBudgetMinPerSecond=" + budget.minPerSecond() + ")";
     }
@@ -73,7 +97,10 @@ final class RetryAllowance {
         // that old, taken as it is, found a newer bucket in its slot and emptied it, forgetting
         // retries still in the window.
         long bucket = Math.max(Math.floorDiv(now, bucketNanos), newest);
-        newest = bucket;
+        if (bucket != newest) {
+            newest = bucket;
+            published = bucket;
+        }
         int s = (int) Math.floorMod(bucket, (long) BUCKETS);
         if (slotOf[s] != bucket) {
             // Every slot between the last one used and this one is older than the window now.
@@ -86,6 +113,16 @@ final class RetryAllowance {
             slotOf[s] = bucket;
         }
         return s;
+    }
+
+    /** Adds the first attempts counted outside the monitor to the newest bucket; under the monitor. */
+    private void fold() {
+        long n = unfolded.sumThenReset();
+        if (n != 0 && newest != Long.MIN_VALUE) {
+            int s = (int) Math.floorMod(newest, (long) BUCKETS);
+            firsts[s] += n;
+            firstSum += n;
+        }
     }
 
     private void clear(int i) {

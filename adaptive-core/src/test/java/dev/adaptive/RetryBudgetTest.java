@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
@@ -188,5 +189,69 @@ class RetryBudgetTest {
         assertThat(budget.tryRetry(34 * second)).as("one at 34 s, the retry of 25 s still in the window").isFalse();
         assertThat(budget.tryRetry(35 * second)).as("one at 35 s, the retry of 25 s gone").isTrue();
         assertThat(budget.refused()).isEqualTo(2);
+    }
+
+    /**
+     * First attempts in the newest bucket are counted without the budget's monitor and added to
+     * that bucket before it changes: each allows its share of retries while in the window and
+     * leaves it with its bucket, whether the bucket changed through another first attempt or
+     * through a retry.
+     */
+    @Test
+    void firstAttemptsCountedOutsideTheMonitorAllowRetriesUntilTheirBucketLeaves() {
+        long second = Duration.ofSeconds(1).toNanos();
+        // Ratio alone: one retry per ten first attempts in a 10 s window of 1 s buckets.
+        RetryAllowance budget = new RetryAllowance(new RetryBudget(0.1, 0, Duration.ofSeconds(10)));
+
+        for (int i = 0; i < 20; i++) {
+            budget.firstAttempt(2 * second + i); // the first opens the bucket of 2 s, the rest join it
+        }
+        budget.firstAttempt(second); // an older reading: counted in the newest bucket, 2 s
+        budget.firstAttempt(3 * second); // a new bucket: the 21 of 2 s are added to theirs first
+        assertThat(budget.describe()).startsWith("0 retries against 22 first attempts");
+        assertThat(budget.tryRetry(4 * second)).isTrue();
+        assertThat(budget.tryRetry(4 * second)).isTrue();
+        assertThat(budget.tryRetry(4 * second)).as("22 first attempts allow 2.2 retries").isFalse();
+        for (int i = 0; i < 10; i++) {
+            budget.firstAttempt(4 * second + i);
+        }
+        assertThat(budget.tryRetry(4 * second)).as("ten more, counted outside the monitor, allow one more").isTrue();
+        assertThat(budget.describe()).startsWith("3 retries against 32 first attempts");
+        assertThat(budget.tryRetry(12 * second)).as("at 12 s, the 21 of 2 s have left the window").isFalse();
+        assertThat(budget.describe()).startsWith("3 retries against 11 first attempts");
+        assertThat(budget.tryRetry(14 * second + 1)).as("at 14 s the ones of 3 and 4 s and the retries of 4 s have left")
+                .isFalse();
+        assertThat(budget.describe()).startsWith("0 retries against 0 first attempts");
+    }
+
+    /** Senders on several threads, in one bucket and across a change of bucket: none is lost. */
+    @Test
+    void firstAttemptsFromSeveralThreadsAreAllCounted() throws Exception {
+        long second = Duration.ofSeconds(1).toNanos();
+        RetryAllowance budget = new RetryAllowance(new RetryBudget(0.1, 0, Duration.ofSeconds(10)));
+        int threads = 4;
+        int each = 20_000;
+        CyclicBarrier start = new CyclicBarrier(threads);
+        List<Thread> senders = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread sender = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < each; i++) {
+                    // Half in the bucket of 1 s, half in that of 2 s: the change races the adds.
+                    budget.firstAttempt(i < each / 2 ? second : 2 * second);
+                }
+            });
+            senders.add(sender);
+            sender.start();
+        }
+        for (Thread sender : senders) {
+            sender.join(60_000);
+            assertThat(sender.isAlive()).isFalse();
+        }
+        assertThat(budget.describe()).startsWith("0 retries against " + threads * each + " first attempts");
     }
 }
