@@ -14,7 +14,8 @@ import dev.adaptive.fleet.FleetStats;
  * @param limit            the concurrency limit now
  * @param inflight         attempts holding a slot now
  * @param waiting          exchanges queued for a slot now
- * @param pending          exchanges accepted and not yet ended (in flight, queued, in backoff)
+ * @param pending          exchanges accepted and not yet ended (in flight, queued, in backoff):
+ *                         {@code accepted - completed - failed} of the same snapshot
  * @param maxLimitReached  the highest limit so far
  * @param ratePaused       whether a Retry-After pause is open now
  * @param outage           whether an outage holds dispatch to one probe at a time now

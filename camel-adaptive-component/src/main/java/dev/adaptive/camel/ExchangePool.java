@@ -25,7 +25,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -77,8 +76,11 @@ final class ExchangePool {
     /** The exchanges accepted and not yet ended; a stop fails them with the words it gives. */
     private final LiveSet<Submission, String> active = new LiveSet<>((s, why) -> s.fail(stopped(why)));
     private final Queue<Submission> awaitingConsumer = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pending = new AtomicInteger();
-    /** Numbers the accepted exchanges, and so counts them: the stats' {@code accepted}. */
+    /**
+     * Numbers the accepted exchanges, and so counts them: the stats' {@code accepted}. Less
+     * {@link #completed} and {@link #failed}, it is the count of exchanges pending: no counter of
+     * its own, which cost every exchange two atomic writes more.
+     */
     private final AtomicLong sequence = new AtomicLong();
     private final LongAdder completed = new LongAdder();
     private final LongAdder failed = new LongAdder();
@@ -257,7 +259,6 @@ final class ExchangePool {
         if (attemptsOn != null) {
             attemptsOn.attach(s);
         }
-        pending.incrementAndGet();
         if (t == null) {
             active.add(s);
             if (!awaitConsumer(s, consumerTimeout)) {
@@ -314,7 +315,7 @@ final class ExchangePool {
     }
 
     private int queued(Limiter limiter) {
-        return Math.max(0, pending.get() - limiter.inflight());
+        return Math.max(0, pending() - limiter.inflight());
     }
 
     private boolean refuse(Exchange exchange, AsyncCallback callback, Throwable reason) {
@@ -496,7 +497,6 @@ final class ExchangePool {
         if (tracked) {
             active.remove(s);
         }
-        pending.decrementAndGet();
         (success ? completed : failed).increment();
     }
 
@@ -564,9 +564,14 @@ final class ExchangePool {
         return name;
     }
 
-    /** @return exchanges accepted and not yet ended */
+    /**
+     * @return exchanges accepted and not yet ended. The ends are read before the acceptances, and
+     *         each count only grows: a reading that races an end errs high, never low, so a
+     *         shutdown waiting for this to reach 0 never stops waiting early.
+     */
     int pending() {
-        return pending.get();
+        long ended = completed.sum() + failed.sum();
+        return (int) Math.max(0, sequence.get() - ended);
     }
 
     /**
@@ -581,7 +586,7 @@ final class ExchangePool {
      */
     synchronized int pendingForShutdown() {
         if (!paused) {
-            return pending.get();
+            return pending();
         }
         Engine e = engine;
         return e == null ? 0 : e.limiter().inflight();
@@ -615,8 +620,14 @@ final class ExchangePool {
             return null;
         }
         LimiterStats l = e.limiter().stats();
-        return new AdaptiveStats(name, l.limit(), l.inflight(), l.waiting(), pending.get(), l.maxLimitReached(),
-                l.ratePaused(), e.limiter().isOutage(), l.state(), sequence.get(), completed.sum(), failed.sum(),
+        // Ends before acceptances, as pending() reads them; the snapshot's pending is the
+        // difference of its own figures.
+        long done = completed.sum();
+        long notDone = failed.sum();
+        long accepted = sequence.get();
+        int pending = (int) Math.max(0, accepted - done - notDone);
+        return new AdaptiveStats(name, l.limit(), l.inflight(), l.waiting(), pending, l.maxLimitReached(),
+                l.ratePaused(), e.limiter().isOutage(), l.state(), accepted, done, notDone,
                 rejected.sum(), attempts.sum(), retries.sum(), l.congestionEvents(), l.rateLimitEvents(), l.outages(),
                 e.fleet() == null ? null : e.fleet().stats());
     }
