@@ -318,7 +318,9 @@ public final class FleetMember implements AutoCloseable {
      * for a while) leaves no heartbeat to come, so the report will expire: the member acts at
      * once as at its expiry (under {@code LOCAL_ONLY}, runs on the local limit), rather than keep
      * a share nobody renews. The next activity that reaches the member tries again
-     * ({@link #rearmTick}); {@link #close()} still leaves.
+     * ({@link #rearmTick}), and so does, once, the timer of the last report's trusted life, armed
+     * before ({@link #expire}), so that an idle member needs no activity to rejoin;
+     * {@link #close()} still leaves.
      *
      * @return whether the tick is armed
      */
@@ -345,8 +347,9 @@ public final class FleetMember implements AutoCloseable {
      * the heartbeats go on from that tick, and a share comes back only as the heartbeats grant
      * it (under {@code FAIL_CLOSED} the refusal dropped it to 0, and it is raised, as a joining
      * node's, only to a claim published and found to fit). Called by what reaches the member
-     * without a timer: a heartbeat's reply, a call that begins to wait, a move of the local
-     * limit. A refusal again acts as the first one did.
+     * without a timer (a heartbeat's reply, a call that begins to wait, a move of the local
+     * limit) and by the one timer of the member's that may still be armed, the end of its last
+     * report's trusted life. A refusal again acts as the first one did.
      */
     private void rearmTick(long delayNanos, long now) {
         if (tickRefused && !closed) {
@@ -684,9 +687,21 @@ public final class FleetMember implements AutoCloseable {
         }
     }
 
+    /**
+     * The end of the trusted life of the report sent at {@code sentNanos}. Also the member's own
+     * retry of a heartbeat the scheduler refused: this timer, armed at the last good reply, is
+     * then the only one of the member's still to come, so an idle member (no reply on its way, no
+     * call, no move of its local limit) tries the heartbeat again here rather than stay out of
+     * the fleet until work arrives. One try: a refusal again leaves the member to the activity
+     * that reaches it ({@link #rearmTick}).
+     */
     private void expire(long sentNanos) {
         synchronized (lock) {
-            if (closed || !hasGoodBeat || lastGoodSendNanos != sentNanos) {
+            if (closed) {
+                return;
+            }
+            boolean current = hasGoodBeat && lastGoodSendNanos == sentNanos;
+            if (!current && !tickRefused) {
                 return;
             }
             long now;
@@ -698,7 +713,11 @@ public final class FleetMember implements AutoCloseable {
                 tickerFailures.failed(e);
                 now = sentNanos + liveNanos;
             }
-            expireNow(now);
+            if (current) {
+                expireNow(now);
+            }
+            // After the expiry, so that the tick armed here finds the share it left.
+            rearmTick(0, now);
         }
     }
 

@@ -3,8 +3,11 @@ package dev.adaptive.fleet;
 import dev.adaptive.Limiter;
 import dev.adaptive.limit.FixedLimit;
 import dev.adaptive.time.VirtualTime;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -113,6 +116,36 @@ class FleetCoordinatorErrorsTest {
         assertThat(limiter.limit()).isEqualTo(8);
         time.advance(BEAT.multipliedBy(3));
         assertThat(m.stats().heartbeatFailures()).isEqualTo(1);
+    }
+
+    /**
+     * An idle member (the default rules, no call made) whose heartbeats the coordinator refuses
+     * for longer than its TTL, by throwing: its tick goes on through the outage, so it rejoins on
+     * its own once the coordinator answers, with no call to wake it.
+     */
+    @ParameterizedTest
+    @EnumSource(OutagePolicy.class)
+    void anIdleMemberWhoseHeartbeatsWereRefusedPastItsTtlRejoinsOnItsOwn(OutagePolicy policy) {
+        FleetMember a = FleetMember.builder(limiter, broken).key("backend").nodeId("a").clock(clock).outagePolicy(policy)
+                .join();
+        FleetMember b = FleetMember.builder(Limiter.builder().name("b").limit(FixedLimit.of(8)).time(time).build(), store)
+                .key("backend").nodeId("b").clock(clock).join();
+        time.advance(BEAT.multipliedBy(3));
+        int before = a.share();
+        assertThat(before).isPositive();
+        failing = "heartbeat";
+        time.advance(a.ttl().multipliedBy(2));
+        assertThat(store.liveReports("backend")).extracting(NodeReport::nodeId).as("live reports in the outage")
+                .containsExactly("b");
+        failing = "";
+        time.advance(BEAT.multipliedBy(2));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(a.share()).as("a's share").isEqualTo(before);
+            soft.assertThat(a.share() + b.share()).as("shares together").isLessThanOrEqualTo(8);
+            soft.assertThat(store.liveReports("backend")).extracting(NodeReport::nodeId).as("live reports")
+                    .containsExactlyInAnyOrder("a", "b");
+        });
     }
 
     @Test

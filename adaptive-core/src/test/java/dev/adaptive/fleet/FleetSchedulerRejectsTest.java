@@ -8,6 +8,8 @@ import dev.adaptive.time.VirtualTime;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -29,8 +31,9 @@ import static org.assertj.core.api.Assertions.tuple;
  * subscription, no pause hook. One that refuses the timer of a report's trusted life, or the
  * next heartbeat, never leaves the node admitting after its report may have expired. One that
  * refuses for a while (a saturated executor) costs the member its share for that while only: the
- * next activity that reaches the member (a call that waits, a reply) arms the heartbeat again,
- * and the member rejoins by the normal path.
+ * next activity that reaches the member (a call that waits, a reply), or, for an idle one, the
+ * end of its last report's trusted life, arms the heartbeat again, and the member rejoins by the
+ * normal path.
  */
 class FleetSchedulerRejectsTest {
 
@@ -116,7 +119,9 @@ class FleetSchedulerRejectsTest {
         time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
         assertThat(a.share()).isPositive();
 
-        scheduler.refuseNext(2); // saturated: the next heartbeat's timer, then the first try again
+        // Saturated: the next heartbeat's timer, its try again as the report's trusted life ends,
+        // then the first try of the activity below.
+        scheduler.refuseNext(3);
         time.advance(a.syncInterval());
         assertThat(a.share()).as("share once no heartbeat can follow").isZero();
         time.advance(a.ttl().multipliedBy(2));
@@ -130,13 +135,43 @@ class FleetSchedulerRejectsTest {
         time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
 
         SoftAssertions.assertSoftly(soft -> {
-            soft.assertThat(scheduler.refused()).as("timers refused").isEqualTo(2);
+            soft.assertThat(scheduler.refused()).as("timers refused").isEqualTo(3);
             soft.assertThat(second).as("admitted once the scheduler accepts again").isCompleted();
             soft.assertThat(a.share()).as("a's share").isPositive();
             soft.assertThat(a.share() + b.share()).as("shares together").isLessThanOrEqualTo(8);
             soft.assertThat(store.liveReports("backend")).extracting(NodeReport::nodeId).as("live reports")
                     .containsExactlyInAnyOrder("a", "b");
-            soft.assertThat(a.stats().listenerFailures()).as("refusals counted").isEqualTo(2);
+            soft.assertThat(a.stats().listenerFailures()).as("refusals counted").isEqualTo(3);
+        });
+    }
+
+    /**
+     * An idle member (no call made, none waiting, its local limit still) whose next heartbeat's
+     * timer the scheduler refused once: nothing reaches it from outside, yet it rejoins on its
+     * own, once its last report's trusted life ends, as the scheduler accepts again.
+     */
+    @ParameterizedTest
+    @EnumSource(OutagePolicy.class)
+    void anIdleMemberWhoseHeartbeatWasRefusedOnceRejoinsOnItsOwn(OutagePolicy policy) {
+        Limiter other = Limiter.builder().name("b").limit(FixedLimit.of(8)).time(time).build();
+        FleetMember a = FleetMember.builder(limiter, store).key("backend").nodeId("a").clock(clock).outagePolicy(policy)
+                .join();
+        FleetMember b = FleetMember.builder(other, store).key("backend").nodeId("b").clock(clock).join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        int before = a.share();
+        assertThat(before).isPositive();
+
+        scheduler.refuseNext(1); // saturated for one timer: the next heartbeat's
+        time.advance(a.syncInterval());
+        assertThat(a.share()).as("share once no heartbeat can follow").isNotEqualTo(before);
+        time.advance(a.ttl().multipliedBy(3));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(scheduler.refused()).as("timers refused").isEqualTo(1);
+            soft.assertThat(a.share()).as("a's share").isEqualTo(before);
+            soft.assertThat(a.share() + b.share()).as("shares together").isLessThanOrEqualTo(8);
+            soft.assertThat(store.liveReports("backend")).extracting(NodeReport::nodeId).as("live reports")
+                    .containsExactlyInAnyOrder("a", "b");
         });
     }
 
@@ -149,12 +184,12 @@ class FleetSchedulerRejectsTest {
         scheduler.rejecting = true; // shut down for good
         time.advance(m.syncInterval());
         CompletableFuture<Lease> call = limiter.acquire(); // the member tries again, refused
-        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(5));
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(5)); // and as its report's trusted life ends
 
         SoftAssertions.assertSoftly(soft -> {
             soft.assertThat(m.share()).as("share").isZero();
             soft.assertThat(call).as("admitted").isNotDone();
-            soft.assertThat(m.stats().listenerFailures()).as("refusals counted").isEqualTo(2);
+            soft.assertThat(m.stats().listenerFailures()).as("refusals counted").isEqualTo(3);
         });
         call.cancel(true);
         m.close();
