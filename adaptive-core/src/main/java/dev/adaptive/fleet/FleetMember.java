@@ -255,6 +255,15 @@ public final class FleetMember implements AutoCloseable {
     // ---- heartbeat -----------------------------------------------------------------------
 
     private void tick() {
+        tickOnce();
+        if (leaving) {
+            // A tick that could not arm the next one leaves nothing timed to give up a heartbeat
+            // still on its way: a leaving member whose calls are done does not wait for it.
+            leaveIfDone();
+        }
+    }
+
+    private void tickOnce() {
         Beat beat = null;
         boolean leave = false;
         synchronized (lock) {
@@ -785,9 +794,13 @@ public final class FleetMember implements AutoCloseable {
      * Leaves the fleet. At once: the limiter's ceiling goes to 0 and pauses are no longer
      * shared. Then, once the calls still in flight have finished (heartbeats meanwhile publish
      * them as this node's claim, so nobody grows into the room they hold), the heartbeat stops
-     * and this node's report is removed: as the last of them is released (or, if a heartbeat
-     * is on its way then, as its reply comes), whether or not the scheduler still accepts the
-     * member's timers. Idempotent.
+     * and this node's report is removed: as the last of them is released, whether or not the
+     * scheduler still accepts the member's timers. A heartbeat on its way then is waited for: the
+     * leave finishes as its reply or failure comes, or at the latest one {@link #ttl()} after it
+     * was sent, when the heartbeat is given up (a reply that never comes, from a transport
+     * without a timeout). If the scheduler refuses the member's timers, so that nothing could
+     * time that bound, the leave does not wait for that heartbeat; should its write land after
+     * the leave, the report expires after its TTL, as a dead node's. Idempotent.
      */
     @Override
     public void close() {
@@ -810,6 +823,14 @@ public final class FleetMember implements AutoCloseable {
         limiter.removeLocalLimitListener(limitMoved);
         limiter.removeQueueListener(callsWait);
         pauses.close();
+        synchronized (lock) {
+            // A tick the scheduler refused is tried again: while one is armed, a heartbeat on its
+            // way is waited for at most a ttl (the tick gives it up then); if the scheduler
+            // refuses again, the leave waits for no heartbeat (doneLeaving).
+            if (tickRefused) {
+                rearmTick(0, readingForEvent());
+            }
+        }
         // Before the look: a last call released after it is heard; one released before, seen.
         limiter.addIdleListener(callsEnded);
         leaveIfDone();
@@ -818,10 +839,17 @@ public final class FleetMember implements AutoCloseable {
     /**
      * Under the lock: whether a leaving member may remove its report now: no call in flight (its
      * ceiling is 0, so none can start), and no heartbeat on its way, whose write could land after
-     * the leave (its reply finishes the leave instead).
+     * the leave (its reply finishes the leave instead). A heartbeat on its way is waited for only
+     * while a tick is armed, which gives it up a ttl after it was sent: with none (the scheduler
+     * refused it) its reply may never come (a transport without a timeout), and nothing else
+     * would end the wait. The leave then goes on without it: should that heartbeat's write land
+     * after the leave, the report expires after its TTL, as a dead node's (its claim only makes
+     * the others more careful meanwhile). Removing it again when its reply comes was not done:
+     * a leave removes every incarnation of the id, so a late one could remove the report of a
+     * node started since under the same id.
      */
     private boolean doneLeaving() {
-        return leaving && !closed && !beating && limiter.inflight() == 0;
+        return leaving && !closed && (!beating || tickRefused) && limiter.inflight() == 0;
     }
 
     /** Finishes the leave if {@link #doneLeaving()}; told by the limiter as a release leaves nothing in flight. */

@@ -234,11 +234,11 @@ class FleetSchedulerRejectsTest {
 
     /**
      * As above, with the member's last heartbeat still on its way as its last call ends (the
-     * line hangs): the leave waits for that heartbeat's reply, which fails; that failure, with
-     * no tick to follow, finishes the leave.
+     * line hangs): with no tick to give that heartbeat up, the leave does not wait for its reply,
+     * which may never come; the failure that comes later changes nothing.
      */
     @Test
-    void aLeavingMemberWhoseHeartbeatWasRefusedLeavesAsItsLastHeartbeatFailsAfterItsLastCall() {
+    void aLeavingMemberWhoseHeartbeatWasRefusedLeavesAsItsLastCallEndsWithAHeartbeatOnItsWay() {
         SwitchableCoordinator cut = new SwitchableCoordinator(store);
         FleetMember m = FleetMember.builder(limiter, cut).key("backend").nodeId("a").clock(clock).learnCapacity(false)
                 .join();
@@ -257,8 +257,66 @@ class FleetSchedulerRejectsTest {
         time.advance(m.ttl().multipliedBy(5));
 
         SoftAssertions.assertSoftly(soft -> {
-            soft.assertThat(leftAtTheCallsEnd).as("left as the call ended, a heartbeat on its way").isFalse();
+            soft.assertThat(leftAtTheCallsEnd).as("left as the call ended, a heartbeat on its way").isTrue();
             soft.assertThat(m.hasLeft()).as("left, once that heartbeat failed").isTrue();
+            soft.assertThat(store.liveReports("backend")).as("reports").isEmpty();
+        });
+    }
+
+    /**
+     * A member whose heartbeat hangs (a transport without a timeout: no reply, no failure, ever)
+     * while the scheduler refuses every timer (shut down for good) is closed with nothing in
+     * flight: no tick can give that heartbeat up, and no reply will end it. The leave does not
+     * wait for it.
+     */
+    @Test
+    void aLeavingMemberWhoseHeartbeatHangsWhileTheSchedulerRefusesEverythingStillLeaves() {
+        SwitchableCoordinator cut = new SwitchableCoordinator(store);
+        FleetMember m = FleetMember.builder(limiter, cut).key("backend").nodeId("a").clock(clock).learnCapacity(false)
+                .join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        cut.set(SwitchableCoordinator.Line.HANGING);
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // a heartbeat goes, and hangs for good
+        scheduler.rejecting = true; // shut down for good
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // the tick after it is refused
+        assertThat(m.share()).as("share once no heartbeat can follow").isZero();
+
+        m.close();
+        time.advance(m.ttl().multipliedBy(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(m.hasLeft()).as("left").isTrue();
+            soft.assertThat(store.liveReports("backend")).as("reports").isEmpty();
+            soft.assertThat(limiter.ceiling()).as("the ceiling").isZero();
+        });
+    }
+
+    /**
+     * As above, with a call in flight at the close: the leave waits for the call (its report
+     * claims it), not for the heartbeat that will never answer; the call's release finishes it.
+     */
+    @Test
+    void aLeavingMemberWhoseHeartbeatHangsWhileTheSchedulerRefusesEverythingLeavesAsItsLastCallEnds() {
+        SwitchableCoordinator cut = new SwitchableCoordinator(store);
+        FleetMember m = FleetMember.builder(limiter, cut).key("backend").nodeId("a").clock(clock).learnCapacity(false)
+                .join();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT.multipliedBy(3));
+        Lease call = limiter.tryAcquire().orElseThrow();
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // its claim written
+        cut.set(SwitchableCoordinator.Line.HANGING);
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // a heartbeat goes, and hangs for good
+        scheduler.rejecting = true;
+        time.advance(FleetMember.DEFAULT_HEARTBEAT); // the tick after it is refused
+
+        m.close();
+        boolean leftWhileItRuns = m.hasLeft();
+        call.release();
+        boolean leftAtItsEnd = m.hasLeft();
+        time.advance(m.ttl().multipliedBy(5));
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(leftWhileItRuns).as("left while the call runs").isFalse();
+            soft.assertThat(leftAtItsEnd).as("left as the call ended").isTrue();
             soft.assertThat(store.liveReports("backend")).as("reports").isEmpty();
         });
     }
