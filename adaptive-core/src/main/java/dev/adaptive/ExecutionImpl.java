@@ -564,8 +564,10 @@ final class ExecutionImpl<R> implements Execution<R> {
         Duration delay = a.retryDelay;
         long readyAt;
         if (a.retryAfterPause) {
-            readyAt = Math.max(now, core.pausedUntilNanos());
-            delay = Duration.ofNanos(Nanos.between(now, readyAt));
+            // What the pause still holds from now: its whole length if its end is not known.
+            long left = core.pauseLeftNanos(now);
+            readyAt = Nanos.plus(now, left);
+            delay = Duration.ofNanos(left);
         } else {
             readyAt = Nanos.plus(now, Nanos.of(delay));
         }

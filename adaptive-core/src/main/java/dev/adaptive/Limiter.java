@@ -162,7 +162,10 @@ public final class Limiter {
      * delay from this call, for its whole length (capped by {@code maxRetryAfter}), whatever the
      * pause already open; one opened later does not cut it short. {@code lastReadingNanos} then
      * stands for now in its recorded end, so {@link #pausedUntilNanos()} reads early by that
-     * reading's age.
+     * reading's age; if the caller has none either ({@link Long#MIN_VALUE}), the pause has no
+     * known end: {@link #pausedUntilNanos()} reads {@link Long#MAX_VALUE} and
+     * {@link #remainingPause()} its whole length, until a pause opened with a reading extends
+     * it, or it ends.
      *
      * @param retryAfter       the wait; capped by {@code maxRetryAfter}; zero or negative does nothing
      * @param lastReadingNanos the caller's latest reading of this limiter's ticker, made no later
@@ -412,7 +415,8 @@ public final class Limiter {
      * @return how long the open Retry-After pause still holds dispatch; {@link Duration#ZERO} when
      *         none is open; its whole length if the {@link Ticker} throws when read for it (counted
      *         in {@link LimiterStats#limitFailures()}): a view answers, since the runners read it
-     *         where a throw would lose their end
+     *         where a throw would lose their end; its whole length too, without a reading, while
+     *         it has no known end (see {@link #pausedUntilNanos()})
      */
     public Duration remainingPause() {
         return core.remainingPause();
@@ -466,7 +470,15 @@ public final class Limiter {
         return core.retryBudget();
     }
 
-    /** @return the ticker reading at which the current Retry-After pause ends, or 0 if none */
+    /**
+     * @return the ticker reading at which the current Retry-After pause ends, or 0 if none;
+     *         {@link Long#MAX_VALUE} while the open pause has no known end: one opened by
+     *         {@link #pauseFor(Duration, long)} with neither a reading of the ticker (it threw) nor
+     *         one of the caller's ({@link Long#MIN_VALUE}), as by a fleet member whose ticker has
+     *         thrown since it joined. Such a pause is still held by its timer for its whole
+     *         length from the call (then this reads 0), and a pause opened with a reading, which
+     *         extends it, gives it a known end
+     */
     public long pausedUntilNanos() {
         return core.pausedUntilNanos();
     }

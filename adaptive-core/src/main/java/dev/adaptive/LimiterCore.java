@@ -1219,14 +1219,19 @@ final class LimiterCore {
             now = lastReadingNanos;
             blind = true;
         }
-        pauseFor(retryAfter, now, blind);
+        // Long.MIN_VALUE: the caller has no reading either, so nothing stands for now.
+        pauseFor(retryAfter, now, blind, blind && lastReadingNanos == Long.MIN_VALUE);
     }
 
     /** @param blind whether {@code now} stands in for a reading that could not be made, see {@link #openPause} */
     private void pauseFor(Duration retryAfter, long now, boolean blind) {
+        pauseFor(retryAfter, now, blind, false);
+    }
+
+    private void pauseFor(Duration retryAfter, long now, boolean blind, boolean noReading) {
         long asked = Nanos.of(retryAfter);
         lastRetryAfterNanos.set(asked);
-        openPause(now, Nanos.plus(now, Math.min(asked, maxRetryAfterNanos)), asked, blind);
+        openPause(now, Nanos.plus(now, Math.min(asked, maxRetryAfterNanos)), asked, blind, noReading);
     }
 
     void pauseUntil(long untilNanos) {
@@ -1237,7 +1242,7 @@ final class LimiterCore {
             return;
         }
         lastRetryAfterNanos.set(wait);
-        openPause(now, Nanos.plus(now, Math.min(wait, maxRetryAfterNanos)), wait, false);
+        openPause(now, Nanos.plus(now, Math.min(wait, maxRetryAfterNanos)), wait, false, false);
     }
 
     /**
@@ -1252,10 +1257,17 @@ final class LimiterCore {
      * the pause ends only once the timers of all the blind pauses merged into it have fired
      * (the last one ends it, or times the rest of a later recorded end).
      *
+     * <p>A blind pause opened with no reading at all ({@code noReading}: the caller of
+     * {@link #pauseFor(Duration, long)} had none, {@link Long#MIN_VALUE}) has {@code now} and its
+     * recorded end counted from {@link Long#MIN_VALUE}: long past, so it is never found later than
+     * an end that stands on a reading, and its end is not known ({@link Pause#endUnknown}). Its
+     * timer holds it all the same.
+     *
      * @param askedNanos the wait asked for, before the cap, for the log line
      * @param blind      whether {@code now} stands in for a reading that could not be made
+     * @param noReading  whether nothing stood in either
      */
-    private void openPause(long now, long until, long askedNanos, boolean blind) {
+    private void openPause(long now, long until, long askedNanos, boolean blind, boolean noReading) {
         Pause opened = null;
         Pause current;
         for (;;) {
@@ -1271,7 +1283,10 @@ final class LimiterCore {
             if (blind && lineage == null) {
                 lineage = new Object();
             }
-            opened = new Pause(opening, end, (current == null ? 0 : current.blindTimers) + (blind ? 1 : 0), lineage);
+            // The end's own: a later end is this pause's, else the open one's.
+            boolean endUnknown = later ? noReading : current.endUnknown;
+            opened = new Pause(opening, end, (current == null ? 0 : current.blindTimers) + (blind ? 1 : 0), lineage,
+                    endUnknown);
             if (PAUSE.compareAndSet(this, current, opened)) {
                 break;
             }
@@ -1320,7 +1335,7 @@ final class LimiterCore {
             if (p == null || p.lineage != lineage) {
                 return; // not reached: a pause holding a blind pause's timer does not end before it fires
             }
-            Pause rest = new Pause(p.openedNanos, p.untilNanos, p.blindTimers - 1, lineage);
+            Pause rest = new Pause(p.openedNanos, p.untilNanos, p.blindTimers - 1, lineage, p.endUnknown);
             if (PAUSE.compareAndSet(this, p, rest)) {
                 if (rest.blindTimers == 0) {
                     maybeEndPause(rest);
@@ -1408,7 +1423,9 @@ final class LimiterCore {
         try {
             if (LOG.isLoggable(Level.INFO)) {
                 LOG.log(Level.INFO, "limiter '" + name + "': Retry-After pause closed"
-                        + (read ? " after " + Duration.ofNanos(Math.max(0, Nanos.between(ended.openedNanos, now))) : "")
+                        // Opened with no reading at all (Long.MIN_VALUE stood for now): no length to tell.
+                        + (read && ended.openedNanos != Long.MIN_VALUE
+                                ? " after " + Duration.ofNanos(Math.max(0, Nanos.between(ended.openedNanos, now))) : "")
                         + ", dispatch resumes with " + waiting.get() + " waiting");
             }
         } catch (Throwable brokenLogger) {
@@ -1498,7 +1515,20 @@ final class LimiterCore {
 
     long pausedUntilNanos() {
         Pause p = pause;
-        return p == null ? 0 : p.untilNanos;
+        return p == null ? 0 : p.endUnknown ? Long.MAX_VALUE : p.untilNanos;
+    }
+
+    /**
+     * @param now a reading of the ticker
+     * @return how long the open pause still holds dispatch after {@code now}: 0 if none is open,
+     *         its whole length if its end is not known
+     */
+    long pauseLeftNanos(long now) {
+        Pause p = pause;
+        if (p == null) {
+            return 0;
+        }
+        return Math.max(0, Nanos.between(p.endUnknown ? p.openedNanos : now, p.untilNanos));
     }
 
     LimiterStats stats() {
@@ -1519,6 +1549,10 @@ final class LimiterCore {
     private Duration remaining(Pause p) {
         if (p == null) {
             return Duration.ZERO;
+        }
+        if (p.endUnknown) {
+            // No reading places its end: at most the whole pause, as without a reading below.
+            return Duration.ofNanos(Math.max(0, Nanos.between(p.openedNanos, p.untilNanos)));
         }
         long now;
         try {
@@ -1639,8 +1673,12 @@ final class LimiterCore {
      *                    ({@link #openPause}): it does not end before they have
      * @param lineage     what those timers find it by, across the pauses that replace it until
      *                    it ends; {@code null} while no blind pause was merged into it
+     * @param endUnknown  whether its end comes from a blind pause opened with no reading at all
+     *                    ({@link #openPause}): {@code untilNanos}, counted from
+     *                    {@link Long#MIN_VALUE}, then means nothing to a reader, and the views
+     *                    say so ({@link #pausedUntilNanos()}, {@link #remaining})
      */
-    private record Pause(long openedNanos, long untilNanos, int blindTimers, Object lineage) {
+    private record Pause(long openedNanos, long untilNanos, int blindTimers, Object lineage, boolean endUnknown) {
     }
 
     /** The drain's wake-up for a gate that answered "not before {@code atNanos}". */

@@ -247,6 +247,14 @@ final class PauseRelay {
         }
         long[] reading = applyAsEcho(Duration.ofNanos(delta), standIn);
         long actual = limiter.pausedUntilNanos();
+        if (actual == Long.MAX_VALUE) {
+            // No known end (no reading stood in: standIn was Long.MIN_VALUE). Nothing to compare a
+            // later pause of this node's own with: as the echo's end, Long.MAX_VALUE, or the end
+            // the limiter recorded, Long.MIN_VALUE plus the length (whose difference with a real
+            // reading wraps), either made those pauses look like echoes, never published. The
+            // echo itself was told to the hook on this thread, and is not published.
+            actual = 0;
+        }
         synchronized (lock) {
             // What the limiter holds now echoes this pause: not news for the fleet.
             if (actual != 0 && (!remoteApplied || actual - appliedRemoteUntil > 0)) {

@@ -439,7 +439,8 @@ final class QueueCore {
             return backOff;
         }
         long hold = gate.backOffUntilLocked(now);
-        if (paused && pausedUntil - hold > 0) {
+        // Saturated: a pause with no known end (Long.MAX_VALUE) is later than any hold.
+        if (paused && Nanos.between(hold, pausedUntil) > 0) {
             hold = pausedUntil;
         }
         return hold == now ? OptionalLong.empty() : OptionalLong.of(hold);

@@ -87,6 +87,59 @@ class PauseRelayFailuresTest {
         assertThat(limiter.isRatePaused()).as("paused after the announced end").isFalse();
     }
 
+    /**
+     * A member whose ticker has thrown since it joined has no reading to stand for now: the
+     * fleet's pause is held by the limiter's timer for its whole length all the same, and the
+     * limiter says it has no known end, rather than an end long past.
+     */
+    @Test
+    void aFleetPauseAppliedByAMemberThatNeverReadItsTickerHasNoKnownEnd() {
+        TrapTicker ticker = new TrapTicker(time, "none");
+        ticker.broken = new AssertionError("ticker broken from the start");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
+        FleetMember m = join(limiter, "a", clock);
+        time.advance(BEAT);
+
+        store.publishPause("backend", new FleetPause("b", clock.instant().plusSeconds(5)));
+        long whileBroken = limiter.pausedUntilNanos();
+        Duration leftWhileBroken = limiter.remainingPause();
+        time.advance(Duration.ofSeconds(1));
+        ticker.broken = null;
+        long mended = limiter.pausedUntilNanos();
+        Duration leftMended = limiter.remainingPause();
+
+        SoftAssertions.assertSoftly(soft -> {
+            soft.assertThat(limiter.isRatePaused()).as("paused by the fleet").isTrue();
+            soft.assertThat(m.stats().pausesReceived()).as("received").isEqualTo(1);
+            soft.assertThat(whileBroken).as("pausedUntilNanos(), the ticker broken").isEqualTo(Long.MAX_VALUE);
+            soft.assertThat(leftWhileBroken).as("remainingPause(), the ticker broken").isEqualTo(Duration.ofSeconds(5));
+            soft.assertThat(mended).as("pausedUntilNanos(), the ticker mended").isEqualTo(Long.MAX_VALUE);
+            soft.assertThat(leftMended).as("remainingPause(), the ticker mended").isEqualTo(Duration.ofSeconds(5));
+        });
+        time.advance(Duration.ofMillis(3_999));
+        assertThat(limiter.isRatePaused()).as("paused before the announced end").isTrue();
+        time.advance(Duration.ofMillis(1));
+        assertThat(limiter.isRatePaused()).as("paused after the announced end").isFalse();
+        assertThat(limiter.pausedUntilNanos()).as("pausedUntilNanos() after it").isZero();
+    }
+
+    /** As above; a pause of the node's own, later, is news for the fleet, not an echo of that one. */
+    @Test
+    void aPauseOfItsOwnAfterAFleetPauseWithNoKnownEndIsPublished() {
+        TrapTicker ticker = new TrapTicker(time, "none");
+        ticker.broken = new AssertionError("ticker broken from the start");
+        Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
+        FleetMember m = join(limiter, "a", clock);
+        time.advance(BEAT);
+        store.publishPause("backend", new FleetPause("b", clock.instant().plusSeconds(5)));
+        time.advance(Duration.ofSeconds(1));
+        ticker.broken = null;
+        time.advance(Duration.ofSeconds(5));
+
+        limiter.pauseFor(Duration.ofSeconds(2));
+        assertThat(m.stats().pausesPublished()).as("the node's own pause published").isEqualTo(1);
+    }
+
     @Test
     void aTickerBrokenAsAFleetPauseArrivesAdmitsNothingInsideItOnceItWorksAgain() {
         TrapTicker ticker = new TrapTicker(time, "none");
