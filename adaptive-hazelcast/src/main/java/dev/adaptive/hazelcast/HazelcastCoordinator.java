@@ -1,6 +1,7 @@
 package dev.adaptive.hazelcast;
 
 import com.hazelcast.client.impl.clientside.HazelcastClientInstanceImpl;
+import com.hazelcast.client.impl.protocol.codec.MCGetMapConfigCodec;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.adaptive.fleet.Coordinator;
@@ -11,6 +12,7 @@ import dev.adaptive.time.Scheduler;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -119,8 +121,8 @@ public final class HazelcastCoordinator implements Coordinator {
         this.clock = b.clock;
         this.scheduler = b.scheduler;
         this.executor = b.executor;
-        this.reports = hazelcast.getMap(prefix + "reports");
-        this.pauses = hazelcast.getMap(prefix + "pauses");
+        this.reports = ClientMaps.map(hazelcast, prefix + "reports");
+        this.pauses = ClientMaps.map(hazelcast, prefix + "pauses");
     }
 
     /**
@@ -320,27 +322,38 @@ public final class HazelcastCoordinator implements Coordinator {
     }
 
     /**
-     * Refuses a map that Hazelcast may evict or expire by idleness ({@link StorageCheck}): on a
-     * member, as its own configuration says; on a client, as each data member's says, each read
-     * bounded by the operation timeout.
+     * Refuses maps that Hazelcast may evict or expire by idleness ({@link StorageCheck}): on a
+     * member, as its own configuration says; on a client, as each data member's says. A client's
+     * reads (two maps, each from every data member) are all sent before any answer is waited
+     * for, each bounded by the operation timeout, so the check waits at most about one operation
+     * timeout whatever the number of members; the answers are then judged in order (the reports
+     * map first, members as the client lists them), so the error is the same whichever answered
+     * first.
      */
-    private void checkStorage(String map) {
+    private void checkStorage(List<String> maps) {
         try {
             HazelcastClientInstanceImpl client = StorageCheck.client(hazelcast);
             if (client == null) {
-                StorageCheck.onMember(hazelcast, map);
+                for (String map : maps) {
+                    StorageCheck.onMember(hazelcast, map);
+                }
                 return;
             }
-            for (StorageCheck.Read read : StorageCheck.reads(client, map)) {
-                StorageCheck.onClient(map, read, bounded("reading the configuration of map '" + map + "' from "
-                        + read.member(), read.request()));
+            List<Runnable> judged = new ArrayList<>();
+            for (String map : maps) {
+                for (StorageCheck.Read read : StorageCheck.reads(client, map)) {
+                    CompletionStage<MCGetMapConfigCodec.ResponseParameters> answer = bounded("reading the configuration"
+                            + " of map '" + map + "' from " + read.member(), read.request());
+                    judged.add(() -> StorageCheck.onClient(map, read, answer));
+                }
             }
+            judged.forEach(Runnable::run);
         } catch (LinkageError otherHazelcast) {
             // A client's read goes through Hazelcast's client internals, which a Hazelcast other
             // than the one this module was built against may not have in the same shape.
-            throw new IllegalStateException("cannot check the Hazelcast map '" + map + "' for eviction and"
+            throw new IllegalStateException("cannot check the Hazelcast maps " + maps + " for eviction and"
                     + " max-idle-seconds: this Hazelcast (" + hazelcastVersion() + ") lacks the client internals the"
-                    + " check calls (" + otherHazelcast + "); make sure the members keep the map's entries and build"
+                    + " check calls (" + otherHazelcast + "); make sure the members keep the maps' entries and build"
                     + " with checkMapConfiguration(false)", otherHazelcast);
         }
     }
@@ -418,6 +431,19 @@ public final class HazelcastCoordinator implements Coordinator {
     }
 
     /**
+     * The check's errors name the map and the member; an application may build several
+     * coordinators (a Camel context with one per prefix), so they name the coordinator too. The
+     * same exception, with the same cause and stack, under that longer message.
+     */
+    private static <E extends RuntimeException> E named(E named, RuntimeException original) {
+        named.setStackTrace(original.getStackTrace());
+        for (Throwable suppressed : original.getSuppressed()) {
+            named.addSuppressed(suppressed);
+        }
+        return named;
+    }
+
+    /**
      * Configures a {@link HazelcastCoordinator}. Not thread-safe. Every option is checked when
      * set, with an {@link IllegalArgumentException} naming it and the value; a {@code null}
      * clock, scheduler or executor with a {@link NullPointerException} naming it.
@@ -449,8 +475,9 @@ public final class HazelcastCoordinator implements Coordinator {
 
         /**
          * @param timeout bound on waiting for Hazelcast to answer one heartbeat, leave or
-         *                pause (and, on a client, one member's map configuration in
-         *                {@link #build()}), positive, at most a day; default 5 s. A fleet member counts a
+         *                pause (and, on a client, the members' map configurations in
+         *                {@link #build()}, read all at once: the bound on how long it blocks),
+         *                positive, at most a day; default 5 s. A fleet member counts a
          *                heartbeat still unanswered at its next one as an outage whatever this
          *                is, but sends no other heartbeat until this one is given up: set it
          *                below the members' heartbeat period (1 s by default, which the 5 s
@@ -517,34 +544,56 @@ public final class HazelcastCoordinator implements Coordinator {
 
         /**
          * Gets the two map proxies from the instance (Hazelcast creates them on first use) and,
-         * unless {@link #checkMapConfiguration(boolean)} is off, checks the configuration the cluster gives the two maps: one that lets Hazelcast drop
-         * entries before the coordinator removes them is refused. A member reads its own
-         * configuration (static, wildcards, {@code default}, and what was added at run time). A
-         * client, whose {@code getConfig()} cannot read, asks every data member it knows for the
-         * configuration the map runs with there (a unisocket client: the member it is connected
-         * to), with the request Hazelcast's Management Center uses, which needs no class of this
-         * module on the members; this blocks for at most the operation timeout per member. The
-         * members must accept that request from the client: if one refuses it (its
-         * management-center trusted interfaces, if set, leave out the client's address; under
-         * Hazelcast security, the client lacks {@code ManagementPermission "map.getConfig"}) the
-         * maps cannot be checked, and the coordinator is not built. Members that join later are
-         * not checked.
+         * unless {@link #checkMapConfiguration(boolean)} is off, checks the configuration the
+         * cluster gives the two maps: one that lets Hazelcast drop entries before the coordinator
+         * removes them is refused. A member reads its own configuration (static, wildcards,
+         * {@code default}, and what was added at run time). A client, whose {@code getConfig()}
+         * cannot read, asks every data member it knows for the configuration the map runs with
+         * there (a unisocket client: the member it is connected to), with the request Hazelcast's
+         * Management Center uses, which needs no class of this module on the members. The members
+         * must accept that request from the client: if one refuses it (its management-center
+         * trusted interfaces, if set, leave out the client's address; under Hazelcast security,
+         * the client lacks {@code ManagementPermission "map.getConfig"}) the maps cannot be
+         * checked, and the coordinator is not built. Members that join later are not checked.
+         *
+         * <p><b>How long it blocks.</b> On a member, not at all (its own configuration). On a
+         * client, at most about one operation timeout ({@link #operationTimeout(Duration)},
+         * default 5 s), whatever the cluster's state: the maps' proxies are made without asking
+         * the cluster (Hazelcast's {@code getMap} would wait for a client that is not connected
+         * until it connects or its invocation timeout, 120 s by default, passes: an application
+         * starting while its cluster is unreachable hung there with no error), and the
+         * configuration reads, all sent at once, are each bounded by that timeout. A client that
+         * is not connected (reconnecting, its cluster unreachable or slow, or started with async
+         * start and not connected yet) therefore gets an {@link IllegalStateException} naming the
+         * coordinator, the map and the member that did not answer (or that it knows no member),
+         * within that time; build once it is connected. With the check off, {@code build()} asks
+         * the cluster nothing and returns at once; the coordinator's operations then fail (their
+         * stages, each after at most the operation timeout) until the client connects, which a
+         * fleet member counts as an outage.
          *
          * @return the coordinator
          * @throws IllegalArgumentException if a configuration of either map (this member's; on a
          *                                  client, any data member's) sets {@code max-idle-seconds},
          *                                  or an eviction policy with a max size (or a free-heap
-         *                                  bound, reached with any size), naming the map, the
-         *                                  setting and its value, and where it is set
+         *                                  bound, reached with any size), naming the coordinator,
+         *                                  the map, the setting and its value, and where it is set
          * @throws IllegalStateException    on a client, if a data member does not answer within the
-         *                                  operation timeout, or refuses the read, naming it; or if
-         *                                  the client has no member to read from (not connected now)
+         *                                  operation timeout, or refuses the read, naming the
+         *                                  coordinator, the map and the member; or if the client has
+         *                                  no member to read from (not connected now)
          */
         public HazelcastCoordinator build() {
             HazelcastCoordinator coordinator = new HazelcastCoordinator(this);
             if (checkMapConfiguration) {
-                coordinator.checkStorage(coordinator.reportsMapName());
-                coordinator.checkStorage(coordinator.pausesMapName());
+                try {
+                    coordinator.checkStorage(List.of(coordinator.reportsMapName(), coordinator.pausesMapName()));
+                } catch (IllegalArgumentException refused) {
+                    throw named(new IllegalArgumentException(coordinator + " not built: " + refused.getMessage(),
+                            refused.getCause()), refused);
+                } catch (IllegalStateException unchecked) {
+                    throw named(new IllegalStateException(coordinator + " not built: " + unchecked.getMessage(),
+                            unchecked.getCause()), unchecked);
+                }
             }
             return coordinator;
         }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -140,6 +141,15 @@ final class StorageCheck {
             config = answer.toCompletableFuture().join();
         } catch (CompletionException | java.util.concurrent.CancellationException failed) {
             Throwable cause = failed.getCause() != null ? failed.getCause() : failed;
+            if (cause instanceof TimeoutException) {
+                // Unanswered, not refused: the client is most likely not connected (its cluster
+                // restarting, unreachable) or the member is slow; permissions are not the question.
+                throw new IllegalStateException("cannot check the Hazelcast map '" + map + "' for eviction and"
+                        + " max-idle-seconds: reading its configuration from " + read.member() + " failed (" + cause
+                        + "). Is the client connected to its cluster? Build the coordinator once it is, or give a slow"
+                        + " cluster a longer operationTimeout, or, once you have made sure the members keep the map's"
+                        + " entries, build with checkMapConfiguration(false)", cause);
+            }
             throw new IllegalStateException("cannot check the Hazelcast map '" + map + "' for eviction and max-idle-seconds:"
                     + " reading its configuration from " + read.member() + " failed (" + cause + "). A client reads it"
                     + " with the Management Center's request getMapConfig: the members must accept it from this client"

@@ -1,5 +1,7 @@
 package dev.adaptive.hazelcast;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.EvictionConfig;
 import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.MapConfig;
@@ -7,6 +9,7 @@ import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import dev.adaptive.fleet.NodeReport;
+import dev.adaptive.testing.LoopbackPorts;
 import dev.adaptive.time.VirtualTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -18,9 +21,12 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * What a Hazelcast deployment can throw at the coordinator besides a healthy cluster: a client
@@ -286,6 +292,82 @@ class HazelcastEdgesTest {
                     .hasMessageContaining("this client has no member to read its configuration from (it is connected"
                             + " to no member)")
                     .hasMessageContaining("checkMapConfiguration(false)");
+        }
+    }
+
+    /**
+     * A client whose cluster has gone (its one member killed, nothing listening on its port since)
+     * and that keeps trying to reconnect (here for 30 s, its cluster-connect timeout; by default
+     * for good), building a coordinator on maps it has not got yet. {@code getMap} on a client
+     * waits for the cluster to answer, which the operation timeout did not bound: {@code build()}
+     * hung until the client gave up. Now it waits at most about one operation timeout and names
+     * the coordinator and what went unanswered; the build given up on leaves nothing behind that
+     * the client's shutdown would trip on.
+     */
+    @Test
+    void aClientThatLostItsClusterFailsToBuildWithinTheOperationTimeout() throws Exception {
+        try (TestCluster cluster = TestCluster.start(1)) {
+            HazelcastInstance client = cluster.newClient(cc -> cc.getConnectionStrategyConfig().getConnectionRetryConfig()
+                    .setClusterConnectTimeoutMillis(30_000).setInitialBackoffMillis(200).setMaxBackoffMillis(1_000));
+            CountDownLatch disconnected = new CountDownLatch(1);
+            client.getLifecycleService().addLifecycleListener(event -> {
+                if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
+                    disconnected.countDown();
+                }
+            });
+            String gone = cluster.addressOf(0);
+            cluster.terminate(0);
+            assertThat(disconnected.await(60, TimeUnit.SECONDS)).isTrue();
+
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThatThrownBy(() -> HazelcastCoordinator
+                    .builder(client).operationTimeout(Duration.ofSeconds(1)).clock(CLOCK).build())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("HazelcastCoordinator[instance=" + client.getName()
+                            + ", prefix=adaptive.fleet.] not built: cannot check the Hazelcast map 'adaptive.fleet.reports'")
+                    .hasMessageContaining("reading its configuration from member " + gone + " failed")
+                    .hasMessageContaining("not answered within PT1S")
+                    .hasMessageContaining("Is the client connected to its cluster?")
+                    .hasCauseInstanceOf(TimeoutException.class));
+            assertThatCode(() -> client.getLifecycleService().terminate()).doesNotThrowAnyException();
+            assertThat(client.getLifecycleService().isRunning()).isFalse();
+        }
+    }
+
+    /**
+     * A client started asynchronously against an address where no member listens (a loopback
+     * port with nothing on it) is not connected, and Hazelcast refuses its calls at once:
+     * {@code build()} threw Hazelcast's {@code HazelcastClientOfflineException}, which names
+     * neither the coordinator nor the map. Now the coordinator is not built and the error says
+     * so and why. With the check off it is built at once, and its operations fail (their stages,
+     * not the call) until the client connects.
+     */
+    @Test
+    void anAsyncStartedClientThatIsNotConnectedFailsToBuildNamingTheCoordinator() throws Exception {
+        int nobody = LoopbackPorts.free(1).get(0);
+        ClientConfig cc = new ClientConfig();
+        cc.setClusterName("adaptive-hz-nobody-" + nobody);
+        cc.setProperty("hazelcast.logging.type", "jdk");
+        cc.setProperty("hazelcast.phone.home.enabled", "false");
+        cc.getNetworkConfig().addAddress("127.0.0.1:" + nobody);
+        cc.getConnectionStrategyConfig().setAsyncStart(true).getConnectionRetryConfig()
+                .setClusterConnectTimeoutMillis(30_000).setInitialBackoffMillis(200).setMaxBackoffMillis(1_000);
+        HazelcastInstance client = HazelcastClient.newHazelcastClient(cc);
+        try {
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+                assertThatThrownBy(() -> HazelcastCoordinator.builder(client).clock(CLOCK).build())
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageStartingWith("HazelcastCoordinator[instance=" + client.getName()
+                                + ", prefix=adaptive.fleet.] not built: cannot check the Hazelcast map 'adaptive.fleet.reports'")
+                        .hasMessageContaining("this client has no member to read its configuration from")
+                        .hasMessageContaining("once the client is connected");
+                HazelcastCoordinator unchecked = HazelcastCoordinator.builder(client).checkMapConfiguration(false)
+                        .operationTimeout(Duration.ofSeconds(1)).clock(CLOCK).build();
+                NodeReport a = new NodeReport("a", "i1", 5, 0, CLOCK.instant());
+                assertThat(unchecked.heartbeat("api", a, Duration.ofSeconds(60)).toCompletableFuture())
+                        .failsWithin(Duration.ofSeconds(10));
+            });
+        } finally {
+            client.getLifecycleService().terminate();
         }
     }
 
