@@ -2,6 +2,9 @@ package dev.adaptive.hazelcast;
 
 import com.hazelcast.client.impl.clientside.HazelcastClientInstanceImpl;
 import com.hazelcast.client.impl.protocol.codec.MCGetMapConfigCodec;
+import com.hazelcast.cluster.Member;
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.adaptive.fleet.Coordinator;
@@ -46,7 +49,8 @@ import java.util.function.Supplier;
  *       reports until a node of that key reports again. A coordinator is not built on maps
  *       that Hazelcast may drop entries of: {@code max-idle-seconds}, or an eviction policy
  *       with a max size it can reach, in a member's own configuration or, on a client, in any
- *       data member's (see {@link Builder#build()});</li>
+ *       data member's (see {@link Builder#build()}); on a client, a data member that joins
+ *       later with such a configuration is counted in {@link #lateMemberRefusals()} and logged;</li>
  *   <li>the {@code IMap<String, String>} {@code p + "pauses"} holds the latest pause per key,
  *       as JSON, until it ends: a pause never replaces one that ends later, and a node that
  *       subscribes late still learns of it. Subscribers listen to their key's entry, so a pause
@@ -95,6 +99,8 @@ public final class HazelcastCoordinator implements Coordinator {
 
     /** The longest TTL a prune after a leave waits for: a report's, at most a year. */
     private static final long MAX_TTL_MILLIS = Duration.ofDays(365).toMillis();
+    private static final System.Logger LOG = System.getLogger(HazelcastCoordinator.class.getName());
+
     /** How long after a failed listener registration it is tried again. */
     private static final long RESUBSCRIBE_NANOS = Duration.ofSeconds(1).toNanos();
 
@@ -112,6 +118,7 @@ public final class HazelcastCoordinator implements Coordinator {
     private final AtomicLong longestTtlMillis = new AtomicLong(1);
     private final LongAdder listenerFailures = new LongAdder();
     private final LongAdder subscriptionFailures = new LongAdder();
+    private final LongAdder lateMemberRefusals = new LongAdder();
 
     private HazelcastCoordinator(Builder b) {
         this.hazelcast = b.hazelcast;
@@ -262,6 +269,15 @@ public final class HazelcastCoordinator implements Coordinator {
         return subscriptionFailures.sum();
     }
 
+    /**
+     * @return how many configurations of the two maps, read on a client from data members that
+     *         joined the cluster after {@link Builder#build()}, would have been refused there (or
+     *         could not be read); each is also logged at {@code WARNING}, naming the member
+     */
+    public long lateMemberRefusals() {
+        return lateMemberRefusals.sum();
+    }
+
     /** @return the name of the map of reports, one entry per fleet key: configure its backups here */
     public String reportsMapName() {
         return reports.getName();
@@ -355,6 +371,73 @@ public final class HazelcastCoordinator implements Coordinator {
                     + " max-idle-seconds: this Hazelcast (" + hazelcastVersion() + ") lacks the client internals the"
                     + " check calls (" + otherHazelcast + "); make sure the members keep the maps' entries and build"
                     + " with checkMapConfiguration(false)", otherHazelcast);
+        }
+    }
+
+    /**
+     * On a smart client, runs the check of {@code build()} on every data member that joins
+     * later, for as long as the instance runs: a member added to the cluster with a configuration
+     * that lets Hazelcast drop the maps' entries (a standalone member started with another
+     * {@code default}, say) would otherwise go unseen, and the fleet over its ceiling without a
+     * word. The coordinator already serves by then, so the finding is counted and logged rather
+     * than thrown. A member's coordinator reads its own configuration only, and a unisocket
+     * client reaches only the member it is connected to: neither can read a joining member's.
+     */
+    private void watchJoiningMembers() {
+        HazelcastClientInstanceImpl client;
+        try {
+            client = StorageCheck.client(hazelcast);
+            if (client == null || client.getConnectionManager().isUnisocketClient()) {
+                return;
+            }
+        } catch (LinkageError otherHazelcast) {
+            return; // build() could not have checked either
+        }
+        hazelcast.getCluster().addMembershipListener(new MembershipListener() {
+            @Override
+            public void memberAdded(MembershipEvent event) {
+                if (!event.getMember().isLiteMember()) {
+                    checkJoined(client, event.getMember());
+                }
+            }
+
+            @Override
+            public void memberRemoved(MembershipEvent event) {
+                // Nothing to check: a member that left holds nothing.
+            }
+        });
+    }
+
+    /** Runs on Hazelcast's event thread: the reads are sent, and judged as they are answered. */
+    private void checkJoined(HazelcastClientInstanceImpl client, Member member) {
+        for (String map : List.of(reportsMapName(), pausesMapName())) {
+            try {
+                StorageCheck.Read read = StorageCheck.read(client, map, member);
+                CompletableFuture<MCGetMapConfigCodec.ResponseParameters> answer = bounded("reading the configuration"
+                        + " of map '" + map + "' from " + read.member(), read.request());
+                answer.whenComplete((config, error) -> judgeJoined(map, read, answer));
+            } catch (RuntimeException | LinkageError notSent) {
+                refusedLate("reading the configuration of map '" + map + "' from member " + member.getAddress()
+                        + " could not be sent (" + notSent + ")");
+            }
+        }
+    }
+
+    private void judgeJoined(String map, StorageCheck.Read read, CompletableFuture<MCGetMapConfigCodec.ResponseParameters> answer) {
+        try {
+            StorageCheck.onClient(map, read, answer);
+        } catch (RuntimeException refused) {
+            refusedLate(refused.getMessage());
+        }
+    }
+
+    private void refusedLate(String why) {
+        lateMemberRefusals.increment();
+        try {
+            LOG.log(System.Logger.Level.WARNING, this + ": a data member that joined after the coordinator was built: "
+                    + why);
+        } catch (RuntimeException ignored) {
+            // A logging back end that throws: the finding is still counted.
         }
     }
 
@@ -528,8 +611,9 @@ public final class HazelcastCoordinator implements Coordinator {
 
         /**
          * @param check whether {@link #build()} checks that the cluster keeps the two maps'
-         *              entries (no {@code max-idle-seconds}, no eviction that can act); default
-         *              {@code true}. Turn it off only where the check cannot run and you have
+         *              entries (no {@code max-idle-seconds}, no eviction that can act), and a
+         *              smart client's coordinator then checks the data members that join later;
+         *              default {@code true}. Turn it off only where the check cannot run and you have
          *              made sure of that configuration yourself: a client whose members refuse
          *              it the Management Center's read of a map's configuration (trusted
          *              interfaces, Hazelcast security), or a client of a Hazelcast version whose
@@ -554,7 +638,11 @@ public final class HazelcastCoordinator implements Coordinator {
          * must accept that request from the client: if one refuses it (its management-center
          * trusted interfaces, if set, leave out the client's address; under Hazelcast security,
          * the client lacks {@code ManagementPermission "map.getConfig"}) the maps cannot be
-         * checked, and the coordinator is not built. Members that join later are not checked.
+         * checked, and the coordinator is not built. On a smart client, data members that join
+         * the cluster later are checked as they join, and what would have been refused is
+         * counted in {@link HazelcastCoordinator#lateMemberRefusals()} and logged at
+         * {@code WARNING}; a member's coordinator checks only its own configuration, and a
+         * unisocket client only the member it is connected to.
          *
          * <p><b>How long it blocks.</b> On a member, not at all (its own configuration). On a
          * client, at most about one operation timeout ({@link #operationTimeout(Duration)},
@@ -594,6 +682,7 @@ public final class HazelcastCoordinator implements Coordinator {
                     throw named(new IllegalStateException(coordinator + " not built: " + unchecked.getMessage(),
                             unchecked.getCause()), unchecked);
                 }
+                coordinator.watchJoiningMembers();
             }
             return coordinator;
         }

@@ -101,15 +101,24 @@ final class StorageCheck {
             if (member.isLiteMember()) {
                 continue; // holds no entries, evicts none
             }
-            reads.add(new Read("member " + member.getAddress(), () -> {
-                ClientInvocation invocation = new ClientInvocation(client, MCGetMapConfigCodec.encodeRequest(map), map,
-                        member.getUuid());
-                // Not connected to it yet: wait for the connection rather than ask another member.
-                invocation.disallowRetryOnRandom();
-                return invocation.invoke().thenApply(MCGetMapConfigCodec::decodeResponse);
-            }));
+            reads.add(read(client, map, member));
         }
         return atLeastOne(reads, map, "it knows no data member of the cluster");
+    }
+
+    /**
+     * @return the read of {@code map}'s configuration from {@code member} by a smart client: sent
+     *         to that member and to no other (one that has just joined included: the read waits
+     *         for the client's connection to it, within the caller's bound)
+     */
+    static Read read(HazelcastClientInstanceImpl client, String map, Member member) {
+        return new Read("member " + member.getAddress(), () -> {
+            ClientInvocation invocation = new ClientInvocation(client, MCGetMapConfigCodec.encodeRequest(map), map,
+                    member.getUuid());
+            // Not connected to it yet: wait for the connection rather than ask another member.
+            invocation.disallowRetryOnRandom();
+            return invocation.invoke().thenApply(MCGetMapConfigCodec::decodeResponse);
+        });
     }
 
     /**
