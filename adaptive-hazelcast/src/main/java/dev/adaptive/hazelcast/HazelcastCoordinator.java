@@ -179,11 +179,19 @@ public final class HazelcastCoordinator implements Coordinator {
                 .thenApply(array -> ReportCodec.live(array, now));
     }
 
+    /**
+     * Removes every report of the node (all its incarnations), except one that this coordinator
+     * writes after this call: Hazelcast goes on with a leave whose stage has timed out, and it may
+     * land after the node has come back as a new incarnation through this coordinator, whose
+     * claim must stay in view.
+     */
     @Override
     public CompletionStage<Void> leave(String key, String nodeId) {
         storable(key);
         Objects.requireNonNull(nodeId, "nodeId");
-        LeaveProcessor step = new LeaveProcessor(nodeId, clock.millis());
+        // Ordered with this coordinator's heartbeats: a report it writes after this leave (the
+        // node back as a new incarnation) stays, however late Hazelcast applies the leave.
+        LeaveProcessor step = new LeaveProcessor(nodeId, writer, writes.incrementAndGet(), clock.millis());
         return bounded("leave on key '" + key + "'", () -> reports.submitToKey(key, step)).whenComplete((done, error) -> pruneLater(key));
     }
 
@@ -197,7 +205,7 @@ public final class HazelcastCoordinator implements Coordinator {
         try {
             scheduler.schedule(() -> {
                 try {
-                    reports.submitToKey(key, new LeaveProcessor(null, clock.millis()));
+                    reports.submitToKey(key, new LeaveProcessor(null, null, 0, clock.millis()));
                 } catch (RuntimeException stopped) {
                     // The instance is shutting down: nothing left to tidy.
                 }

@@ -12,10 +12,20 @@ import java.util.Map;
  * node, only prunes the expired reports. Needs only the JDK and Hazelcast on the member that
  * runs it.
  *
+ * <p>A leave never removes a later report of the same writer. Hazelcast goes on with a leave
+ * the coordinator gave up on, and it may land after the node has come back through the same
+ * coordinator (a new incarnation of the same id: a Camel context stopped and started again):
+ * removing that report would hide the node's claim from the others, who could raise into its
+ * room while it admits its share. A leave from a member of an earlier version (no writer)
+ * removes every report of the node, as before.
+ *
  * @param nodeId    the leaving node, or {@code null} to remove only what has expired
+ * @param writer    the coordinator that sent the leave, or {@code null}
+ * @param seq       the leave's order among that coordinator's writes
  * @param nowMillis the caller's wall clock
  */
-record LeaveProcessor(String nodeId, long nowMillis) implements EntryProcessor<String, String, Void> {
+record LeaveProcessor(String nodeId, String writer, long seq, long nowMillis)
+        implements EntryProcessor<String, String, Void> {
 
     private static final long serialVersionUID = 1L;
 
@@ -28,7 +38,10 @@ record LeaveProcessor(String nodeId, long nowMillis) implements EntryProcessor<S
         for (FleetJson.Element e : StoredEntry.elements(entry.getValue())) {
             try {
                 long expiry = e.number(StoredEntry.EXPIRES_AT);
-                if (expiry > nowMillis && !e.string(StoredEntry.NODE_ID).equals(nodeId)) {
+                boolean leaver = e.string(StoredEntry.NODE_ID).equals(nodeId);
+                boolean later = leaver && writer != null && writer.equals(e.fields().get(StoredEntry.WRITER))
+                        && e.number(StoredEntry.SEQ, -1) > seq;
+                if (expiry > nowMillis && (!leaver || later)) {
                     kept.add(e.text());
                 }
             } catch (IllegalArgumentException unreadable) {

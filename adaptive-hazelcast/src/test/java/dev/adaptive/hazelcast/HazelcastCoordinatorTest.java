@@ -206,6 +206,60 @@ class HazelcastCoordinatorTest extends CoordinatorContract {
         assertThat(ReportCodec.live(entry.getValue(), now)).as("another writer's report replaces it").containsExactly(older);
     }
 
+    /**
+     * Hazelcast goes on with an operation the coordinator gave up on: a leave that timed out
+     * still lands, later. If the node has come back meanwhile (a new incarnation of the same id,
+     * through the same coordinator: a Camel context stopped and started again), the leave must
+     * not take the new incarnation's report with it: the others would no longer see its claim
+     * and could raise into its room while it admits its share. Here the leave waits for a lock
+     * the test thread holds, which lets the test thread's own heartbeat through; the leave lands
+     * when it is unlocked.
+     */
+    @Test
+    void aLeaveThatLandsAfterTheNodeCameBackLeavesItsNewReport() throws Exception {
+        Clock clock = Clock.fixed(EPOCH, java.time.ZoneOffset.UTC);
+        Duration ttl = Duration.ofSeconds(60); // nothing expires during the test
+        String prefix = prefix();
+        HazelcastCoordinator c = HazelcastCoordinator.builder(hz).prefix(prefix).clock(clock)
+                .operationTimeout(Duration.ofSeconds(1)).build();
+        IMap<String, String> reports = hz.getMap(prefix + "reports");
+        await(c.heartbeat("api", report("a", "a1", 5, clock), ttl));
+        reports.lock("api");
+        try {
+            CompletableFuture<Void> leave = CompletableFuture.supplyAsync(() -> c.leave("api", "a"))
+                    .thenCompose(stage -> stage).toCompletableFuture();
+            assertThatThrownBy(() -> leave.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(TimeoutException.class)
+                    .hasMessageContaining("leave on key 'api' not answered within PT1S");
+            // The node is back, a new incarnation; the lock holder's write is not held up.
+            assertThat(await(c.heartbeat("api", report("a", "a2", 5, clock), ttl)))
+                    .extracting(NodeReport::incarnation).containsExactlyInAnyOrder("a1", "a2");
+        } finally {
+            reports.unlock("api");
+        }
+        Until.met("the leave given up on landed (the old incarnation's report gone)", Duration.ofSeconds(30),
+                () -> reports.get("api") == null || !reports.get("api").contains("\"incarnation\":\"a1\""));
+        assertThat(ReportCodec.live(reports.get("api"), EPOCH.toEpochMilli()))
+                .as("the report written after the leave").extracting(NodeReport::incarnation).containsExactly("a2");
+    }
+
+    /** The rule of a late leave, on the processor alone, and a leave of an earlier version (no writer). */
+    @Test
+    void aLeaveRemovesTheNodesReportsButNotALaterOneOfItsOwnWriter() {
+        long now = EPOCH.toEpochMilli();
+        NodeReport a = new NodeReport("a", "a2", 5, 0, EPOCH);
+        java.util.function.Function<LeaveProcessor, List<NodeReport>> after = leave -> {
+            Map.Entry<String, String> entry = new AbstractMap.SimpleEntry<>("api",
+                    FleetJson.array(List.of(ReportCodec.encode(a, now + 60_000, "w", 5))));
+            leave.process(entry);
+            return entry.getValue() == null ? List.of() : ReportCodec.live(entry.getValue(), now);
+        };
+        assertThat(after.apply(new LeaveProcessor("a", "w", 4, now))).as("written after the leave").containsExactly(a);
+        assertThat(after.apply(new LeaveProcessor("a", "w", 6, now))).as("written before the leave").isEmpty();
+        assertThat(after.apply(new LeaveProcessor("a", "v", 9, now))).as("another writer's leave").isEmpty();
+        assertThat(after.apply(new LeaveProcessor("a", null, 0, now))).as("an earlier version's leave").isEmpty();
+        assertThat(after.apply(new LeaveProcessor(null, null, 0, now))).as("a prune keeps the live").containsExactly(a);
+    }
+
     @Test
     void anOperationHazelcastDoesNotAnswerFailsWithinTheOperationTimeout() throws Exception {
         VirtualTime time = new VirtualTime();
