@@ -94,8 +94,7 @@ class PauseRelayFailuresTest {
      */
     @Test
     void aFleetPauseAppliedByAMemberThatNeverReadItsTickerHasNoKnownEnd() {
-        TrapTicker ticker = new TrapTicker(time, "none");
-        ticker.broken = new AssertionError("ticker broken from the start");
+        TrapTicker ticker = brokenFromTheStart();
         Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
         FleetMember m = join(limiter, "a", clock);
         time.advance(BEAT);
@@ -126,8 +125,7 @@ class PauseRelayFailuresTest {
     /** As above; a pause of the node's own, later, is news for the fleet, not an echo of that one. */
     @Test
     void aPauseOfItsOwnAfterAFleetPauseWithNoKnownEndIsPublished() {
-        TrapTicker ticker = new TrapTicker(time, "none");
-        ticker.broken = new AssertionError("ticker broken from the start");
+        TrapTicker ticker = brokenFromTheStart();
         Limiter limiter = Limiter.builder().limit(FixedLimit.of(8)).ticker(ticker).scheduler(time).build();
         FleetMember m = join(limiter, "a", clock);
         time.advance(BEAT);
@@ -305,5 +303,12 @@ class PauseRelayFailuresTest {
             }
             return time.schedule(task, delayNanos);
         }
+    }
+
+    /** A ticker that throws from the member's first reading on, until {@code broken} is cleared. */
+    private TrapTicker brokenFromTheStart() {
+        TrapTicker ticker = new TrapTicker(time, "none");
+        ticker.broken = new AssertionError("ticker broken from the start");
+        return ticker;
     }
 }
