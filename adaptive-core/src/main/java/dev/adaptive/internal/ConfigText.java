@@ -4,7 +4,10 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * Strict reading of option values as configuration sources hand them over: text from a URI or a
@@ -148,6 +151,39 @@ public final class ConfigText {
             return s;
         }
         throw bad(option, value, "must be text");
+    }
+
+    /**
+     * Reads a list of HTTP statuses as one text, as the Camel component's
+     * {@code rateLimitStatusCodes=429,503} and the Vert.x web client's lists from a properties
+     * file or an environment variable give it: comma-separated ASCII digits, white space around
+     * each allowed, each a status within [100, 599]. An empty element ({@code 429,},
+     * {@code 429,,503}) is refused, not skipped: it is a typo more often than a wish. Blank text
+     * is no status at all; a face whose list must hold one refuses it itself.
+     *
+     * @return the statuses in ascending order (so that they read back, and are named in
+     *         messages, in one order), unmodifiable
+     */
+    public static SortedSet<Integer> statusCodes(String option, String text) {
+        TreeSet<Integer> codes = new TreeSet<>();
+        if (text.isBlank()) {
+            return Collections.unmodifiableSortedSet(codes);
+        }
+        // -1: keeps a trailing empty element, refused as a leading or inner one is ("429,").
+        for (String part : text.split(",", -1)) {
+            String s = part.trim();
+            if (!Ascii.isDigits(s) || s.length() > 3) {
+                throw new IllegalArgumentException(option + " must be comma-separated status codes; '" + s
+                        + "' is not one: " + text);
+            }
+            int code = Integer.parseInt(s);
+            if (code < 100 || code > 599) {
+                throw new IllegalArgumentException(option + " must hold status codes within [100, 599]; " + code
+                        + " is not: " + text);
+            }
+            codes.add(code);
+        }
+        return Collections.unmodifiableSortedSet(codes);
     }
 
     /**

@@ -14,13 +14,11 @@ import dev.adaptive.trace.TraceListener;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The options of one pool, validated: the core's {@link AdaptiveConfig} (every option every face
@@ -182,27 +180,12 @@ record PoolConfig(AdaptiveConfig core, Set<Integer> rateLimitStatusCodes, Exchan
 
         private static Set<Integer> statusCodes(Object value) {
             String raw = value == null ? null : ConfigText.text(RATE_LIMIT_STATUS_CODES, value);
+            // The core reads blank text as no status; here the one list must name the rate limits.
             if (raw == null || raw.isBlank()) {
                 throw new IllegalArgumentException("rateLimitStatusCodes must list at least one HTTP status code: "
                         + raw);
             }
-            TreeSet<Integer> codes = new TreeSet<>();
-            // -1: keeps a trailing empty element, refused as a leading or inner one is ("429,").
-            for (String part : raw.split(",", -1)) {
-                String s = part.trim();
-                if (!Ascii.isDigits(s) || s.length() > 3) {
-                    throw new IllegalArgumentException("rateLimitStatusCodes must be comma-separated status codes; '"
-                            + s + "' is not one: " + raw);
-                }
-                int code = Integer.parseInt(s);
-                if (code < 100 || code > 599) {
-                    throw new IllegalArgumentException("rateLimitStatusCodes must hold status codes within [100, 599]; "
-                            + code + " is not: " + raw);
-                }
-                codes.add(code);
-            }
-            // Sorted: read back (AdaptiveComponent.rateLimitStatusCodes) and named in conflicts in one order.
-            return Collections.unmodifiableSortedSet(codes);
+            return ConfigText.statusCodes(RATE_LIMIT_STATUS_CODES, raw);
         }
     }
 }

@@ -825,7 +825,9 @@ class OptionFacesConformanceTest {
      * ({@code rateLimitStatusCodes=429,503}: 429 always, another only with a Retry-After), the
      * Vert.x web client's two ({@code rateLimitStatuses} always, {@code retryAfterStatuses} with a
      * Retry-After). Each list is read the same way: status codes within [100, 599], anything else
-     * refused naming the option and the value.
+     * refused naming the option and the value. The Camel text is also a Vert.x list's text (as a
+     * properties file or an environment variable gives it): the same statuses, or the same
+     * message with the Vert.x list's name.
      *
      * @param camel   the Camel text
      * @param vertx   the same codes as a Vert.x JSON array, or null where JSON has no such form
@@ -906,6 +908,24 @@ class OptionFacesConformanceTest {
                 }
             }
         }
+        String camelReason = camelRefusal == null ? null : reasons(camelRefusal).stream()
+                .filter(m -> m.startsWith(option + " must")).findFirst().orElse(null);
+        for (String list : List.of("rateLimitStatuses", "retryAfterStatuses")) {
+            try {
+                AdaptiveWebClientOptions o = new AdaptiveWebClientOptions(new JsonObject().put(list, row.camel));
+                Set<Integer> inForce = list.equals("rateLimitStatuses") ? o.getRateLimitStatuses()
+                        : o.getRetryAfterStatuses();
+                if (row.codes == null || !inForce.equals(row.codes)) {
+                    disagreements.add("Vert.x " + list + "='" + row.camel + "' in force " + inForce);
+                }
+            } catch (IllegalArgumentException e) {
+                if (row.codes != null || camelReason == null
+                        || !e.getMessage().equals(camelReason.replace(option, list))) {
+                    disagreements.add("Vert.x " + list + "='" + row.camel + "': " + e.getMessage() + " vs Camel's "
+                            + camelReason);
+                }
+            }
+        }
         assertThat(disagreements).as("%s", row).isEmpty();
     }
 
@@ -926,6 +946,8 @@ class OptionFacesConformanceTest {
         assertThat(reasons(refusal)).anyMatch(m -> m.startsWith("rateLimitStatusCodes must list at least one"));
         assertThat(new AdaptiveWebClientOptions(new JsonObject()
                 .put("rateLimitStatuses", array())).getRateLimitStatuses()).isEmpty();
+        assertThat(new AdaptiveWebClientOptions(new JsonObject()
+                .put("rateLimitStatuses", "")).getRateLimitStatuses()).as("empty text").isEmpty();
     }
 
     /** The table covers every option of the core's model. */

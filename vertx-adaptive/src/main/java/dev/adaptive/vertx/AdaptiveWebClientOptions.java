@@ -32,7 +32,12 @@ import java.util.TreeSet;
  * [100, 599]; setters throw {@link IllegalArgumentException} naming the option and value. In
  * JSON each list is an array whose statuses are numbers or their ASCII digits as text
  * ({@code ["429"]}), read as every whole number of the options is ({@code "maxLimit": "50"});
- * anything else fails naming the list and the value. Not thread-safe.
+ * or one comma-separated text ({@code "429,420"}, as a properties file or an environment
+ * variable gives it through vertx-config), read as the Camel component reads its
+ * {@code rateLimitStatusCodes}, with the same messages, the empty text being the empty list; or
+ * a lone whole number, a list of one (vertx-config turns the text {@code 429} into a number).
+ * Anything else fails naming the list and the value; {@link #toJson()} writes arrays.
+ * {@code ignoreClientErrors} also reads {@code "true"} / {@code "false"}. Not thread-safe.
  */
 @DataObject
 @JsonGen(publicConverter = false)
@@ -47,8 +52,8 @@ public class AdaptiveWebClientOptions extends JsonDataObject {
     /** Default: other 4xx answers are ignored by the limit: {@value}. */
     public static final boolean DEFAULT_IGNORE_CLIENT_ERRORS = true;
 
-    private static final Map<String, StrictJson.Shape> KEYS = Map.of("rateLimitStatuses", StrictJson.Shape.INTEGERS,
-            "retryAfterStatuses", StrictJson.Shape.INTEGERS, "errorStatuses", StrictJson.Shape.INTEGERS,
+    private static final Map<String, StrictJson.Shape> KEYS = Map.of("rateLimitStatuses", StrictJson.Shape.STATUSES,
+            "retryAfterStatuses", StrictJson.Shape.STATUSES, "errorStatuses", StrictJson.Shape.STATUSES,
             "ignoreClientErrors", StrictJson.Shape.BOOLEAN);
 
     private Set<Integer> rateLimitStatuses = new TreeSet<>(DEFAULT_RATE_LIMIT_STATUSES);

@@ -18,7 +18,9 @@ import java.util.TreeSet;
  * known ones) and reads every value strictly (naming the option and the value): the core's
  * options with the core's rules and messages ({@link ConfigOption#read},
  * {@link AdaptiveConfig.Builder#set}), the face's own by their shape. Durations may be whole
- * milliseconds or text ({@code "5s"}); what goes on to the converter is milliseconds. Stateless.
+ * milliseconds or text ({@code "5s"}); what goes on to the converter is milliseconds. A list
+ * of statuses may be one text ({@code "429,503"}), read by the core's reader of such lists;
+ * what goes on is an array. Stateless.
  */
 final class StrictJson {
 
@@ -34,8 +36,12 @@ final class StrictJson {
         MILLIS,
         /** A JSON object, checked by the nested data object's own constructor. */
         OBJECT,
-        /** An array of whole numbers, each a number or its digits as text. */
-        INTEGERS
+        /**
+         * HTTP statuses: an array of whole numbers, each a number or its digits as text; one
+         * text, comma-separated, as the core reads a list of statuses
+         * ({@link ConfigText#statusCodes}); or a lone whole number, a list of one.
+         */
+        STATUSES
     }
 
     private StrictJson() {
@@ -97,15 +103,24 @@ final class StrictJson {
                 }
                 yield value;
             }
-            case INTEGERS -> {
-                if (!(value instanceof JsonArray a)) {
-                    throw new IllegalArgumentException(key + " must be an array of whole numbers: " + value);
-                }
+            case STATUSES -> {
                 JsonArray ints = new JsonArray();
-                for (Object o : a) {
-                    // Each element as every whole number of the options is read ("maxLimit": "50"):
-                    // a number, or ASCII digits as text.
-                    ints.add(ConfigText.integer(key, o));
+                if (value instanceof JsonArray a) {
+                    for (Object o : a) {
+                        // Each element as every whole number of the options is read ("maxLimit": "50"):
+                        // a number, or ASCII digits as text.
+                        ints.add(ConfigText.integer(key, o));
+                    }
+                } else if (value instanceof String text) {
+                    // A list from a properties file or an environment variable is one text
+                    // ("429,503"): read as the Camel component reads rateLimitStatusCodes.
+                    ConfigText.statusCodes(key, text).forEach(ints::add);
+                } else if (value instanceof Number) {
+                    // vertx-config turns the text "429" of a one-status list into a number.
+                    ints.add(ConfigText.integer(key, value));
+                } else {
+                    throw new IllegalArgumentException(key
+                            + " must be a whole number, an array of them or comma-separated text: " + value);
                 }
                 yield ints;
             }

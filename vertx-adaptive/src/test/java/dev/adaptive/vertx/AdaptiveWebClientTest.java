@@ -418,7 +418,7 @@ class AdaptiveWebClientTest {
         assertThat(new AdaptiveWebClientOptions().getErrorStatuses()).containsExactlyInAnyOrder(500, 502, 503, 504);
         assertThatThrownBy(() -> new AdaptiveWebClientOptions().setErrorStatuses(Set.of(700)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("errorStatuses must hold statuses in [100, 599]: 700");
-        assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject().put("rateLimitStatuses", "429")))
+        assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject().put("rateLimitStatuses", "429;503")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLimitStatuses");
         assertThatThrownBy(() -> new AdaptiveWebClientOptions(new JsonObject().put("rateLimitStatuses",
                 new JsonArray().add("x")))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("x");
