@@ -20,7 +20,11 @@ import java.util.Set;
  * ({@link AdaptiveConfig}: the same names, defaults, checks and messages as the Camel component's
  * URI options); durations are whole milliseconds here, as Vert.x options are, and the JSON
  * constructor also takes them as text ({@code "5s"}, {@code "PT0.5S"}) read as every face reads
- * durations. Its own options: {@code name} and the stats publication.
+ * durations. Every other number, boolean and enum may be text too ({@code "50"}, {@code "0.2"},
+ * {@code "true"}, {@code "AIMD"}), in exactly the forms the core reads
+ * ({@link ConfigOption#read}, as the Camel component reads its URIs), so that a deployment config
+ * that vertx-config reads from properties or environment variables needs no conversion; keys
+ * stay exact. Its own options: {@code name} and the stats publication.
  *
  * <table>
  *   <caption>Options, JSON keys and defaults</caption>

@@ -13,7 +13,9 @@ import java.util.Set;
 /**
  * The configuration of an {@link AdaptiveProxyVerticle}, as a data object with JSON both ways
  * (the converter vertx-codegen generates): the deployment config of the verticle is exactly
- * {@link #toJson()}. {@code requestTimeout} is whole milliseconds, or duration text ({@code "30s"}).
+ * {@link #toJson()}. {@code requestTimeout} is whole milliseconds, or duration text ({@code "30s"});
+ * {@code localConsumer} also reads {@code "true"} / {@code "false"}, as a properties file or an
+ * environment variable gives it through vertx-config.
  *
  * <pre>{@code
  * {
