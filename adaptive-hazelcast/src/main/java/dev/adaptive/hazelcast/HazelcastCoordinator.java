@@ -444,8 +444,8 @@ public final class HazelcastCoordinator implements Coordinator {
         try {
             LOG.log(System.Logger.Level.WARNING, this + ": a data member that joined after the coordinator was built: "
                     + why);
-        } catch (RuntimeException ignored) {
-            // A logging back end that throws: the finding is still counted.
+        } catch (Throwable brokenLogger) {
+            // A logging back end that throws (anything, an Error too): the finding is still counted.
         }
     }
 
