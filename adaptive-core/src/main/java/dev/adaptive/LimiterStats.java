@@ -58,7 +58,9 @@ import java.time.Duration;
  *                            {@link Limiter#acquire()} refused with {@link RejectedException}
  * @param remainingPause      how long the open Retry-After pause still holds dispatch;
  *                            {@link Duration#ZERO} when none is open; its whole length if the
- *                            ticker threw when read for it (counted in {@code limitFailures})
+ *                            ticker threw when read for it (counted in {@code limitFailures}),
+ *                            or while the pause has no known end (see
+ *                            {@link Limiter#pausedUntilNanos()})
  * @param lastRetryAfter      the last wait a server asked for (before the limiter's cap), as a
  *                            rate-limited release or {@link Limiter#pauseFor(Duration)} passed
  *                            it; {@link Duration#ZERO} before the first

@@ -143,7 +143,8 @@ public final class FleetMember implements AutoCloseable {
     private volatile long lastReadingNanos = Long.MIN_VALUE;
     private Cancellable tickTask;
     // The scheduler refused the next tick, so none is armed; the next activity that reaches the
-    // member (a reply, a call that waits, a move of the local limit) tries again.
+    // member (a reply, a call that waits, a move of the local limit) tries again, and so, once,
+    // does the end of the last report's trusted life (expire).
     private boolean tickRefused;
     private Cancellable expiryTask;
     // leaving: close() was called, nothing more is admitted; closed: the report is gone too.

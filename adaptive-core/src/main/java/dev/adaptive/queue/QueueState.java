@@ -37,7 +37,9 @@ import java.util.OptionalLong;
  *                         {@link Integer#MAX_VALUE} when unbounded
  * @param holdUntilNanos   while a Retry-After pause or a back-off holds dispatch, the ticker
  *                         reading at which it ends (the later of the two); read when the
- *                         ticker threw, the end of each not yet seen to end
+ *                         ticker threw, the end of each not yet seen to end;
+ *                         {@link Long#MAX_VALUE} while the limiter's pause has no known end
+ *                         (see {@link dev.adaptive.Limiter#pausedUntilNanos()})
  * @param haltCause        the {@link RateStrategyException} that halted the queue, until a
  *                         restart; {@code null} otherwise
  * @param listenerFailures exceptions thrown by trace and rate-change listeners (swallowed)

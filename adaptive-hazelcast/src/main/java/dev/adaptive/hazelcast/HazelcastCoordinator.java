@@ -74,7 +74,8 @@ import java.util.function.Supplier;
  * <p><b>Never blocks the caller.</b> Heartbeats, leaves and pauses return stages completed
  * from Hazelcast's asynchronous calls ({@code IMap.submitToKey}, {@code getAsync}), failed
  * with a {@link TimeoutException} if Hazelcast has not answered within the operation timeout
- * (default {@link #DEFAULT_OPERATION_TIMEOUT}). Adding and removing the pause listener are
+ * (default {@link #DEFAULT_OPERATION_TIMEOUT}). Apart from {@link Builder#build()} on a client
+ * (at most about one operation timeout), adding and removing the pause listener are
  * Hazelcast's only blocking calls here; they run on the builder's executor (default
  * {@link ForkJoinPool#commonPool()}, as a managed block), and a registration that fails is
  * tried again a second later until the subscription is closed or the instance stops. Pause
@@ -183,7 +184,8 @@ public final class HazelcastCoordinator implements Coordinator {
      * Removes every report of the node (all its incarnations), except one that this coordinator
      * writes after this call: Hazelcast goes on with a leave whose stage has timed out, and it may
      * land after the node has come back as a new incarnation through this coordinator, whose
-     * claim must stay in view.
+     * claim must stay in view. The data members that hold the key apply that rule: one running
+     * an earlier version of this module removes every report of the node, as before.
      */
     @Override
     public CompletionStage<Void> leave(String key, String nodeId) {
