@@ -130,7 +130,12 @@ public sealed interface TraceEvent permits TraceEvent.TaskStart, TraceEvent.Task
     }
 
     /**
-     * Dispatch of the whole limiter is paused until {@code untilNanos}.
+     * Dispatch of the whole limiter is paused until {@code untilNanos}. A pause opened with no
+     * reading at all ({@link dev.adaptive.Limiter#pauseFor(Duration, long)} with
+     * {@link Long#MIN_VALUE}, while the ticker throws) has no known end: its two times are then
+     * counted from {@link Long#MIN_VALUE} and mean nothing as readings, and only
+     * {@code retryAfter} tells its length ({@link dev.adaptive.Limiter#pausedUntilNanos()} reads
+     * {@link Long#MAX_VALUE} meanwhile).
      *
      * @param limiter   the limiter's name
      * @param timeNanos  when
