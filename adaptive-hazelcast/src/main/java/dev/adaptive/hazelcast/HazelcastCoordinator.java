@@ -13,6 +13,7 @@ import dev.adaptive.fleet.NodeReport;
 import dev.adaptive.time.Cancellable;
 import dev.adaptive.time.Scheduler;
 
+import java.lang.ref.WeakReference;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -403,19 +404,54 @@ public final class HazelcastCoordinator implements Coordinator {
         } catch (LinkageError otherHazelcast) {
             return; // build() could not have checked either
         }
-        hazelcast.getCluster().addMembershipListener(new MembershipListener() {
-            @Override
-            public void memberAdded(MembershipEvent event) {
-                if (!event.getMember().isLiteMember()) {
-                    checkJoined(client, event.getMember());
+        JoinWatch watch = new JoinWatch(this, client);
+        watch.registration = hazelcast.getCluster().addMembershipListener(watch);
+    }
+
+    /**
+     * The check of joining members, registered on the client for its whole life. It holds its
+     * coordinator weakly: the application may drop a coordinator and build another on the same
+     * client (a Camel context stopped and started again), and the listener, which the
+     * coordinator cannot remove (it has no {@code close()}), must not keep each one reachable.
+     * Once its coordinator is gone, the next membership event removes the listener.
+     */
+    private static final class JoinWatch implements MembershipListener {
+        private final WeakReference<HazelcastCoordinator> coordinator;
+        private final HazelcastClientInstanceImpl client;
+        /** Set right after the registration; read by the events, which come later. */
+        private volatile UUID registration;
+
+        JoinWatch(HazelcastCoordinator coordinator, HazelcastClientInstanceImpl client) {
+            this.coordinator = new WeakReference<>(coordinator);
+            this.client = client;
+        }
+
+        @Override
+        public void memberAdded(MembershipEvent event) {
+            HazelcastCoordinator c = live();
+            if (c != null && !event.getMember().isLiteMember()) {
+                c.checkJoined(client, event.getMember());
+            }
+        }
+
+        @Override
+        public void memberRemoved(MembershipEvent event) {
+            live(); // nothing to check: a member that left holds nothing
+        }
+
+        /** @return the coordinator, or {@code null} once collected, the listener then removed */
+        private HazelcastCoordinator live() {
+            HazelcastCoordinator c = coordinator.get();
+            UUID id = registration;
+            if (c == null && id != null) {
+                try {
+                    client.getCluster().removeMembershipListener(id);
+                } catch (RuntimeException stopping) {
+                    // The client is shutting down: its listeners go with it.
                 }
             }
-
-            @Override
-            public void memberRemoved(MembershipEvent event) {
-                // Nothing to check: a member that left holds nothing.
-            }
-        });
+            return c;
+        }
     }
 
     /** Runs on Hazelcast's event thread: the reads are sent, and judged as they are answered. */

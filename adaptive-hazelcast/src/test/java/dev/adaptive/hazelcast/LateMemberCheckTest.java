@@ -7,6 +7,7 @@ import dev.adaptive.testing.Until;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.lang.ref.WeakReference;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,6 +69,26 @@ class LateMemberCheckTest {
                     () -> client.getCluster().getMembers().size() == 3);
             HazelcastCoordinator.builder(client).prefix("late.").clock(CLOCK).build();
             assertThat(coordinator.lateMemberRefusals()).as("a member that keeps the entries is not counted").isEqualTo(2);
+        }
+    }
+
+    /**
+     * The check of joining members lives as long as the client does; a coordinator the
+     * application dropped (a Camel context stopped and started again on the same client, say)
+     * must not stay reachable through it, one more per build for the client's life.
+     */
+    @Test
+    void aCoordinatorTheApplicationDroppedIsNotKeptByTheJoinCheck() throws Exception {
+        try (TestCluster cluster = TestCluster.start(2, (config, member) -> { })) {
+            HazelcastInstance client = cluster.newClient(cc -> { }, 0, 1);
+            WeakReference<HazelcastCoordinator> dropped = new WeakReference<>(
+                    HazelcastCoordinator.builder(client).prefix("late.").clock(CLOCK).build());
+            HazelcastCoordinator kept = HazelcastCoordinator.builder(client).prefix("kept.").clock(CLOCK).build();
+            for (int i = 0; i < 50 && dropped.get() != null; i++) {
+                System.gc();
+            }
+            assertThat(dropped.get()).as("the dropped coordinator, after 50 collections").isNull();
+            assertThat(kept.lateMemberRefusals()).isZero();
         }
     }
 }
