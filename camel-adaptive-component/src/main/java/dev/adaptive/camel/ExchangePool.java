@@ -564,6 +564,11 @@ final class ExchangePool {
         return name;
     }
 
+    /** @return exchanges waiting for a consumer route to start (O(n): for views and tests) */
+    int awaitingConsumer() {
+        return awaitingConsumer.size();
+    }
+
     /**
      * @return exchanges accepted and not yet ended. The ends are read before the acceptances, and
      *         each count only grows: a reading that races an end errs high, never low, so a
