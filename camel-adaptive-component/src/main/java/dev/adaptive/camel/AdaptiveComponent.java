@@ -456,6 +456,18 @@ public class AdaptiveComponent extends DefaultComponent {
         return running(name).map(PoolConfig::rateLimitStatusCodes);
     }
 
+    /**
+     * @param name a pool's name
+     * @return the {@code classifier} bean the pool reads its attempts with (its URIs over its
+     *         named configuration over the component's), once it has taken its first exchange;
+     *         empty before, and for a pool on the default reading (its
+     *         {@link #rateLimitStatusCodes(String)} and the exception): {@link #options(String)}
+     *         is present for a started pool, to tell the two apart
+     */
+    public Optional<ExchangeClassifier> classifier(String name) {
+        return running(name).map(PoolConfig::classifier);
+    }
+
     /** @return the options a pool was fixed with at its first exchange, if it has taken one */
     private synchronized Optional<PoolConfig> running(String name) {
         Slot slot = slots.get(name);

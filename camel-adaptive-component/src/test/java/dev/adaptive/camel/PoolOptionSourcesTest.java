@@ -121,6 +121,36 @@ class PoolOptionSourcesTest {
     }
 
     /**
+     * The classifier bean a pool runs with reads back once it has taken its first exchange; a
+     * pool on the default reading has none, and options(name) tells that apart from a pool not
+     * yet started.
+     */
+    @Test
+    void theClassifierInForceReadsBackPerPool() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            ExchangeClassifier mine = exchange -> null;
+            camel.getRegistry().bind("mine", mine);
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("adaptive:classified").setBody(constant("ok"));
+                    from("adaptive:plain").setBody(constant("ok"));
+                }
+            });
+            camel.start();
+            AdaptiveComponent component = camel.getComponent("adaptive", AdaptiveComponent.class);
+            assertThat(component.classifier("classified")).as("before its first exchange").isEmpty();
+            assertThat(camel.createProducerTemplate().requestBody("adaptive:classified?classifier=#mine", "x"))
+                    .isEqualTo("ok");
+            assertThat(camel.createProducerTemplate().requestBody("adaptive:plain", "x")).isEqualTo("ok");
+            assertThat(component.classifier("classified")).as("the bean").containsSame(mine);
+            assertThat(component.classifier("plain")).as("the default reading: no bean").isEmpty();
+            assertThat(component.options("plain")).as("started, unlike a pool not yet used").isPresent();
+            assertThat(component.classifier("nowhere")).isEmpty();
+        }
+    }
+
+    /**
      * The component's own option rateLimitStatusCodes, like the core's options, comes from the
      * nearest source and reads back once the pool has taken its first exchange: the statuses in
      * force, in ascending order, whatever order and spacing they were given in.
