@@ -767,7 +767,7 @@ final class LimiterCore {
                 if (outcome instanceof Outcome.RateLimited r && !r.retryAfter().isZero()) {
                     // Open the pause before the slot is freed, so the drain below cannot dispatch
                     // into the window the server just announced.
-                    pauseFor(r.retryAfter(), now, !timed);
+                    pauseFor(r.retryAfter(), now, !timed, false);
                 }
                 if (timed) {
                     fold(lease, outcome, now, rtt);
@@ -1198,7 +1198,7 @@ final class LimiterCore {
         if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
             return;
         }
-        pauseFor(retryAfter, ticker.nanoTime(), false);
+        pauseFor(retryAfter, ticker.nanoTime(), false, false);
     }
 
     /**
@@ -1223,11 +1223,10 @@ final class LimiterCore {
         pauseFor(retryAfter, now, blind, blind && lastReadingNanos == Long.MIN_VALUE);
     }
 
-    /** @param blind whether {@code now} stands in for a reading that could not be made, see {@link #openPause} */
-    private void pauseFor(Duration retryAfter, long now, boolean blind) {
-        pauseFor(retryAfter, now, blind, false);
-    }
-
+    /**
+     * @param blind     whether {@code now} stands in for a reading that could not be made, see {@link #openPause}
+     * @param noReading whether nothing stood in either ({@link Long#MIN_VALUE})
+     */
     private void pauseFor(Duration retryAfter, long now, boolean blind, boolean noReading) {
         long asked = Nanos.of(retryAfter);
         lastRetryAfterNanos.set(asked);
@@ -1525,9 +1524,11 @@ final class LimiterCore {
      */
     long pauseLeftNanos(long now) {
         Pause p = pause;
-        if (p == null) {
-            return 0;
-        }
+        return p == null ? 0 : leftNanos(p, now);
+    }
+
+    /** @return what {@code p} still holds after {@code now}: its whole length if its end is not known */
+    private static long leftNanos(Pause p, long now) {
         return Math.max(0, Nanos.between(p.endUnknown ? p.openedNanos : now, p.untilNanos));
     }
 
@@ -1551,8 +1552,8 @@ final class LimiterCore {
             return Duration.ZERO;
         }
         if (p.endUnknown) {
-            // No reading places its end: at most the whole pause, as without a reading below.
-            return Duration.ofNanos(Math.max(0, Nanos.between(p.openedNanos, p.untilNanos)));
+            // No reading places its end: the whole pause, with no reading made for it.
+            return Duration.ofNanos(leftNanos(p, 0));
         }
         long now;
         try {
@@ -1564,7 +1565,7 @@ final class LimiterCore {
             tickerFailures.failed(brokenTicker);
             now = p.openedNanos;
         }
-        return Duration.ofNanos(Math.max(0, Nanos.between(now, p.untilNanos)));
+        return Duration.ofNanos(leftNanos(p, now));
     }
 
     /** @return how long the open Retry-After pause still holds dispatch; zero when none is open */

@@ -369,8 +369,7 @@ public final class HazelcastCoordinator implements Coordinator {
             List<Runnable> judged = new ArrayList<>();
             for (String map : maps) {
                 for (StorageCheck.Read read : StorageCheck.reads(client, map)) {
-                    CompletionStage<MCGetMapConfigCodec.ResponseParameters> answer = bounded("reading the configuration"
-                            + " of map '" + map + "' from " + read.member(), read.request());
+                    CompletionStage<MCGetMapConfigCodec.ResponseParameters> answer = send(map, read);
                     judged.add(() -> StorageCheck.onClient(map, read, answer));
                 }
             }
@@ -459,14 +458,18 @@ public final class HazelcastCoordinator implements Coordinator {
         for (String map : List.of(reportsMapName(), pausesMapName())) {
             try {
                 StorageCheck.Read read = StorageCheck.read(client, map, member);
-                CompletableFuture<MCGetMapConfigCodec.ResponseParameters> answer = bounded("reading the configuration"
-                        + " of map '" + map + "' from " + read.member(), read.request());
+                CompletableFuture<MCGetMapConfigCodec.ResponseParameters> answer = send(map, read);
                 answer.whenComplete((config, error) -> judgeJoined(map, read, answer));
             } catch (RuntimeException | LinkageError notSent) {
                 refusedLate("reading the configuration of map '" + map + "' from member " + member.getAddress()
                         + " could not be sent (" + notSent + ")");
             }
         }
+    }
+
+    /** @return the read of {@code map}'s configuration, sent, bounded by the operation timeout */
+    private CompletableFuture<MCGetMapConfigCodec.ResponseParameters> send(String map, StorageCheck.Read read) {
+        return bounded("reading the configuration of map '" + map + "' from " + read.member(), read.request());
     }
 
     private void judgeJoined(String map, StorageCheck.Read read, CompletableFuture<MCGetMapConfigCodec.ResponseParameters> answer) {
